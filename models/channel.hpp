@@ -1,0 +1,64 @@
+// A sender channel with K slots (the IMPALA-15519 design): each slot holds the state of one
+// in-flight RPC; TransmitData may start only while fewer than K RPCs are in flight; flush and
+// end of stream wait for all of them; the first RPC error is kept; teardown waits for every slot.
+// The channel is pure bookkeeping: the engine glue decides when time passes.
+//   exsim::Channel ch(/*k=*/2);
+//   int slot = ch.start_rpc(now, bytes, rows, /*eos=*/false);   // requires ch.has_free_slot()
+//   exsim::RpcOutcome done = ch.finish_rpc(slot, now, exsim::RpcStatus::ok);
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace exsim {
+
+enum class RpcStatus { ok, receiver_closed, error, cancelled };
+
+const char* to_string(RpcStatus s);
+
+struct Slot {
+  bool in_flight = false;
+  bool eos = false;
+  double start_time = 0;
+  int64_t wire_bytes = 0;
+  int64_t rows = 0;
+};
+
+struct RpcOutcome {
+  RpcStatus status = RpcStatus::ok;
+  bool eos = false;
+  double duration = 0; // request sent until response processed
+  int64_t wire_bytes = 0;
+  int64_t rows = 0;
+};
+
+class Channel {
+public:
+  explicit Channel(int k);
+
+  int k() const { return static_cast<int>(slots_.size()); }
+  int in_flight() const { return in_flight_; }
+  bool has_free_slot() const { return in_flight_ < k(); }
+  bool idle() const { return in_flight_ == 0; }
+
+  // Occupies a free slot and returns its index. Precondition: has_free_slot().
+  int start_rpc(double now, int64_t wire_bytes, int64_t rows, bool eos);
+  const Slot& slot(int index) const { return slots_.at(index); }
+
+  // Releases the slot and records the outcome; keeps the first error. The receiver-closed answer
+  // marks the channel closed: later batches are dropped without an RPC, as Impala does.
+  RpcOutcome finish_rpc(int index, double now, RpcStatus status, const std::string& error_detail = "");
+
+  bool receiver_closed() const { return receiver_closed_; }
+  const std::optional<std::string>& first_error() const { return first_error_; }
+
+private:
+  std::vector<Slot> slots_;
+  int in_flight_ = 0;
+  bool receiver_closed_ = false;
+  std::optional<std::string> first_error_;
+};
+
+} // namespace exsim

@@ -1,0 +1,132 @@
+#include "models/partitioner.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <stdexcept>
+
+namespace exsim {
+
+const std::vector<std::string>& partitioning_names() {
+  static const std::vector<std::string> names{"HASH_PARTITIONED", "RANDOM", "UNPARTITIONED", "KUDU",
+                                              "DIRECTED"};
+  return names;
+}
+
+bool parse_partitioning(const std::string& name, Partitioning& out) {
+  static const Partitioning values[] = {Partitioning::hash_partitioned, Partitioning::random,
+                                        Partitioning::unpartitioned, Partitioning::kudu,
+                                        Partitioning::directed};
+  const auto& names = partitioning_names();
+  for (size_t i = 0; i < names.size(); ++i)
+    if (names[i] == name) {
+      out = values[i];
+      return true;
+    }
+  return false;
+}
+
+std::string to_string(Partitioning p) { return partitioning_names().at(static_cast<size_t>(p)); }
+
+SendMode send_mode(Partitioning p, int channels) {
+  if (p == Partitioning::unpartitioned)
+    return channels == 1 ? SendMode::whole_batch : SendMode::broadcast;
+  if (p == Partitioning::random || channels == 1)
+    return SendMode::whole_batch;
+  return SendMode::collectors;
+}
+
+bool uses_configured_k(Partitioning p, bool merging) {
+  return !merging && (p == Partitioning::hash_partitioned || p == Partitioning::random);
+}
+
+int64_t binomial_draw(Rng& rng, int64_t n, double p) {
+  if (n <= 0 || p <= 0)
+    return 0;
+  if (p >= 1)
+    return n;
+  if (n <= 16) {
+    int64_t k = 0;
+    for (int64_t i = 0; i < n; ++i)
+      k += rng.uniform() < p ? 1 : 0;
+    return k;
+  }
+  const double mean = static_cast<double>(n) * p;
+  if (mean < 30) {
+    // Poisson(mean) by inverse CDF; accurate for small p, clamped to n.
+    const double u = rng.uniform();
+    double term = std::exp(-mean);
+    double cdf = term;
+    int64_t k = 0;
+    while (cdf < u && k < n) {
+      ++k;
+      term *= mean / static_cast<double>(k);
+      cdf += term;
+    }
+    return k;
+  }
+  const double sd = std::sqrt(mean * (1 - p));
+  const auto k = static_cast<int64_t>(std::llround(mean + sd * rng.normal()));
+  return std::clamp<int64_t>(k, 0, n);
+}
+
+RowSplitter::RowSplitter(std::vector<double> weights, int fanout, uint64_t seed)
+    : weights_(std::move(weights)), fanout_(std::max(1, fanout)), rng_(seed) {
+  const double sum = std::accumulate(weights_.begin(), weights_.end(), 0.0);
+  if (weights_.empty() || !(sum > 0))
+    throw std::invalid_argument("RowSplitter: weights must be non-empty and positive");
+  for (double& w : weights_)
+    w /= sum;
+  fanout_ = std::min<int>(fanout_, static_cast<int>(weights_.size()));
+}
+
+void RowSplitter::split(int64_t rows, std::vector<int64_t>& per_channel) {
+  const size_t n = weights_.size();
+  per_channel.assign(n, 0);
+  // Each of the `fanout` copies of a row goes to a channel drawn by weight: a multinomial,
+  // drawn as a chain of conditional binomials so that the counts add up exactly.
+  for (int copy = 0; copy < fanout_; ++copy) {
+    int64_t remaining = rows;
+    double weight_left = 1.0;
+    for (size_t c = 0; c + 1 < n && remaining > 0; ++c) {
+      const double p = weight_left > 0 ? std::min(1.0, weights_[c] / weight_left) : 1.0;
+      const int64_t k = binomial_draw(rng_, remaining, p);
+      per_channel[c] += k;
+      remaining -= k;
+      weight_left -= weights_[c];
+    }
+    per_channel[n - 1] += remaining;
+  }
+}
+
+RoundRobin::RoundRobin(int channels, uint64_t seed) : order_(static_cast<size_t>(std::max(1, channels))) {
+  std::iota(order_.begin(), order_.end(), 0);
+  Rng rng(seed);
+  for (size_t i = order_.size(); i > 1; --i)
+    std::swap(order_[i - 1], order_[rng.below(i)]);
+}
+
+int RoundRobin::next() {
+  const int c = order_[pos_];
+  pos_ = (pos_ + 1) % order_.size();
+  return c;
+}
+
+std::vector<FillEvent> collector_fill_events(const std::vector<int64_t>& fill,
+                                             const std::vector<int64_t>& incoming, int64_t capacity) {
+  std::vector<FillEvent> events;
+  for (size_t c = 0; c < incoming.size(); ++c) {
+    const int64_t n = incoming[c];
+    if (n <= 0)
+      continue;
+    // The k-th fill happens when the (capacity*k - fill)-th of this channel's n rows arrives.
+    for (int64_t need = capacity - fill[c]; need <= n; need += capacity)
+      events.push_back({static_cast<double>(need) / static_cast<double>(n), static_cast<int>(c)});
+  }
+  std::sort(events.begin(), events.end(), [](const FillEvent& a, const FillEvent& b) {
+    return a.position != b.position ? a.position < b.position : a.channel < b.channel;
+  });
+  return events;
+}
+
+} // namespace exsim

@@ -1,0 +1,78 @@
+// Routing policies of the sender kinds: which channel(s) each row or batch goes to.
+// Mechanism (the K-slot channel) lives in channel.hpp; this file is policy only.
+//   HASH_PARTITIONED, KUDU  -> RowSplitter: rows of an input batch split across channel collectors
+//   DIRECTED                -> RowSplitter with fanout: a row is copied to several channels
+//   RANDOM (and one-channel) -> RoundRobin: whole input batches, channel order shuffled once
+//   UNPARTITIONED           -> every channel gets every batch (serialized once)
+#pragma once
+
+#include "models/rng.hpp"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace exsim {
+
+enum class Partitioning { hash_partitioned, random, unpartitioned, kudu, directed };
+
+// Registry of names, as they appear in scenarios and in Impala's plans.
+const std::vector<std::string>& partitioning_names();
+bool parse_partitioning(const std::string& name, Partitioning& out);
+std::string to_string(Partitioning p);
+
+// How a sender kind turns input batches into RPCs.
+enum class SendMode {
+  collectors,  // per-channel collectors, flushed when they reach capacity (HASH, KUDU, DIRECTED)
+  whole_batch, // each input batch to one channel (RANDOM, or any kind with one channel)
+  broadcast    // each input batch to every channel (UNPARTITIONED)
+};
+SendMode send_mode(Partitioning p, int channels);
+
+// Default K rule: the proposed K applies to non-merging HASH_PARTITIONED and RANDOM senders only.
+bool uses_configured_k(Partitioning p, bool merging);
+
+// Splits the rows of each input batch across channels in proportion to weights, with the
+// binomial noise that hashing distinct keys produces (so collectors fill at staggered times).
+class RowSplitter {
+public:
+  // weights: relative share per channel (all > 0); fanout: channels each row is copied to.
+  RowSplitter(std::vector<double> weights, int fanout, uint64_t seed);
+  // Fills per_channel (resized to channels) with the rows each channel receives; the sum is
+  // exactly rows * fanout.
+  void split(int64_t rows, std::vector<int64_t>& per_channel);
+
+private:
+  std::vector<double> weights_; // normalised to sum 1
+  int fanout_;
+  Rng rng_;
+};
+
+// Draw from Binomial(n, p): exact for small n, Poisson inverse-CDF for small means, normal
+// approximation otherwise (clamped to [0, n]). Deterministic for a given Rng state.
+int64_t binomial_draw(Rng& rng, int64_t n, double p);
+
+class RoundRobin {
+public:
+  RoundRobin(int channels, uint64_t seed);
+  int next();
+  const std::vector<int>& order() const { return order_; }
+
+private:
+  std::vector<int> order_;
+  size_t pos_ = 0;
+};
+
+// A point inside an input batch where one channel's collector reaches capacity.
+struct FillEvent {
+  double position; // fraction of the input batch processed when the collector fills, in (0, 1]
+  int channel;
+};
+
+// Given each collector's current fill, the rows each channel receives from this input batch and
+// the capacity, lists every point at which a collector fills, in the order rows reach them
+// (ties by channel index). Rows interleave uniformly within the batch.
+std::vector<FillEvent> collector_fill_events(const std::vector<int64_t>& fill,
+                                             const std::vector<int64_t>& incoming, int64_t capacity);
+
+} // namespace exsim

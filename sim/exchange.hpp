@@ -1,0 +1,140 @@
+// One exchange at run time: its mailboxes, its instances' counters, its fault schedule and its
+// lifecycle (waiting for `after` dependencies, start, abort, completion). Only sim/ knows that
+// senders and receivers are SimGrid actors exchanging messages through mailboxes.
+#pragma once
+
+#include "models/channel.hpp"
+#include "sim/platform.hpp"
+#include "sim/scenario.hpp"
+
+#include <simgrid/s4u.hpp>
+
+#include <deque>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace exsim {
+
+class Simulation;
+
+enum class RequestKind { transmit, eos, cancel, close };
+
+// A TransmitData or EndDataStream request (or a control message) travelling to a receiver.
+struct Request {
+  RequestKind kind = RequestKind::transmit;
+  int sender = 0;
+  int slot = 0;
+  int64_t rows = 0;
+  int64_t wire_bytes = 0;
+  int64_t uncompressed_bytes = 0;
+  int64_t accounting_bytes = 0;
+  bool compressed = false;
+  double arrived_at = 0;
+};
+
+// The answer to one RPC, travelling back to the sender. slot < 0 marks a wake-up (abort).
+struct Response {
+  int receiver = 0;
+  int slot = 0;
+  RpcStatus status = RpcStatus::ok;
+  double recvr_time = 0; // from arrival at the receiver until the response was sent
+};
+
+struct SenderCounters {
+  int host = 0;
+  double InactiveTotalTime = 0;
+  double SerializeBatchTime = 0;
+  double CpuTime = 0;
+  double RpcNetworkTime = 0;
+  double RpcRecvrTime = 0;
+  int64_t RpcSuccess = 0;
+  int64_t RpcFailure = 0;
+  int64_t TotalBytesSent = 0;
+  int64_t UncompressedRowBatchSize = 0;
+  int64_t RowsSent = 0;
+  int64_t RowsDropped = 0;
+  int64_t EosSent = 0;
+  int64_t TransmitDataRpcs = 0;
+  int64_t PeakBytes = 0;
+  int slots_in_flight_after_teardown = 0;
+  std::string error;
+  double end_s = 0;
+};
+
+struct ReceiverCounters {
+  int host = 0;
+  int64_t TotalBytesReceived = 0;
+  int64_t TotalBatchesReceived = 0;
+  int64_t TotalBatchesEnqueued = 0;
+  int64_t TotalRPCsDeferred = 0;
+  int64_t DeferredQueueSize = 0; // peak
+  double TotalHasDeferredRPCsTime = 0;
+  double DeserializeRowBatchTime = 0;
+  int64_t TotalEosReceived = 0;
+  double DataWaitTime = 0;
+  double FirstBatchWaitTime = 0;
+  int64_t TotalBytesDequeued = 0;
+  int64_t RowsDequeued = 0;
+  double ConsumerTime = 0;
+  int64_t PeakBytes = 0;
+  bool closed = false;
+  double end_s = 0;
+};
+
+enum class ExchangeStatus { ok, failed, cancelled };
+const char* to_string(ExchangeStatus s);
+
+class ExchangeRun {
+public:
+  ExchangeRun(Simulation& sim, int index, const ExchangeSpec& spec);
+
+  Simulation& sim;
+  const int index;
+  const ExchangeSpec& spec;
+
+  std::vector<sg4::Mailbox*> to_receiver; // per receiver instance: requests
+  std::vector<sg4::Mailbox*> to_sender;   // per sender instance: responses
+  std::vector<SenderCounters> senders;
+  std::vector<ReceiverCounters> receivers;
+  std::vector<bool> sender_alive;
+  std::vector<bool> receiver_alive;
+
+  ExchangeStatus status = ExchangeStatus::ok;
+  std::string error;
+  bool aborted = false;
+  bool started = false;
+  double start_s = 0;
+  double end_s = 0;
+
+  // Memory held right now and at peak, summed over the exchange's instances.
+  int64_t sender_bytes = 0, sender_bytes_peak = 0;
+  int64_t receiver_bytes = 0, receiver_bytes_peak = 0;
+  void add_sender_bytes(int64_t delta);
+  void add_receiver_bytes(int64_t delta);
+
+  // First time at or after which an RPC on channel (sender, receiver) fails, if any.
+  double rpc_error_time(int sender, int receiver) const;
+
+  // Lifecycle: the launcher actor waits for dependencies, then starts every instance.
+  void launch();
+  void instance_done();
+  // Stops the exchange (failure or cancellation): every instance is told, in-flight RPCs are
+  // answered without data, and the exchange ends when every instance has torn down.
+  void abort(ExchangeStatus why, const std::string& reason);
+
+  sg4::SemaphorePtr done_signal; // released once per dependent when the exchange ends
+  int dependents = 0;
+
+private:
+  void run_fault(const FaultSpec& f);
+  void finish();
+
+  int live_ = 0;
+  std::map<std::pair<int, int>, double> rpc_errors_;
+  std::deque<Request> control_requests_;
+  std::deque<Response> control_responses_;
+};
+
+} // namespace exsim

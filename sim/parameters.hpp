@@ -1,0 +1,48 @@
+// The one table of scenario parameters: every key a scenario may hold, with its unit, default,
+// range and meaning. Validation, defaults, `exsim params` and the JSON Schema all read it.
+//   const exsim::ParamSpec* p = exsim::find_param(exsim::Section::flags, "batch_size");
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace exsim {
+
+enum class Section { scenario, cluster, flags, exchange, fault };
+enum class ParamType { integer, number, boolean, string, enumeration, object, number_array, string_array, array };
+
+const char* to_string(Section s);
+const char* to_string(ParamType t);
+
+struct ParamSpec {
+  Section section;
+  std::string name;
+  ParamType type;
+  std::string unit;
+  nlohmann::json default_value; // null: required, or derived (see `derived`)
+  bool required = false;
+  std::optional<double> min;
+  std::optional<double> max;
+  bool min_exclusive = false;
+  std::vector<std::string> choices; // enumeration values
+  std::string derived;              // how the default is derived when default_value is null
+  std::string description;
+};
+
+const std::vector<ParamSpec>& parameter_table();
+const ParamSpec* find_param(Section section, const std::string& name);
+std::vector<const ParamSpec*> params_of(Section section);
+
+// "expected an integer >= 1" and the like, for error messages and --help.
+std::string describe_expectation(const ParamSpec& p);
+
+// JSON Schema (draft 2020-12) of scenario files, generated from the table.
+nlohmann::json scenario_schema();
+
+// Human-readable table of every parameter, for `exsim params` and --help.
+std::string parameters_help();
+
+} // namespace exsim

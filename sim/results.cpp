@@ -1,0 +1,175 @@
+#include "sim/results.hpp"
+
+#include "models/batch.hpp"
+#include "models/bound.hpp"
+#include "models/memory.hpp"
+#include "sim/simulation.hpp"
+
+#include <algorithm>
+
+namespace exsim {
+
+using nlohmann::json;
+
+namespace {
+
+json sender_json(const SenderCounters& c, int index) {
+  return {{"index", index},
+          {"host", c.host},
+          {"InactiveTotalTime_s", c.InactiveTotalTime},
+          {"SerializeBatchTime_s", c.SerializeBatchTime},
+          {"CpuTime_s", c.CpuTime},
+          {"RpcNetworkTime_s", c.RpcNetworkTime},
+          {"RpcRecvrTime_s", c.RpcRecvrTime},
+          {"RpcSuccess", c.RpcSuccess},
+          {"RpcFailure", c.RpcFailure},
+          {"TransmitDataRpcs", c.TransmitDataRpcs},
+          {"EosSent", c.EosSent},
+          {"TotalBytesSent", c.TotalBytesSent},
+          {"UncompressedRowBatchSize", c.UncompressedRowBatchSize},
+          {"NetworkThroughput_Bps", c.RpcNetworkTime > 0 ? static_cast<double>(c.TotalBytesSent) / c.RpcNetworkTime : 0.0},
+          {"RowsSent", c.RowsSent},
+          {"RowsDropped", c.RowsDropped},
+          {"PeakBytes", c.PeakBytes},
+          {"slots_in_flight_after_teardown", c.slots_in_flight_after_teardown},
+          {"error", c.error},
+          {"end_s", c.end_s}};
+}
+
+json receiver_json(const ReceiverCounters& c, int index) {
+  return {{"index", index},
+          {"host", c.host},
+          {"TotalBytesReceived", c.TotalBytesReceived},
+          {"TotalBatchesReceived", c.TotalBatchesReceived},
+          {"TotalBatchesEnqueued", c.TotalBatchesEnqueued},
+          {"TotalRPCsDeferred", c.TotalRPCsDeferred},
+          {"DeferredQueueSize", c.DeferredQueueSize},
+          {"TotalHasDeferredRPCsTime_s", c.TotalHasDeferredRPCsTime},
+          {"DeserializeRowBatchTime_s", c.DeserializeRowBatchTime},
+          {"TotalEosReceived", c.TotalEosReceived},
+          {"DataWaitTime_s", c.DataWaitTime},
+          {"FirstBatchWaitTime_s", c.FirstBatchWaitTime},
+          {"TotalBytesDequeued", c.TotalBytesDequeued},
+          {"RowsDequeued", c.RowsDequeued},
+          {"ConsumerTime_s", c.ConsumerTime},
+          {"PeakBytes", c.PeakBytes},
+          {"closed", c.closed},
+          {"end_s", c.end_s}};
+}
+
+// Average outbound batch the planner budgets for: a full collector, or a whole input batch.
+int64_t planned_batch_bytes(const ExchangeSpec& e) {
+  const int64_t rows = send_mode(e.partitioning, e.receivers()) == SendMode::collectors
+                           ? collector_capacity_rows(e.flags.data_stream_sender_buffer_size, e.shape)
+                           : e.flags.batch_size;
+  return uncompressed_bytes(rows, e.shape);
+}
+
+} // namespace
+
+json make_results(const Simulation& sim) {
+  const Scenario& sc = sim.scenario;
+  json exchanges = json::array();
+  int64_t rpcs = 0, eos = 0, bytes = 0, deferred = 0, failed = 0, mem_total = 0;
+  double blocked_total = 0, makespan = 0;
+  for (const auto& xp : sim.exchanges) {
+    const ExchangeRun& x = *xp;
+    const ExchangeSpec& e = x.spec;
+    int64_t x_rpcs = 0, x_eos = 0, x_bytes = 0, x_rows = 0, x_dropped = 0, x_deferred = 0, x_teardown = 0;
+    double net = 0;
+    int slowest = 0;
+    json senders = json::array(), receivers = json::array();
+    for (size_t s = 0; s < x.senders.size(); ++s) {
+      const SenderCounters& c = x.senders[s];
+      x_rpcs += c.TransmitDataRpcs;
+      x_eos += c.EosSent;
+      x_bytes += c.TotalBytesSent;
+      x_rows += c.RowsSent;
+      x_dropped += c.RowsDropped;
+      x_teardown += c.slots_in_flight_after_teardown;
+      net += c.RpcNetworkTime;
+      if (c.InactiveTotalTime > x.senders[static_cast<size_t>(slowest)].InactiveTotalTime)
+        slowest = static_cast<int>(s);
+      senders.push_back(sender_json(c, static_cast<int>(s)));
+    }
+    double recv_cpu = 0, has_deferred = 0;
+    int closed = 0;
+    for (size_t r = 0; r < x.receivers.size(); ++r) {
+      const ReceiverCounters& c = x.receivers[r];
+      x_deferred += c.TotalRPCsDeferred;
+      recv_cpu = std::max(recv_cpu, c.ConsumerTime + c.DeserializeRowBatchTime);
+      has_deferred = std::max(has_deferred, c.TotalHasDeferredRPCsTime);
+      closed += c.closed ? 1 : 0;
+      receivers.push_back(receiver_json(c, static_cast<int>(r)));
+    }
+    const double duration = x.end_s - x.start_s;
+    const SenderCounters& slow = x.senders.at(static_cast<size_t>(slowest));
+    const int64_t all_rpcs = x_rpcs + x_eos;
+    BoundFigures bf{duration, slow.InactiveTotalTime, slow.CpuTime, recv_cpu, has_deferred,
+                    all_rpcs > 0 ? net / static_cast<double>(all_rpcs) : 0.0, sc.cluster.rtt_us * 1e-6};
+    const int64_t mem_per_sender =
+        sender_memory_estimate(e.partitioning, e.receivers(), e.k, planned_batch_bytes(e));
+    const int64_t mem = mem_per_sender * e.senders();
+    json xj = {{"id", e.id},
+               {"query", e.query},
+               {"partitioning", to_string(e.partitioning)},
+               {"merging", e.merging},
+               {"k", e.k},
+               {"buffer_bytes", e.flags.data_stream_sender_buffer_size},
+               {"status", to_string(x.status)},
+               {"error", x.error},
+               {"start_s", x.start_s},
+               {"end_s", x.end_s},
+               {"duration_s", duration},
+               {"senders", e.senders()},
+               {"receivers", e.receivers()},
+               {"channels", e.senders() * e.receivers()},
+               {"slowest_sender", slowest},
+               {"slowest_sender_blocked_s", slow.InactiveTotalTime},
+               {"rpcs", x_rpcs},
+               {"eos_rpcs", x_eos},
+               {"bytes_sent", x_bytes},
+               {"mean_rpc_bytes", x_rpcs > 0 ? static_cast<double>(x_bytes) / static_cast<double>(x_rpcs) : 0.0},
+               {"rows_sent", x_rows},
+               {"rows_dropped", x_dropped},
+               {"rpcs_deferred", x_deferred},
+               {"pushes_back", x_deferred > 0},
+               {"receivers_closed", closed},
+               {"slots_in_flight_after_teardown", x_teardown},
+               {"bound", to_string(classify_bound(bf))},
+               {"memory_estimate_bytes", mem},
+               {"memory_estimate_bytes_per_sender", mem_per_sender},
+               {"receiver_memory_estimate_bytes",
+                receiver_memory_estimate(e.merging, e.senders(), e.flags.exchg_node_buffer_size_bytes) * e.receivers()},
+               {"peak_sender_bytes", x.sender_bytes_peak},
+               {"peak_receiver_bytes", x.receiver_bytes_peak},
+               {"sender_instances", senders},
+               {"receiver_instances", receivers}};
+    exchanges.push_back(xj);
+    rpcs += x_rpcs;
+    eos += x_eos;
+    bytes += x_bytes;
+    deferred += x_deferred;
+    failed += x.status == ExchangeStatus::ok ? 0 : 1;
+    mem_total += mem;
+    blocked_total += slow.InactiveTotalTime;
+    makespan = std::max(makespan, x.end_s);
+  }
+  json summary = {{"exchanges", static_cast<int64_t>(sim.exchanges.size())},
+                  {"exchanges_failed", failed},
+                  {"rpcs", rpcs},
+                  {"eos_rpcs", eos},
+                  {"bytes_sent", bytes},
+                  {"mean_rpc_bytes", rpcs > 0 ? static_cast<double>(bytes) / static_cast<double>(rpcs) : 0.0},
+                  {"slowest_sender_blocked_s_total", blocked_total},
+                  {"rpcs_deferred", deferred},
+                  {"memory_estimate_bytes_total", mem_total},
+                  {"makespan_s", makespan}};
+  return {{"exsim_version", EXSIM_VERSION},
+          {"scenario", {{"name", sc.name}, {"description", sc.description}, {"seed", sc.seed}}},
+          {"settings", sc.settings},
+          {"exchanges", exchanges},
+          {"summary", summary}};
+}
+
+} // namespace exsim

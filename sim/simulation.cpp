@@ -1,0 +1,65 @@
+#include "sim/simulation.hpp"
+
+#include "sim/results.hpp"
+
+#include <simgrid/s4u.hpp>
+#include <xbt/log.h>
+
+#include <stdexcept>
+
+namespace exsim {
+
+Simulation::Simulation(const Scenario& s) : scenario(s) {
+  // SimGrid allows one engine per process; its own logging is kept to real problems.
+  static int argc = 1;
+  static char name[] = "exsim";
+  static char* argv[] = {name, nullptr};
+  xbt_log_control_set("root.thres:critical");
+  engine_ = std::make_unique<sg4::Engine>(&argc, argv);
+  configure_engine(*engine_);
+  platform = build_platform(*engine_, scenario.cluster);
+  for (size_t i = 0; i < scenario.exchanges.size(); ++i)
+    exchanges.push_back(std::make_unique<ExchangeRun>(*this, static_cast<int>(i), scenario.exchanges[i]));
+  for (const auto& spec : scenario.exchanges)
+    for (int dep : spec.after)
+      exchanges.at(static_cast<size_t>(dep))->dependents++;
+}
+
+Simulation::~Simulation() = default;
+
+void Simulation::run() {
+  bool deadlock = false;
+  sg4::Engine::on_deadlock_cb([&deadlock] { deadlock = true; });
+  for (auto& x : exchanges) {
+    ExchangeRun* run = x.get();
+    sg4::Actor::create("launcher", platform.hosts.at(0), [run] { run->launch(); });
+  }
+  engine_->run();
+  if (deadlock)
+    throw std::logic_error("the simulation deadlocked (an exchange never finished); this is a bug in exsim");
+}
+
+void Simulation::abort_query(ExchangeRun& origin, ExchangeStatus why, const std::string& reason) {
+  if (origin.spec.query.empty()) {
+    origin.abort(why, reason);
+    return;
+  }
+  aborted_queries_.emplace(origin.spec.query, std::make_pair(why, reason));
+  origin.abort(why, reason);
+  // The rest of the query is cancelled, whether it is running or still waiting to start.
+  for (auto& x : exchanges)
+    if (x.get() != &origin && x->spec.query == origin.spec.query)
+      x->abort(ExchangeStatus::cancelled, "query failed or was cancelled: " + reason);
+}
+
+bool Simulation::query_aborted(const std::string& query) const {
+  return !query.empty() && aborted_queries_.count(query) > 0;
+}
+
+nlohmann::json simulate(const Scenario& scenario) {
+  Simulation sim(scenario);
+  sim.run();
+  return make_results(sim);
+}
+
+} // namespace exsim

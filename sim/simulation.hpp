@@ -1,0 +1,40 @@
+// Runs a scenario on SimGrid: one engine per process (SimGrid allows no more), the platform,
+// every exchange's actors, and the results.
+//   nlohmann::json results = exsim::simulate(exsim::load_scenario(path));
+#pragma once
+
+#include "sim/exchange.hpp"
+#include "sim/platform.hpp"
+#include "sim/scenario.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <memory>
+#include <vector>
+
+namespace exsim {
+
+class Simulation {
+public:
+  explicit Simulation(const Scenario& scenario);
+  ~Simulation();
+
+  void run();
+
+  const Scenario& scenario;
+  Platform platform;
+  std::vector<std::unique_ptr<ExchangeRun>> exchanges;
+
+  // Aborts every running or pending exchange of `query` (only `origin` if it has no query).
+  void abort_query(ExchangeRun& origin, ExchangeStatus why, const std::string& reason);
+  bool query_aborted(const std::string& query) const;
+
+private:
+  std::unique_ptr<sg4::Engine> engine_;
+  std::map<std::string, std::pair<ExchangeStatus, std::string>> aborted_queries_;
+};
+
+// Simulates and returns the results document (see results.hpp).
+nlohmann::json simulate(const Scenario& scenario);
+
+} // namespace exsim

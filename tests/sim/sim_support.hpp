@@ -1,0 +1,81 @@
+// Helpers for in-simulation tests: build a scenario from JSON, simulate it in a child process,
+// and print the analytic expectation next to the simulated value.
+#pragma once
+
+#include "sim/scenario.hpp"
+#include "sim/simulation.hpp"
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <string>
+
+namespace exsim::test {
+
+using nlohmann::json;
+
+// A cluster where only round trips and bandwidth cost time: CPU costs are zero.
+inline json free_cpu_exchange(json x) {
+  for (const char* k : {"producer_ns_per_row", "hash_ns_per_row", "copy_ns_per_row", "compress_ns_per_byte",
+                        "serialize_ns_per_byte", "deserialize_ns_per_byte", "consumer_ns_per_row"})
+    if (!x.contains(k))
+      x[k] = 0;
+  return x;
+}
+
+inline json scenario(json cluster, json flags, json exchanges) {
+  return {{"schema_version", 1}, {"cluster", cluster}, {"flags", flags}, {"exchanges", exchanges}};
+}
+
+// SimGrid allows one engine per process and its clock never resets, so every simulation runs
+// in a forked child that sends the results document back through a pipe.
+inline json simulate_doc(const json& doc) {
+  int fds[2];
+  REQUIRE(pipe(fds) == 0);
+  const pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    close(fds[0]);
+    std::string out;
+    int code = 0;
+    try {
+      const Scenario sc = build_scenario(doc, "test-scenario.json");
+      out = simulate(sc).dump();
+    } catch (const std::exception& e) {
+      out = json{{"child_error", e.what()}}.dump();
+      code = 3;
+    }
+    size_t off = 0;
+    while (off < out.size()) {
+      const ssize_t w = write(fds[1], out.data() + off, out.size() - off);
+      if (w <= 0)
+        break;
+      off += static_cast<size_t>(w);
+    }
+    close(fds[1]);
+    _exit(code);
+  }
+  close(fds[1]);
+  std::string text;
+  char buf[65536];
+  ssize_t n;
+  while ((n = read(fds[0], buf, sizeof buf)) > 0)
+    text.append(buf, static_cast<size_t>(n));
+  close(fds[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  INFO("simulation child output: " << text.substr(0, 400));
+  REQUIRE(WIFEXITED(status));
+  REQUIRE(WEXITSTATUS(status) == 0);
+  return json::parse(text);
+}
+
+inline void show(const std::string& what, double expected, double simulated) {
+  std::printf("%-58s expected %.6f, simulated %.6f\n", what.c_str(), expected, simulated);
+}
+
+} // namespace exsim::test

@@ -1,0 +1,90 @@
+// Scenario parameters: the table, defaults, overrides and the committed schema.
+#include "sim/parameters.hpp"
+#include "sim/scenario.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <fstream>
+#include <sstream>
+
+using namespace exsim;
+using nlohmann::json;
+
+namespace {
+json minimal() {
+  return json::parse(R"({"schema_version": 1, "exchanges": [{"id": "x", "partitioning": "HASH_PARTITIONED",
+                          "rows_total": 1000}]})");
+}
+std::string error_of(const json& doc, const std::vector<Override>& o = {}) {
+  try {
+    build_scenario(doc, "t.json", o);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+} // namespace
+
+TEST_CASE("defaults come from the parameter table", "[unit][scenario]") {
+  const Scenario s = build_scenario(minimal(), "t.json");
+  CHECK(s.cluster.executors == find_param(Section::cluster, "executors")->default_value.get<int>());
+  CHECK(s.cluster.rtt_us == 390);
+  CHECK(s.flags.data_stream_sender_buffer_size == 16384);
+  CHECK(s.flags.exchg_node_buffer_size_bytes == 10485760);
+  CHECK(s.exchanges.at(0).senders() == 5);
+  CHECK(s.exchanges.at(0).receivers() == 5);
+  CHECK(s.exchanges.at(0).k == 1);
+  CHECK(s.name == "t");
+}
+
+TEST_CASE("mt_dop sets the instances per executor", "[unit][scenario]") {
+  const Scenario s = build_scenario(minimal(), "t.json", {{"mt_dop", "8"}});
+  CHECK(s.exchanges.at(0).senders() == 40);
+  CHECK(s.exchanges.at(0).receivers() == 40);
+}
+
+TEST_CASE("K applies to hash and random, not to merging, broadcast, Kudu or directed", "[unit][scenario]") {
+  json doc = minimal();
+  doc["flags"] = {{"rpcs_in_flight_per_channel", 3}};
+  doc["exchanges"].push_back({{"id", "b"}, {"partitioning", "UNPARTITIONED"}, {"rows_total", 1}});
+  doc["exchanges"].push_back({{"id", "m"}, {"partitioning", "HASH_PARTITIONED"}, {"merging", true}, {"rows_total", 1}});
+  doc["exchanges"].push_back({{"id", "r"}, {"partitioning", "RANDOM"}, {"rows_total", 1}});
+  doc["exchanges"].push_back(
+      {{"id", "w"}, {"partitioning", "KUDU"}, {"rows_total", 1}, {"flags", {{"rpcs_in_flight_per_channel", 2}}}});
+  const Scenario s = build_scenario(doc, "t.json");
+  CHECK(s.exchanges[0].k == 3);
+  CHECK(s.exchanges[1].k == 1);
+  CHECK(s.exchanges[2].k == 1);
+  CHECK(s.exchanges[3].k == 3);
+  CHECK(s.exchanges[4].k == 2); // explicit what-if
+}
+
+TEST_CASE("overrides reach flags and JSON paths", "[unit][scenario]") {
+  const Scenario s = build_scenario(minimal(), "t.json",
+                                    {{"compression", "false"}, {"cluster.rtt_us", "100"}, {"exchanges[0].rows_total", "5"},
+                                     {"eos_flush", "serial"}});
+  CHECK_FALSE(s.flags.compression);
+  CHECK(s.cluster.rtt_us == 100);
+  CHECK(s.exchanges[0].rows_total == 5);
+  CHECK(s.flags.eos_flush == EosFlush::serial);
+  CHECK(error_of(minimal(), {{"exchanges[3].rows_total", "5"}}).find("exchanges[3]") != std::string::npos);
+}
+
+TEST_CASE("errors name the file and the JSON path", "[unit][scenario]") {
+  json doc = minimal();
+  doc["exchanges"][0]["partitioning"] = "HASH";
+  const std::string e = error_of(doc);
+  CHECK(e.find("t.json: exchanges[0].partitioning: expected one of") != std::string::npos);
+  doc = minimal();
+  doc["exchanges"][0]["rowz"] = 1;
+  CHECK(error_of(doc).find("exchanges[0].rowz: unknown key") != std::string::npos);
+}
+
+TEST_CASE("the committed JSON Schema is the one the table generates", "[unit][scenario]") {
+  std::ifstream in(EXSIM_SOURCE_DIR "/scenarios/scenario.schema.json");
+  REQUIRE(in);
+  std::stringstream buf;
+  buf << in.rdbuf();
+  INFO("regenerate with: build/exsim schema > scenarios/scenario.schema.json");
+  CHECK(json::parse(buf.str()) == scenario_schema());
+}
