@@ -4,6 +4,6 @@
 # `exsim run` (for example --set rpcs_in_flight_per_channel=2).
 set -eu
 cd "$(dirname "$0")/.."
-scripts/setup.sh >/dev/null
+scripts/setup.sh exsim >/dev/null
 mkdir -p out
 exec build/exsim run scenarios/default.json --output out/default.json --summary "$@"

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Installs what exsim needs from Debian's packages (only what is missing), then configures and
 # builds it in build/. Safe to run again: a no-op when everything is in place.
-#   scripts/setup.sh            # default preset (build/)
+#   scripts/setup.sh            # default preset (build/), everything
+#   scripts/setup.sh exsim      # only the simulator
 #   EXSIM_PRESET=asan scripts/setup.sh
 set -eu
 cd "$(dirname "$0")/.."
@@ -25,4 +26,8 @@ fi
 
 preset=${EXSIM_PRESET:-default}
 cmake --preset "$preset" >/dev/null
-cmake --build --preset "$preset" -j "$(nproc)"
+if [ "$#" -gt 0 ]; then
+  cmake --build --preset "$preset" -j "$(nproc)" --target "$@"
+else
+  cmake --build --preset "$preset" -j "$(nproc)"
+fi
