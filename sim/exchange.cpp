@@ -143,6 +143,7 @@ void ExchangeRun::instance_done() {
 
 void ExchangeRun::finish() {
   end_s = sg4::Engine::get_clock();
+  sim.exchanges_finished++;
   for (auto* mb : to_receiver)
     mb->set_receiver(nullptr);
   for (auto* mb : to_sender)

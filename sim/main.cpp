@@ -24,6 +24,7 @@ const char* const kUsage = R"(exsim - discrete-event simulator of Apache Impala'
 
 Usage:
   exsim run [SCENARIO] [--set NAME=VALUE]... [--output FILE] [--summary] [--timing]
+            [--progress | --no-progress]
   exsim validate SCENARIO [--set NAME=VALUE]...
   exsim schema            print the scenario JSON Schema (generated from the parameter table)
   exsim params            print every scenario parameter with its unit, default and check
@@ -46,6 +47,8 @@ Options:
   --summary         Print a readable summary table to stdout (results go to --output).
   --timing          Print wall-clock time, simulated RPCs per wall second and peak memory
                     to stderr as one JSON line (never part of the results).
+  --progress        Print simulated time and finished exchanges to stderr about once a
+                    second (default when stderr is a terminal; --no-progress turns it off).
 
 Exit status: 0 success, 2 bad input (the message names the file and JSON path),
 1 internal error.
@@ -58,6 +61,7 @@ struct Args {
   std::string output;
   bool summary = false;
   bool timing = false;
+  int progress = -1; // -1: when stderr is a terminal
 };
 
 Args parse_args(int argc, char** argv) {
@@ -81,6 +85,10 @@ Args parse_args(int argc, char** argv) {
       a.summary = true;
     else if (arg == "--timing")
       a.timing = true;
+    else if (arg == "--progress")
+      a.progress = 1;
+    else if (arg == "--no-progress")
+      a.progress = 0;
     else if (arg == "--help" || arg == "-h" || arg == "--version")
       a.command = arg;
     else if (!arg.empty() && arg[0] == '-')
@@ -143,7 +151,8 @@ int run(const Args& a) {
   const std::string path = a.scenario.empty() ? std::string(EXSIM_DEFAULT_SCENARIO) : a.scenario;
   const exsim::Scenario sc = exsim::load_scenario(path, a.overrides);
   const auto t0 = std::chrono::steady_clock::now();
-  const nlohmann::json results = exsim::simulate(sc);
+  const bool progress = a.progress == 1 || (a.progress == -1 && isatty(STDERR_FILENO));
+  const nlohmann::json results = exsim::simulate(sc, progress);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const std::string text = results.dump(2) + "\n";
   if (!a.output.empty())

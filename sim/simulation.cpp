@@ -5,6 +5,8 @@
 #include <simgrid/s4u.hpp>
 #include <xbt/log.h>
 
+#include <chrono>
+#include <cstdio>
 #include <stdexcept>
 
 namespace exsim {
@@ -27,14 +29,32 @@ Simulation::Simulation(const Scenario& s) : scenario(s) {
 
 Simulation::~Simulation() = default;
 
-void Simulation::run() {
+void Simulation::run(bool progress) {
   bool deadlock = false;
   sg4::Engine::on_deadlock_cb([&deadlock] { deadlock = true; });
+  if (progress) {
+    // Wall-clock reading only decides when to print; it never reaches the results.
+    auto last = std::chrono::steady_clock::now();
+    sg4::Engine::on_time_advance_cb([this, last, calls = 0](double) mutable {
+      if (++calls % 4096 != 0)
+        return;
+      const auto now = std::chrono::steady_clock::now();
+      if (now - last < std::chrono::seconds(1))
+        return;
+      last = now;
+      std::fprintf(stderr, "\rexsim: simulated %.3f s, %d/%zu exchanges done ", sg4::Engine::get_clock(),
+                   exchanges_finished, exchanges.size());
+      std::fflush(stderr);
+    });
+  }
   for (auto& x : exchanges) {
     ExchangeRun* run = x.get();
     sg4::Actor::create("launcher", platform.hosts.at(0), [run] { run->launch(); });
   }
   engine_->run();
+  if (progress)
+    std::fprintf(stderr, "\rexsim: simulated %.3f s, %d/%zu exchanges done\n", sg4::Engine::get_clock(),
+                 exchanges_finished, exchanges.size());
   if (deadlock)
     throw std::logic_error("the simulation deadlocked (an exchange never finished); this is a bug in exsim");
 }
@@ -56,9 +76,9 @@ bool Simulation::query_aborted(const std::string& query) const {
   return !query.empty() && aborted_queries_.count(query) > 0;
 }
 
-nlohmann::json simulate(const Scenario& scenario) {
+nlohmann::json simulate(const Scenario& scenario, bool progress) {
   Simulation sim(scenario);
-  sim.run();
+  sim.run(progress);
   return make_results(sim);
 }
 

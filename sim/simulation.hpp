@@ -19,7 +19,8 @@ public:
   explicit Simulation(const Scenario& scenario);
   ~Simulation();
 
-  void run();
+  // Prints simulated time and finished exchanges to stderr about once a wall second.
+  void run(bool progress = false);
 
   const Scenario& scenario;
   Platform platform;
@@ -29,12 +30,14 @@ public:
   void abort_query(ExchangeRun& origin, ExchangeStatus why, const std::string& reason);
   bool query_aborted(const std::string& query) const;
 
+  int exchanges_finished = 0;
+
 private:
   std::unique_ptr<sg4::Engine> engine_;
   std::map<std::string, std::pair<ExchangeStatus, std::string>> aborted_queries_;
 };
 
 // Simulates and returns the results document (see results.hpp).
-nlohmann::json simulate(const Scenario& scenario);
+nlohmann::json simulate(const Scenario& scenario, bool progress = false);
 
 } // namespace exsim
