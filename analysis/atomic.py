@@ -1,0 +1,41 @@
+"""Atomic file writes: every file the tooling produces goes through here.
+
+A sweep can be killed at any instant (even with SIGKILL) and rerun; readers
+must then see either the old file or the new one, never a torn one. Writing
+to a temporary file in the same directory and renaming it over the target
+gives that on POSIX file systems.
+"""
+
+import json
+import os
+import secrets
+from pathlib import Path
+
+
+def write_text(path, text):
+    """Write text to path so that a crash leaves the old content or the new."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    # Not tempfile.mkstemp: its files are private (0600), results should get the umask's mode.
+    tmp = path.parent / f".{path.name}.{secrets.token_hex(8)}.tmp"
+    try:
+        with open(tmp, "x", encoding="utf-8", newline="") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        # Also on KeyboardInterrupt: leave no temporary file behind.
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def write_json(path, data):
+    """Write data as JSON, atomically; sorted keys so the same data always gives the same bytes."""
+    write_text(path, json.dumps(data, indent=2, sort_keys=True) + "\n")
+
+
+def remove_stale_temporaries(directory):
+    """Delete temporary files left by a writer that was killed mid-write."""
+    for tmp in Path(directory).glob(".*.tmp"):
+        tmp.unlink(missing_ok=True)

@@ -1,0 +1,131 @@
+"""Loading a sweep directory: the one place that knows its layout.
+
+run_sweep.py writes a sweep directory; report.py and regress.py read it. All
+of them go through this module so the layout is defined once:
+
+    SWEEP_DIR/manifest.json    grid, scenario hash, exsim version, and per point
+                               its overrides, status, error and result file
+    SWEEP_DIR/points/*.json    exsim's results JSON, one file per point
+    SWEEP_DIR/results.csv      one row per point (see results_csv)
+"""
+
+import csv
+import io
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+MANIFEST_NAME = "manifest.json"
+POINTS_DIR = "points"
+CSV_NAME = "results.csv"
+MANIFEST_VERSION = 1
+
+
+class SweepError(Exception):
+    """A sweep directory or a file in it is missing or malformed; the message says which."""
+
+
+@dataclass(frozen=True)
+class Point:
+    """One configuration of a sweep: its overrides and, once run, its results."""
+
+    id: str
+    overrides: dict  # grid parameter -> value as passed to `exsim --set`, in grid order
+    status: str  # "ok", "failed" or "pending" (not run yet, or killed while running)
+    error: str
+    file: str  # result file, relative to the sweep directory
+    result: dict | None  # parsed results JSON when status is "ok"
+
+    @property
+    def summary(self):
+        return self.result["summary"]
+
+
+def read_json(path):
+    """Parse a JSON file, turning the usual failures into a SweepError naming the file."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    except FileNotFoundError:
+        raise SweepError(f"{path}: no such file") from None
+    except (OSError, ValueError) as e:
+        raise SweepError(f"{path}: cannot read JSON: {e}") from None
+
+
+def load_manifest(sweep_dir):
+    """Read and sanity-check SWEEP_DIR/manifest.json."""
+    path = Path(sweep_dir) / MANIFEST_NAME
+    if not path.exists():
+        raise SweepError(f"{sweep_dir}: not a sweep directory (no {MANIFEST_NAME}; run run_sweep.py first)")
+    manifest = read_json(path)
+    version = manifest.get("manifest_version") if isinstance(manifest, dict) else None
+    if version != MANIFEST_VERSION:
+        raise SweepError(f"{path}: manifest_version: expected {MANIFEST_VERSION}, got {version!r}")
+    for key in ("grid", "points", "scenario_sha256", "exsim_version"):
+        if key not in manifest:
+            raise SweepError(f"{path}: missing key {key!r}")
+    return manifest
+
+
+def grid_names(manifest):
+    """Grid parameter names in the order they were given on the command line."""
+    return [axis["name"] for axis in manifest["grid"]]
+
+
+def load_points(sweep_dir, manifest=None):
+    """Every point of the sweep in manifest order, with results parsed for finished ones."""
+    sweep_dir = Path(sweep_dir)
+    manifest = manifest or load_manifest(sweep_dir)
+    names = grid_names(manifest)
+    points = []
+    for entry in manifest["points"]:
+        result = None
+        if entry["status"] == "ok":
+            result = read_json(sweep_dir / entry["file"])
+            if not isinstance(result, dict) or not isinstance(result.get("summary"), dict):
+                raise SweepError(f"{sweep_dir / entry['file']}: results JSON has no 'summary' object")
+        points.append(Point(
+            id=entry["id"],
+            overrides={name: entry["overrides"][name] for name in names},
+            status=entry["status"],
+            error=entry.get("error", ""),
+            file=entry["file"],
+            result=result,
+        ))
+    return points
+
+
+def finished(points):
+    """The points that ran successfully; the others have no figures to show."""
+    return [p for p in points if p.status == "ok"]
+
+
+def numeric_figures(summary):
+    """The numeric entries of a summary object.
+
+    Taken generically rather than from a fixed list so that figures a later
+    exsim adds (runtime_s_total, ...) flow into the CSV and the regression
+    check without touching this code. Booleans are not figures.
+    """
+    return {k: v for k, v in summary.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
+
+
+def runtime_s(summary):
+    """The workload's runtime: runtime_s_total where exsim reports it, else the makespan."""
+    return summary["runtime_s_total"] if "runtime_s_total" in summary else summary["makespan_s"]
+
+
+def results_csv(manifest, points):
+    """results.csv as text: one row per point, one column per grid parameter and figure.
+
+    Plain RFC 4180 CSV with a header row, so pandas.read_csv and spreadsheets
+    read it as is. Points that did not finish have empty figure cells.
+    """
+    figures = sorted({name for p in finished(points) for name in numeric_figures(p.summary)})
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["point", *grid_names(manifest), "status", *figures])
+    for p in points:
+        values = numeric_figures(p.summary) if p.result else {}
+        writer.writerow([p.id, *p.overrides.values(), p.status, *(values.get(f, "") for f in figures)])
+    return out.getvalue()

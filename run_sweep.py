@@ -1,0 +1,414 @@
+#!/usr/bin/python3
+"""Run exsim over the cartesian product of parameter values, resumably.
+
+Each point of the grid is one `exsim run SCENARIO --set NAME=VALUE ...`
+process. Results land in a sweep directory (layout in analysis/results.py),
+one file per point plus a manifest, each written atomically, so that a sweep
+killed at any moment (even with SIGKILL) loses only the points in flight and
+the same command resumes it.
+
+Examples:
+    ./run_sweep.py scenarios/examples/hash_5x5.json \\
+        --grid rpcs_in_flight_per_channel=1,2,4 \\
+        --grid data_stream_sender_buffer_size=16384,131072 --out sweeps/hash
+    ./run_sweep.py SCENARIO --grid mt_dop=0,4 --dask tcp://scheduler:8786
+"""
+
+import argparse
+import concurrent.futures
+import fcntl
+import hashlib
+import itertools
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from urllib.parse import quote
+
+from analysis import atomic, regress, results
+
+REPO = Path(__file__).resolve().parent
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+
+
+class UsageError(Exception):
+    """Bad command-line input; reported as `run_sweep: <message>` with exit status 2."""
+
+
+def parse_grid(specs):
+    """Turn ['NAME=V1,V2', ...] into [(name, [values])], rejecting ambiguous grids."""
+    grid = []
+    for spec in specs:
+        name, sep, values_text = spec.partition("=")
+        values = values_text.split(",")
+        if not sep or not name or not all(values):
+            raise UsageError(f"--grid {spec!r}: expected NAME=V1,V2,... with non-empty values")
+        if name in (n for n, _ in grid):
+            raise UsageError(f"--grid {name}: given twice; put all its values in one --grid")
+        if len(set(values)) != len(values):
+            raise UsageError(f"--grid {spec!r}: repeated value")
+        grid.append((name, values))
+    return grid
+
+
+def point_id(overrides):
+    """A point's identity: its overrides sorted by name, so reordering --grid reuses results."""
+    return ",".join(f"{name}={overrides[name]}" for name in sorted(overrides))
+
+
+def point_file(pid):
+    """Result file of a point; percent-encoding keeps distinct ids distinct and names portable."""
+    name = quote(pid, safe="=,[]_.-+")
+    if len(name) > 200:  # file names are limited to 255 bytes
+        name = f"{name[:180]}-{hashlib.sha256(pid.encode()).hexdigest()[:16]}"
+    return f"{results.POINTS_DIR}/{name}.json"
+
+
+def run_exsim(exsim, scenario_label, scenario_name, scenario_text, overrides, on_start=None):
+    """Run one point and return (exit status, stdout, stderr).
+
+    Runs in a pool thread or on a Dask worker, possibly on another machine,
+    so it takes the scenario's text rather than a path: the worker writes it
+    under its original file name (exsim names the scenario after the file)
+    and the run uses exactly the bytes whose hash the manifest records.
+    on_start receives the child process so a local pool can kill it on Ctrl-C.
+    """
+    with tempfile.TemporaryDirectory(prefix="run_sweep.") as tmp:
+        path = Path(tmp) / scenario_name
+        path.write_text(scenario_text, encoding="utf-8")
+        command = [exsim, "run", str(path)]
+        for name, value in overrides.items():
+            command += ["--set", f"{name}={value}"]
+        with subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True) as proc:
+            if on_start:
+                on_start(proc)
+            stdout, stderr = proc.communicate()
+        # Error messages should name the user's file, not the temporary copy.
+        return proc.returncode, stdout, stderr.replace(str(path), scenario_label)
+
+
+def exsim_version(exsim):
+    """`exsim --version` without the program name; recorded so that results of another build are rerun."""
+    try:
+        out = subprocess.run([exsim, "--version"], capture_output=True, text=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError) as e:
+        raise UsageError(f"cannot run {exsim} --version ({e}); build exsim or pass --exsim / set $EXSIM") from None
+    return out.strip().removeprefix("exsim ").strip()
+
+
+def outcome(returncode, stdout, stderr):
+    """Status and error of a finished run: only an exit status 0 with a results object is a success."""
+    if returncode != 0:
+        return "failed", stderr.strip() or f"exsim exited with status {returncode} and no message"
+    try:
+        ok = isinstance(json.loads(stdout).get("summary"), dict)
+    except (ValueError, AttributeError):
+        ok = False
+    return ("ok", "") if ok else ("failed", "exsim exited 0 but its output is not a results JSON object")
+
+
+class LocalPool:
+    """Runs points in child processes on this machine, at most `jobs` at a time."""
+
+    def __init__(self, jobs):
+        self._executor = concurrent.futures.ThreadPoolExecutor(max_workers=jobs)
+        self._children = set()
+        self._stopping = False
+        self._lock = threading.Lock()
+
+    def _track(self, proc):
+        with self._lock:
+            self._children.add(proc)
+            if self._stopping:  # started just as stop() ran
+                proc.kill()
+
+    def submit(self, exsim, *args):
+        return self._executor.submit(run_exsim, exsim, *args, on_start=self._track)
+
+    def version(self, exsim):
+        return exsim_version(exsim)
+
+    as_completed = staticmethod(concurrent.futures.as_completed)
+
+    def stop(self):
+        """Kill running children and drop queued points (Ctrl-C); finished results are kept."""
+        self._executor.shutdown(wait=False, cancel_futures=True)
+        with self._lock:
+            self._stopping = True
+            for proc in self._children:
+                if proc.poll() is None:
+                    proc.kill()
+
+    def close(self):
+        self._executor.shutdown(wait=True)
+
+
+class DaskPool:
+    """Runs points on a Dask cluster: an existing scheduler, or a LocalCluster for 'local'.
+
+    Workers only run exsim and return its output; this process writes every
+    file, so workers need the exsim binary but no access to the sweep directory.
+    """
+
+    def __init__(self, address, jobs):
+        import distributed  # only needed, and only paid for, with --dask
+        import logging
+
+        self._cluster = None
+        if address == "local":
+            self._cluster = distributed.LocalCluster(
+                n_workers=1, threads_per_worker=jobs, processes=False,
+                dashboard_address=None, silence_logs=logging.ERROR)
+            address = self._cluster
+        try:
+            self._client = distributed.Client(address, timeout="30s")
+        except OSError as e:
+            raise UsageError(f"--dask {address}: cannot reach the scheduler ({e})") from None
+        self._futures = []
+        self.as_completed = distributed.as_completed
+
+    def submit(self, exsim, *args):
+        future = self._client.submit(run_exsim, exsim, *args, pure=False)
+        self._futures.append(future)
+        return future
+
+    def version(self, exsim):
+        # Asked of a worker: the binary that matters is the one the workers run. Its
+        # exception class comes back as a copy, hence the broad except.
+        try:
+            return self._client.submit(exsim_version, exsim, pure=False).result()
+        except Exception as e:
+            raise UsageError(f"on a Dask worker: {e}") from None
+
+    def stop(self):
+        """Cancel queued points; a point already running on a worker runs to its end."""
+        self._client.cancel(self._futures)
+
+    def close(self):
+        self._client.close()
+        if self._cluster is not None:
+            self._cluster.close()
+
+
+class Progress:
+    """Progress with ETA: a tqdm bar on a terminal, one plain line per point otherwise (logs, CI)."""
+
+    def __init__(self, total):
+        self._total = total
+        self._done = 0
+        self._start = time.monotonic()
+        self._bar = None
+        if sys.stderr.isatty():
+            from tqdm import tqdm
+            self._bar = tqdm(total=total, unit="point", file=sys.stderr)
+
+    def update(self, pid, status):
+        self._done += 1
+        if self._bar is not None:
+            self._bar.set_postfix_str(f"{status}: {pid}", refresh=False)
+            self._bar.update()
+            return
+        elapsed = time.monotonic() - self._start
+        eta = elapsed / self._done * (self._total - self._done)
+        print(f"[{self._done}/{self._total}] {status:6} {pid}  (elapsed {elapsed:.1f}s, eta {eta:.1f}s)",
+              file=sys.stderr, flush=True)
+
+    def close(self):
+        if self._bar is not None:
+            self._bar.close()
+
+
+def plan(grid, old_manifest, sweep_dir, scenario_sha, version):
+    """Manifest entries for this run: finished points reused, the others pending.
+
+    A point is reused only if it succeeded on the same scenario bytes with the
+    same exsim version (its overrides are its identity). Result files of points
+    to rerun or no longer in the grid are deleted so none can be mistaken for current.
+    """
+    names = [name for name, _ in grid]
+    old = {p["id"]: p for p in (old_manifest or {}).get("points", [])}
+    entries = []
+    for values in itertools.product(*(values for _, values in grid)):
+        overrides = dict(zip(names, values))
+        pid = point_id(overrides)
+        prev = old.pop(pid, None)
+        if (prev and prev["status"] == "ok" and prev["scenario_sha256"] == scenario_sha
+                and prev["exsim_version"] == version and (sweep_dir / prev["file"]).exists()):
+            entries.append(prev)
+            continue
+        if prev:
+            (sweep_dir / prev["file"]).unlink(missing_ok=True)
+        entries.append({"id": pid, "overrides": overrides, "file": point_file(pid), "status": "pending",
+                        "error": "", "scenario_sha256": scenario_sha, "exsim_version": version})
+    for stale in old.values():
+        (sweep_dir / stale["file"]).unlink(missing_ok=True)
+    return entries
+
+
+def lock_sweep_dir(sweep_dir):
+    """Refuse to share a sweep directory between two running sweeps (their manifests would race).
+
+    The lock dies with the process, so a sweep killed with SIGKILL does not block its rerun.
+    """
+    handle = open(sweep_dir / ".lock", "w")
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        raise UsageError(f"{sweep_dir}: another run_sweep.py is running in this directory") from None
+    return handle
+
+
+def read_old_manifest(sweep_dir):
+    """The previous run's manifest, if any; one we cannot read is an error, not a silent restart."""
+    if not (sweep_dir / results.MANIFEST_NAME).exists():
+        return None
+    try:
+        return results.load_manifest(sweep_dir)
+    except results.SweepError as e:
+        raise UsageError(f"{e}; delete the directory or choose another --out") from None
+
+
+def sweep(args, grid, scenario_path, scenario_bytes, sweep_dir):
+    """Run the points not yet finished; return the final manifest and whether it was interrupted."""
+    scenario_sha = hashlib.sha256(scenario_bytes).hexdigest()
+    scenario_text = scenario_bytes.decode("utf-8")
+    pool = DaskPool(args.dask, args.jobs) if args.dask else LocalPool(args.jobs)
+    interrupted = False
+    try:
+        version = pool.version(args.exsim)
+        manifest = {
+            "manifest_version": results.MANIFEST_VERSION,
+            "scenario": str(scenario_path),
+            "scenario_sha256": scenario_sha,
+            "exsim": args.exsim,
+            "exsim_version": version,
+            "grid": [{"name": name, "values": values} for name, values in grid],
+            "points": plan(grid, read_old_manifest(sweep_dir), sweep_dir, scenario_sha, version),
+        }
+        atomic.write_json(sweep_dir / results.MANIFEST_NAME, manifest)
+        pending = [p for p in manifest["points"] if p["status"] != "ok"]
+        reused = len(manifest["points"]) - len(pending)
+        if reused:
+            print(f"run_sweep: {reused} finished point(s) reused, {len(pending)} to run", file=sys.stderr)
+        progress = Progress(len(pending))
+        try:
+            futures = {pool.submit(args.exsim, str(scenario_path), scenario_path.name, scenario_text,
+                                   entry["overrides"]): entry for entry in pending}
+            for future in pool.as_completed(futures):
+                entry = futures[future]
+                try:
+                    returncode, stdout, stderr = future.result()
+                    status, error = outcome(returncode, stdout, stderr)
+                except Exception as e:  # the run could not even start (no exsim on a worker, worker lost)
+                    status, error = "failed", f"{type(e).__name__}: {e}"
+                if status == "ok":
+                    # Result file first, manifest second: a kill in between only costs a rerun.
+                    atomic.write_text(sweep_dir / entry["file"], stdout)
+                entry.update(status=status, error=error)
+                atomic.write_json(sweep_dir / results.MANIFEST_NAME, manifest)
+                progress.update(entry["id"], status)
+        except KeyboardInterrupt:
+            interrupted = True
+            pool.stop()
+            atomic.write_json(sweep_dir / results.MANIFEST_NAME, manifest)
+        finally:
+            progress.close()
+    finally:
+        pool.close()
+    return manifest, interrupted
+
+
+def parse_args(argv):
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0],
+        epilog=__doc__.split("\n\n", 1)[1] + """
+Rerunning the same command resumes: points that succeeded with the same
+scenario bytes and exsim version are kept; failed, unfinished and changed
+points are run. Ctrl-C kills the running exsim processes and keeps finished
+results. Exit status: 0 all points succeeded (and --check passed); 1 a point
+failed or --check found a figure beyond tolerance; 2 bad input; 130 interrupted.
+See analysis/README.md.""",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("scenario", metavar="SCENARIO", help="scenario JSON file")
+    parser.add_argument("--grid", action="append", required=True, metavar="NAME=V1,V2,...",
+                        help="values of one `exsim run --set` parameter: a flag name "
+                             "(rpcs_in_flight_per_channel, data_stream_sender_buffer_size, ...) or a "
+                             "JSON path into the scenario (cluster.rtt_us, exchanges[0].rows_total); "
+                             "repeat for more parameters, the sweep runs their cartesian product")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count(),
+                        help="points run at once (with --dask local: worker threads); default: number of CPUs")
+    parser.add_argument("--out", metavar="DIR", help="sweep directory (default: sweeps/SCENARIO_STEM)")
+    parser.add_argument("--exsim", metavar="PATH",
+                        default=os.environ.get("EXSIM") or str(REPO / "build" / "exsim"),
+                        help="exsim binary (default: $EXSIM, else build/exsim in the repository); "
+                             "with --dask it must exist at this path on every worker")
+    parser.add_argument("--dask", metavar="ADDRESS|local",
+                        help="run points on the Dask scheduler at ADDRESS (e.g. tcp://host:8786), "
+                             "or on a LocalCluster started here with 'local'")
+    parser.add_argument("--check", metavar="BASELINE",
+                        help="after the sweep, compare it with this baseline as analysis/regress.py does")
+    args = parser.parse_args(argv)
+    if args.jobs < 1:
+        parser.error("--jobs: must be at least 1")
+    return args
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    # `kill PID` stops as cleanly as Ctrl-C does.
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
+    try:
+        grid = parse_grid(args.grid)
+        scenario_path = Path(args.scenario)
+        try:
+            scenario_bytes = scenario_path.read_bytes()
+            scenario_bytes.decode("utf-8")
+        except (OSError, UnicodeDecodeError) as e:
+            raise UsageError(f"{scenario_path}: cannot read scenario ({e})") from None
+        sweep_dir = Path(args.out or Path("sweeps") / scenario_path.stem)
+        (sweep_dir / results.POINTS_DIR).mkdir(parents=True, exist_ok=True)
+        lock = lock_sweep_dir(sweep_dir)
+        atomic.remove_stale_temporaries(sweep_dir)
+        atomic.remove_stale_temporaries(sweep_dir / results.POINTS_DIR)
+        manifest, interrupted = sweep(args, grid, scenario_path, scenario_bytes, sweep_dir)
+    except UsageError as e:
+        print(f"run_sweep: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:  # before any point was started: nothing to keep
+        print("run_sweep: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+
+    points = results.load_points(sweep_dir, manifest)
+    atomic.write_text(sweep_dir / results.CSV_NAME, results.results_csv(manifest, points))
+    lock.close()
+
+    counts = {s: sum(p.status == s for p in points) for s in ("ok", "failed", "pending")}
+    for p in points:
+        if p.status == "failed":
+            print(f"run_sweep: point {p.id} failed: {p.error}", file=sys.stderr)
+    print(f"{sweep_dir}: {len(points)} points: {counts['ok']} ok, {counts['failed']} failed, "
+          f"{counts['pending']} not run")
+    if interrupted:
+        print("run_sweep: interrupted; finished points are kept, rerun the same command to resume",
+              file=sys.stderr)
+        return EXIT_INTERRUPTED
+    status = EXIT_OK if counts["ok"] == len(points) else EXIT_FAILED
+    if args.check:
+        try:
+            passed = regress.check(sweep_dir, args.check)
+        except regress.BaselineError as e:
+            print(f"run_sweep: --check: {e}", file=sys.stderr)
+            return EXIT_USAGE
+        status = status if passed else EXIT_FAILED
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,81 @@
+"""analysis/regress.py and run_sweep.py --check against baselines."""
+
+import json
+
+from conftest import REPO, SMOKE_GRID, read_manifest, run_script
+
+COMMITTED = REPO / "analysis" / "baselines" / "hash_5x5_smoke.json"
+
+
+def make_baseline(sweep_dir, tmp_path):
+    baseline = tmp_path / "baseline.json"
+    proc = run_script("analysis/regress.py", sweep_dir, "--baseline", baseline, "--update")
+    assert proc.returncode == 0, proc.stderr
+    return baseline
+
+
+def perturb(sweep_dir, **factors):
+    """Scale summary figures of the sweep's first point; returns that point's id."""
+    entry = read_manifest(sweep_dir)["points"][0]
+    path = sweep_dir / entry["file"]
+    result = json.loads(path.read_text())
+    for figure, factor in factors.items():
+        result["summary"][figure] *= factor
+    path.write_text(json.dumps(result))
+    return entry["id"]
+
+
+def test_unchanged_sweep_passes(smoke_sweep, tmp_path):
+    baseline = make_baseline(smoke_sweep, tmp_path)
+    data = json.loads(baseline.read_text())
+    assert data["tolerances"]["makespan_s"] == {"rel": 0.01, "abs": 1e-6}
+    assert data["tolerances"]["rpcs"] == {"rel": 0.0, "abs": 0.0}
+    proc = run_script("analysis/regress.py", smoke_sweep, "--baseline", baseline)
+    assert proc.returncode == 0, proc.stdout
+    assert "0 figure(s) beyond tolerance" in proc.stdout
+
+
+def test_perturbed_result_fails_naming_the_figure(smoke_copy, tmp_path):
+    baseline = make_baseline(smoke_copy, tmp_path)
+    pid = perturb(smoke_copy, makespan_s=1.05, slowest_sender_blocked_s_total=1.001)
+    proc = run_script("analysis/regress.py", smoke_copy, "--baseline", baseline)
+    assert proc.returncode == 1
+    lines = proc.stdout.splitlines()
+    moved = [line for line in lines if line.endswith("MOVED")]
+    assert len(moved) == 1 and moved[0].split()[:2] == [pid, "makespan_s"] and "+5.000%" in moved[0]
+    within = next(line for line in lines if "slowest_sender_blocked_s_total" in line)
+    assert within.endswith("within tolerance")
+
+
+def test_a_count_must_match_exactly(smoke_copy, tmp_path):
+    baseline = make_baseline(smoke_copy, tmp_path)
+    perturb(smoke_copy, rpcs=2)
+    proc = run_script("analysis/regress.py", smoke_copy, "--baseline", baseline)
+    assert proc.returncode == 1 and any(" rpcs " in line and line.endswith("MOVED") for line in proc.stdout.splitlines())
+
+
+def test_committed_baseline_holds(smoke_sweep):
+    proc = run_script("analysis/regress.py", smoke_sweep, "--baseline", COMMITTED)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_run_sweep_check_uses_the_same_comparison(smoke_copy, tmp_path, exsim, scenario):
+    baseline = make_baseline(smoke_copy, tmp_path)
+    sweep = ["run_sweep.py", scenario, *SMOKE_GRID, "--exsim", exsim, "--out", smoke_copy, "--check", baseline]
+    passed = run_script(*sweep)
+    assert passed.returncode == 0, passed.stdout + passed.stderr
+    assert "0 figure(s) beyond tolerance" in passed.stdout
+
+    data = json.loads(baseline.read_text())
+    first = next(iter(data["points"].values()))
+    first["summary"]["makespan_s"] *= 2
+    baseline.write_text(json.dumps(data))
+    failed = run_script(*sweep)
+    assert failed.returncode == 1 and "makespan_s" in failed.stdout
+
+
+def test_malformed_baseline_is_an_input_error(smoke_sweep, tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"baseline_version": 1, "tolerances": {"rpcs": {"rel": -1, "abs": 0}}, "points": {}}))
+    proc = run_script("analysis/regress.py", smoke_sweep, "--baseline", bad)
+    assert proc.returncode == 2 and "bad.json: $.tolerances.rpcs.rel" in proc.stderr
