@@ -7,7 +7,6 @@
 #include <simgrid/s4u.hpp>
 
 #include <algorithm>
-#include <deque>
 #include <map>
 
 namespace exsim {
@@ -26,7 +25,6 @@ public:
     Request* msg = nullptr;
     sg4::CommPtr pending = inbox_->get_async<Request>(&msg);
     while (true) {
-      release_sent_responses();
       if (state_ == State::running && queues_.all_finished() && !consuming_) {
         c_.end_s = now();
         break;
@@ -47,7 +45,6 @@ public:
       if (state_ == State::running)
         consume_next();
     }
-    wait_all_responses();
   }
 
 private:
@@ -115,6 +112,8 @@ private:
     respond(req, RpcStatus::ok);
   }
 
+  // Responses are detached: a receiver never waits for one, and detached comms, unlike kept
+  // ones, do not pile up on the actor (which made long runs quadratic).
   void respond(Request* req, RpcStatus status) {
     auto* resp = new Response{index_, req->slot, status, now() - req->arrived_at};
     x_.to_sender[static_cast<size_t>(req->sender)]->put_init(resp, 0)->detach();
@@ -216,20 +215,6 @@ private:
     c_.PeakBytes = std::max(c_.PeakBytes, queues_.buffered_bytes() + queues_.deferred_bytes());
   }
 
-  // A response has reached its sender once its comm is finished; waiting on it then releases it.
-  void release_sent_responses() {
-    while (!sent_.empty() && sent_.front()->get_state() == sg4::Activity::State::FINISHED) {
-      sent_.front()->wait();
-      sent_.pop_front();
-    }
-  }
-
-  void wait_all_responses() {
-    for (auto& comm : sent_)
-      comm->wait();
-    sent_.clear();
-  }
-
   ExchangeRun& x_;
   const ExchangeSpec& spec_;
   const int index_;
@@ -241,7 +226,6 @@ private:
   State state_ = State::running;
   std::map<int64_t, Request*> deferred_;
   int64_t next_id_ = 0;
-  std::deque<sg4::CommPtr> sent_;
   sg4::ExecPtr consume_;
   bool consuming_ = false;
   double consume_started_ = 0;

@@ -13,9 +13,18 @@ namespace exsim {
 
 Simulation::Simulation(const Scenario& s) : scenario(s) {
   // SimGrid allows one engine per process; its own logging is kept to real problems.
-  static int argc = 1;
   static char name[] = "exsim";
+#if defined(__SANITIZE_ADDRESS__)
+  // Debian's SimGrid does not tell ASan about its context switches, so under ASan every stack
+  // switch looks like an overflow. Thread contexts are slower but switch stacks the ordinary way.
+  // The factory is chosen when the engine is built, hence a command-line setting.
+  static char contexts[] = "--cfg=contexts/factory:thread";
+  static int argc = 2;
+  static char* argv[] = {name, contexts, nullptr};
+#else
+  static int argc = 1;
   static char* argv[] = {name, nullptr};
+#endif
   xbt_log_control_set("root.thres:critical");
   engine_ = std::make_unique<sg4::Engine>(&argc, argv);
   configure_engine(*engine_);
