@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
 #include <limits>
 
 namespace exsim {
@@ -31,10 +32,9 @@ ExchangeRun::ExchangeRun(Simulation& s, int i, const ExchangeSpec& sp)
     to_receiver.push_back(sg4::Mailbox::by_name(fmt::format("x{}-recv{}", i, r)));
     receivers[static_cast<size_t>(r)].host = sp.receiver_host(r);
   }
-  for (int s2 = 0; s2 < sp.senders(); ++s2) {
-    to_sender.push_back(sg4::Mailbox::by_name(fmt::format("x{}-send{}", i, s2)));
+  to_sender.resize(senders.size());
+  for (int s2 = 0; s2 < sp.senders(); ++s2)
     senders[static_cast<size_t>(s2)].host = sp.sender_host(s2);
-  }
   for (const FaultSpec& f : sp.faults)
     if (f.kind == FaultKind::rpc_error) {
       auto key = std::make_pair(f.sender, f.receiver);
@@ -42,6 +42,30 @@ ExchangeRun::ExchangeRun(Simulation& s, int i, const ExchangeSpec& sp)
       if (it == rpc_errors_.end() || f.at_s < it->second)
         rpc_errors_[key] = f.at_s;
     }
+}
+
+void ResponseQueue::push(const Response& r) {
+  heap_.push_back({r, seq_++});
+  std::push_heap(heap_.begin(), heap_.end(), std::greater<>());
+  arrivals_->release(); // after filing: release() may run the sender at once
+}
+
+Response ResponseQueue::next() {
+  while (true) {
+    const double now = sg4::Engine::get_clock();
+    if (!heap_.empty() && heap_.front().response.due <= now) {
+      std::pop_heap(heap_.begin(), heap_.end(), std::greater<>());
+      Response r = heap_.back().response;
+      heap_.pop_back();
+      return r;
+    }
+    // Wake at the earliest due time, or earlier if a response is filed meanwhile (a response from
+    // a receiver on the same host can overtake one from another host).
+    if (heap_.empty())
+      arrivals_->acquire();
+    else
+      arrivals_->acquire_timeout(heap_.front().response.due - now);
+  }
 }
 
 void ExchangeRun::add_sender_bytes(int64_t delta) {
@@ -84,9 +108,8 @@ void ExchangeRun::launch() {
   }
   for (int s = 0; s < spec.senders(); ++s) {
     sender_alive[static_cast<size_t>(s)] = true;
-    auto actor = sg4::Actor::create(fmt::format("x{}-send{}", index, s), hosts.at(spec.sender_host(s)),
-                                    [this, s] { run_sender(*this, s); });
-    to_sender[static_cast<size_t>(s)]->set_receiver(actor);
+    sg4::Actor::create(fmt::format("x{}-send{}", index, s), hosts.at(spec.sender_host(s)),
+                       [this, s] { run_sender(*this, s); });
   }
   for (const FaultSpec& f : spec.faults)
     if (f.kind != FaultKind::rpc_error) {
@@ -130,10 +153,8 @@ void ExchangeRun::abort(ExchangeStatus why, const std::string& reason) {
       to_receiver[r]->put_init(&control_requests_.back(), 0)->detach();
     }
   for (size_t s = 0; s < senders.size(); ++s)
-    if (sender_alive[s]) {
-      control_responses_.push_back(Response{-1, -1, RpcStatus::cancelled, 0});
-      to_sender[s]->put_init(&control_responses_.back(), 0)->detach();
-    }
+    if (sender_alive[s])
+      to_sender[s].push(Response{-1, -1, RpcStatus::cancelled, 0, sg4::Engine::get_clock()});
 }
 
 void ExchangeRun::instance_done() {
@@ -145,8 +166,6 @@ void ExchangeRun::finish() {
   end_s = sg4::Engine::get_clock();
   sim.exchanges_finished++;
   for (auto* mb : to_receiver)
-    mb->set_receiver(nullptr);
-  for (auto* mb : to_sender)
     mb->set_receiver(nullptr);
   for (int i = 0; i < dependents; ++i)
     done_signal->release();

@@ -31,7 +31,7 @@ struct Request {
   int64_t uncompressed_bytes = 0;
   int64_t accounting_bytes = 0;
   bool compressed = false;
-  double arrived_at = 0;
+  double arrived_at = 0; // when the request reached the receiver (transfer + one-way latency)
 };
 
 // The answer to one RPC, travelling back to the sender. slot < 0 marks a wake-up (abort).
@@ -40,6 +40,30 @@ struct Response {
   int slot = 0;
   RpcStatus status = RpcStatus::ok;
   double recvr_time = 0; // from arrival at the receiver until the response was sent
+  double due = 0;        // when it reaches the sender: sent + one-way latency
+};
+
+// A sender's completion queue. Responses carry no payload, so they cost only the route latency
+// and never enter SimGrid's bandwidth-sharing solver: a receiver files each response with its
+// arrival time, and the sender sleeps until the earliest one is due or a new one is filed.
+class ResponseQueue {
+public:
+  ResponseQueue() : arrivals_(sg4::Semaphore::create(0)) {}
+  void push(const Response& r);
+  // Blocks until a response is due, and returns it (earliest first, then in filing order).
+  Response next();
+
+private:
+  struct Entry {
+    Response response;
+    uint64_t seq;
+    bool operator>(const Entry& o) const {
+      return response.due != o.response.due ? response.due > o.response.due : seq > o.seq;
+    }
+  };
+  std::vector<Entry> heap_;
+  uint64_t seq_ = 0;
+  sg4::SemaphorePtr arrivals_;
 };
 
 struct SenderCounters {
@@ -95,7 +119,7 @@ public:
   const ExchangeSpec& spec;
 
   std::vector<sg4::Mailbox*> to_receiver; // per receiver instance: requests
-  std::vector<sg4::Mailbox*> to_sender;   // per sender instance: responses
+  std::vector<ResponseQueue> to_sender;   // per sender instance: responses
   std::vector<SenderCounters> senders;
   std::vector<ReceiverCounters> receivers;
   std::vector<bool> sender_alive;
@@ -134,7 +158,6 @@ private:
   int live_ = 0;
   std::map<std::pair<int, int>, double> rpc_errors_;
   std::deque<Request> control_requests_;
-  std::deque<Response> control_responses_;
 };
 
 } // namespace exsim

@@ -6,7 +6,8 @@ namespace exsim {
 
 void configure_engine(sg4::Engine& engine) {
   // The default LV08 model scales latency by 13.01 and adds reverse cross traffic; CM02 with
-  // these settings gives time = latency + size / bandwidth share, to the nanosecond.
+  // these settings gives time = latency + size / bandwidth share, to the nanosecond. exsim's links
+  // carry no latency of their own (the actors add it), but the settings keep bandwidth exact.
   engine.set_config("network/model:CM02");
   engine.set_config("network/crosstraffic:0");
   engine.set_config("network/TCP-gamma:0");
@@ -15,18 +16,17 @@ void configure_engine(sg4::Engine& engine) {
 Platform build_platform(sg4::Engine& engine, const ClusterSpec& c) {
   (void)engine;
   auto* zone = sg4::create_star_zone("cluster");
-  const double nic_bps = c.nic_bandwidth_gbps * 1e9 / 8;      // bytes per second
-  const double lo_bps = c.loopback_bandwidth_gbps * 1e9 / 8;  // bytes per second
-  // A remote RPC crosses the sender's NIC up and the receiver's NIC down, each way: a quarter of
-  // the round trip per NIC traversal.
-  const double nic_latency_s = c.rtt_us * 1e-6 / 4;
-  const double lo_latency_s = c.loopback_rtt_us * 1e-6 / 2;
+  const double nic_bps = c.nic_bandwidth_gbps * 1e9 / 8;     // bytes per second
+  const double lo_bps = c.loopback_bandwidth_gbps * 1e9 / 8; // bytes per second
   Platform p;
+  p.remote_one_way_s = c.rtt_us * 1e-6 / 2;
+  p.local_one_way_s = c.loopback_rtt_us * 1e-6 / 2;
   for (int i = 0; i < c.executors; ++i) {
     const std::string name = fmt::format("executor-{}", i);
     sg4::Host* host = zone->create_host(name, kFlopsPerSecond)->set_core_count(c.cores_per_executor);
-    auto* nic = zone->create_split_duplex_link(name + "-nic", nic_bps)->set_latency(nic_latency_s);
-    auto* lo = zone->create_link(name + "-lo", lo_bps)->set_latency(lo_latency_s);
+    // A remote message crosses the sender's NIC up and the receiver's NIC down.
+    auto* nic = zone->create_split_duplex_link(name + "-nic", nic_bps)->set_latency(0);
+    auto* lo = zone->create_link(name + "-lo", lo_bps)->set_latency(0);
     zone->add_route(host->get_netpoint(), nullptr, nullptr, nullptr,
                     {sg4::LinkInRoute(nic, sg4::LinkInRoute::Direction::UP)}, true);
     zone->add_route(host->get_netpoint(), host->get_netpoint(), nullptr, nullptr, {sg4::LinkInRoute(lo)}, false);

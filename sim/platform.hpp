@@ -1,6 +1,8 @@
 // The simulated cluster: one SimGrid host per executor (cores shared by every instance on it),
 // a split-duplex NIC link per host, and a loopback link per host for RPCs to the same daemon.
-// The network model is set so that an empty RPC's round trip is exactly rtt_us (see README).
+// Links carry bandwidth only; the route latency (half the round trip each way) is added by the
+// actors around the transfer, so that a message costs latency + size / bandwidth share while
+// SimGrid's sharing solver only sees messages that are actually moving bytes (see README).
 //   exsim::configure_engine(engine);
 //   exsim::Platform p = exsim::build_platform(engine, scenario.cluster);
 #pragma once
@@ -23,6 +25,12 @@ void configure_engine(sg4::Engine& engine);
 
 struct Platform {
   std::vector<sg4::Host*> hosts;
+  double remote_one_way_s = 0; // half of rtt_us
+  double local_one_way_s = 0;  // half of loopback_rtt_us
+
+  double one_way_s(int from_host, int to_host) const {
+    return from_host == to_host ? local_one_way_s : remote_one_way_s;
+  }
 };
 
 Platform build_platform(sg4::Engine& engine, const ClusterSpec& cluster);

@@ -3,10 +3,12 @@
 #include "models/cost.hpp"
 #include "models/receiver_queue.hpp"
 #include "sim/exchange.hpp"
+#include "sim/simulation.hpp"
 
 #include <simgrid/s4u.hpp>
 
 #include <algorithm>
+#include <deque>
 #include <map>
 
 namespace exsim {
@@ -25,31 +27,72 @@ public:
     Request* msg = nullptr;
     sg4::CommPtr pending = inbox_->get_async<Request>(&msg);
     while (true) {
+      deliver_due_requests();
+      if (state_ == State::running)
+        consume_next();
       if (state_ == State::running && queues_.all_finished() && !consuming_) {
         c_.end_s = now();
         break;
       }
+      // Wake for a new request, the consumer's batch, or the next request whose latency elapsed.
+      const double next_due = next_due_time();
       ssize_t done = 0;
       if (consuming_)
-        done = sg4::Activity::wait_any(std::vector<sg4::ActivityPtr>{pending, consume_});
+        done = sg4::Activity::wait_any_for(std::vector<sg4::ActivityPtr>{pending, consume_},
+                                           next_due < 0 ? -1.0 : next_due - now());
+      else if (next_due >= 0)
+        done = sg4::Activity::wait_any_for(std::vector<sg4::ActivityPtr>{pending}, next_due - now());
       else
         pending->wait();
       if (done == 0) {
         Request* req = msg;
         msg = nullptr;
         pending = inbox_->get_async<Request>(&msg);
-        handle(req);
-      } else {
+        arrive(req);
+      } else if (done == 1) {
         finish_consume();
       }
-      if (state_ == State::running)
-        consume_next();
     }
   }
 
 private:
   enum class State { running, closed, cancelled };
   static double now() { return sg4::Engine::get_clock(); }
+
+  // A request's bytes have been transferred; it reaches the receiver one route latency later.
+  // Control messages (cancel, close) act at once.
+  void arrive(Request* req) {
+    if (req->kind == RequestKind::cancel || req->kind == RequestKind::close) {
+      handle(req);
+      return;
+    }
+    const int from = x_.spec.sender_host(req->sender);
+    const bool local = from == c_.host;
+    req->arrived_at = now() + x_.sim.platform.one_way_s(from, c_.host);
+    // Within one latency class arrival times are in transfer order, so a FIFO per class suffices.
+    in_transit_[local ? 1 : 0].push_back(req);
+  }
+
+  void deliver_due_requests() {
+    for (bool any = true; any;) {
+      any = false;
+      for (auto& q : in_transit_)
+        if (!q.empty() && q.front()->arrived_at <= now()) {
+          Request* req = q.front();
+          q.pop_front();
+          handle(req);
+          any = true;
+        }
+    }
+  }
+
+  double next_due_time() const {
+    double t = -1;
+    for (const auto& q : in_transit_)
+      if (!q.empty() && (t < 0 || q.front()->arrived_at < t))
+        t = q.front()->arrived_at;
+    return t;
+  }
 
   void handle(Request* req) {
     switch (req->kind) {
@@ -60,14 +103,12 @@ private:
       stop(State::closed);
       return;
     case RequestKind::eos:
-      req->arrived_at = now();
       c_.TotalEosReceived++;
       if (state_ == State::running)
         queues_.end_of_stream(req->sender);
       respond(req, answer_when_stopped(RpcStatus::ok));
       return;
     case RequestKind::transmit:
-      req->arrived_at = now();
       c_.TotalBatchesReceived++;
       c_.TotalBytesReceived += req->wire_bytes;
       if (state_ != State::running) {
@@ -112,11 +153,12 @@ private:
     respond(req, RpcStatus::ok);
   }
 
-  // Responses are detached: a receiver never waits for one, and detached comms, unlike kept
-  // ones, do not pile up on the actor (which made long runs quadratic).
+  // The response costs the route latency back to the sender; it carries no payload.
   void respond(Request* req, RpcStatus status) {
-    auto* resp = new Response{index_, req->slot, status, now() - req->arrived_at};
-    x_.to_sender[static_cast<size_t>(req->sender)]->put_init(resp, 0)->detach();
+    const int to = x_.spec.sender_host(req->sender);
+    const double t = now();
+    x_.to_sender[static_cast<size_t>(req->sender)].push(
+        Response{index_, req->slot, status, t - req->arrived_at, t + x_.sim.platform.one_way_s(c_.host, to)});
     delete req;
   }
 
@@ -225,6 +267,7 @@ private:
   const double started_at_;
   State state_ = State::running;
   std::map<int64_t, Request*> deferred_;
+  std::deque<Request*> in_transit_[2]; // remote, local
   int64_t next_id_ = 0;
   sg4::ExecPtr consume_;
   bool consuming_ = false;

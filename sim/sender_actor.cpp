@@ -216,26 +216,24 @@ private:
 
   // Takes the next response off this sender's completion queue and retires its slot.
   void handle_response() {
-    Response* resp = inbox_->get<Response>();
-    if (resp->slot < 0)
-      return; // wake-up: the exchange is being aborted (owned by the exchange)
-    const int r = resp->receiver;
+    const Response resp = inbox_.next();
+    if (resp.slot < 0)
+      return; // wake-up: the exchange is being aborted
+    const int r = resp.receiver;
     Channel& ch = channels_[static_cast<size_t>(r)];
-    auto& comm = slot_comms_[static_cast<size_t>(r)][static_cast<size_t>(resp->slot)];
+    auto& comm = slot_comms_[static_cast<size_t>(r)][static_cast<size_t>(resp.slot)];
     comm->wait(); // the request was delivered before its response was sent: releases it
     comm = nullptr;
-    RpcStatus status = resp->status;
+    RpcStatus status = resp.status;
     std::string detail;
     if (status == RpcStatus::ok && now() >= x_.rpc_error_time(index_, r)) {
       status = RpcStatus::error;
       detail = fmt::format("{} to receiver {} failed: injected RPC error (sender {}, at or after {} s)",
-                           ch.slot(resp->slot).eos ? "EndDataStream" : "TransmitData", r, index_,
+                           ch.slot(resp.slot).eos ? "EndDataStream" : "TransmitData", r, index_,
                            x_.rpc_error_time(index_, r));
     }
-    const double recvr_time = resp->recvr_time;
-    const int slot = resp->slot;
-    delete resp;
-    const RpcOutcome out = ch.finish_rpc(slot, now(), status, detail);
+    const double recvr_time = resp.recvr_time;
+    const RpcOutcome out = ch.finish_rpc(resp.slot, now(), status, detail);
     add_held(-out.wire_bytes);
     c_.RpcRecvrTime += recvr_time;
     c_.RpcNetworkTime += out.duration - recvr_time;
@@ -319,7 +317,7 @@ private:
   const ExchangeSpec& spec_;
   const int index_;
   SenderCounters& c_;
-  sg4::Mailbox* inbox_;
+  ResponseQueue& inbox_;
   const int receivers_;
   const uint64_t rng_seed_;
   int64_t rows_ = 0;
