@@ -5,6 +5,7 @@
 #include "sim/simulation.hpp"
 
 #include <fmt/format.h>
+#include <simgrid/kernel/Timer.hpp>
 
 #include <algorithm>
 #include <functional>
@@ -47,25 +48,20 @@ ExchangeRun::ExchangeRun(Simulation& s, int i, const ExchangeSpec& sp)
 void ResponseQueue::push(const Response& r) {
   heap_.push_back({r, seq_++});
   std::push_heap(heap_.begin(), heap_.end(), std::greater<>());
-  arrivals_->release(); // after filing: release() may run the sender at once
+  // One release per response, when it is due: a kernel timer, so that waiting costs the sender
+  // no timed activity (timed activities sit in SimGrid's CPU solver until they expire).
+  if (r.due <= sg4::Engine::get_clock())
+    arrivals_->release();
+  else
+    simgrid::kernel::timer::Timer::set(r.due, [sem = arrivals_] { sem->release(); });
 }
 
 Response ResponseQueue::next() {
-  while (true) {
-    const double now = sg4::Engine::get_clock();
-    if (!heap_.empty() && heap_.front().response.due <= now) {
-      std::pop_heap(heap_.begin(), heap_.end(), std::greater<>());
-      Response r = heap_.back().response;
-      heap_.pop_back();
-      return r;
-    }
-    // Wake at the earliest due time, or earlier if a response is filed meanwhile (a response from
-    // a receiver on the same host can overtake one from another host).
-    if (heap_.empty())
-      arrivals_->acquire();
-    else
-      arrivals_->acquire_timeout(heap_.front().response.due - now);
-  }
+  arrivals_->acquire(); // one response is due
+  std::pop_heap(heap_.begin(), heap_.end(), std::greater<>());
+  Response r = heap_.back().response;
+  heap_.pop_back();
+  return r;
 }
 
 void ExchangeRun::add_sender_bytes(int64_t delta) {

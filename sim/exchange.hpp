@@ -45,12 +45,12 @@ struct Response {
 
 // A sender's completion queue. Responses carry no payload, so they cost only the route latency
 // and never enter SimGrid's bandwidth-sharing solver: a receiver files each response with its
-// arrival time, and the sender sleeps until the earliest one is due or a new one is filed.
+// arrival time, a timer signals the sender when it is due, and the sender takes the earliest.
 class ResponseQueue {
 public:
   ResponseQueue() : arrivals_(sg4::Semaphore::create(0)) {}
   void push(const Response& r);
-  // Blocks until a response is due, and returns it (earliest first, then in filing order).
+  // Blocks until a response is due, and returns the earliest due (then in filing order).
   Response next();
 
 private:

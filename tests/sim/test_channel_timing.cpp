@@ -39,6 +39,27 @@ TEST_CASE("K=1: N batches take N round trips plus end of stream", "[sim][timing]
   CHECK((s["RpcNetworkTime_s"].get<double>() - kRtt) / n == Approx(per_rpc).epsilon(1e-6));
 }
 
+TEST_CASE("K=1 with a busy sender: CPU overlaps the round trip, which stays whole", "[sim][timing]") {
+  // The sender spends 100 ns a row producing each 1024-row batch (102.4 us). It produces batch
+  // i+1 while RPC i is in flight, then waits for it: after the first batch each costs
+  // max(CPU, RTT) = RTT, and no RPC takes less than the RTT.
+  const int64_t n = 200;
+  json doc = one_channel(1, n, 1, 1000);
+  doc["exchanges"][0]["producer_ns_per_row"] = 100;
+  const json r = simulate_doc(doc);
+  const auto& x = r["exchanges"][0];
+  const double cpu = 1024 * 100e-9;
+  const double per_rpc = kRtt + 1024 * 5 / (1000e9 / 8);
+  const double expected = cpu + n * per_rpc + kRtt;
+  show("1 channel, K=1, 102.4 us CPU a batch: duration_s", expected, x["duration_s"].get<double>());
+  CHECK(x["duration_s"].get<double>() == Approx(expected).epsilon(1e-6));
+  const auto& s = x["sender_instances"][0];
+  const double mean_net = s["RpcNetworkTime_s"].get<double>() / static_cast<double>(n + 1);
+  show("mean RpcNetworkTime_s per RPC (never below the RTT)", per_rpc, mean_net);
+  CHECK(mean_net >= kRtt);
+  CHECK(s["CpuTime_s"].get<double>() == Approx(n * cpu).epsilon(1e-6));
+}
+
 TEST_CASE("K=2: two RPCs in flight, about half the round trips", "[sim][timing]") {
   const int64_t n = 200;
   const json r = simulate_doc(one_channel(2, n, 1, 1000));
