@@ -36,22 +36,13 @@ def generated(tmp_path_factory):
 
 
 @needs_plans
-def test_regenerated_workload_is_byte_identical(generated):
-    with open(os.path.join(generated, "workload.json"), "rb") as f:
+@pytest.mark.parametrize("name", ["workload.json", "README.md"])
+def test_regenerated_output_is_byte_identical(generated, name):
+    with open(os.path.join(generated, name), "rb") as f:
         fresh = f.read()
-    with open(os.path.join(COMMITTED, "workload.json"), "rb") as f:
+    with open(os.path.join(COMMITTED, name), "rb") as f:
         committed = f.read()
-    assert fresh == committed, ("scenarios/tpcds_sf100/workload.json is stale: rerun "
-                                "/usr/bin/python3 tools/tpcds_workload.py")
-
-
-@needs_plans
-def test_regenerated_readme_is_byte_identical(generated):
-    with open(os.path.join(generated, "README.md"), "rb") as f:
-        fresh = f.read()
-    with open(os.path.join(COMMITTED, "README.md"), "rb") as f:
-        committed = f.read()
-    assert fresh == committed, ("scenarios/tpcds_sf100/README.md is stale: rerun "
+    assert fresh == committed, (f"scenarios/tpcds_sf100/{name} is stale: rerun "
                                 "/usr/bin/python3 tools/tpcds_workload.py")
 
 
