@@ -70,6 +70,16 @@ int64_t planned_batch_bytes(const ExchangeSpec& e) {
 json make_results(const Simulation& sim) {
   const Scenario& sc = sim.scenario;
   json exchanges = json::array();
+  // Queries in order of first appearance: span of their exchanges.
+  struct QuerySpan {
+    std::string name;
+    int exchanges = 0;
+    double start = 0, end = 0;
+    std::string status = "ok";
+  };
+  std::vector<QuerySpan> queries;
+  int64_t hash_rpcs = 0, hash_bytes = 0, nonpushback_hash = 0;
+  double nonpushback_blocked = 0;
   int64_t rpcs = 0, eos = 0, bytes = 0, deferred = 0, failed = 0, mem_total = 0;
   double blocked_total = 0, makespan = 0;
   for (const auto& xp : sim.exchanges) {
@@ -146,6 +156,26 @@ json make_results(const Simulation& sim) {
                {"sender_instances", senders},
                {"receiver_instances", receivers}};
     exchanges.push_back(xj);
+    if (e.partitioning == Partitioning::hash_partitioned) {
+      hash_rpcs += x_rpcs;
+      hash_bytes += x_bytes;
+      if (x_deferred == 0) {
+        ++nonpushback_hash;
+        nonpushback_blocked += slow.InactiveTotalTime;
+      }
+    }
+    if (!e.query.empty()) {
+      auto it = std::find_if(queries.begin(), queries.end(), [&](const QuerySpan& q) { return q.name == e.query; });
+      if (it == queries.end()) {
+        queries.push_back({e.query, 0, x.start_s, x.end_s, "ok"});
+        it = queries.end() - 1;
+      }
+      it->exchanges++;
+      it->start = std::min(it->start, x.start_s);
+      it->end = std::max(it->end, x.end_s);
+      if (x.status != ExchangeStatus::ok && it->status == "ok")
+        it->status = to_string(x.status);
+    }
     rpcs += x_rpcs;
     eos += x_eos;
     bytes += x_bytes;
@@ -155,7 +185,25 @@ json make_results(const Simulation& sim) {
     blocked_total += slow.InactiveTotalTime;
     makespan = std::max(makespan, x.end_s);
   }
+  json query_list = json::array();
+  double runtime_total = 0;
+  for (const QuerySpan& q : queries) {
+    query_list.push_back({{"query", q.name},
+                          {"exchanges", q.exchanges},
+                          {"start_s", q.start},
+                          {"end_s", q.end},
+                          {"runtime_s", q.end - q.start},
+                          {"status", q.status}});
+    runtime_total += q.end - q.start;
+  }
   json summary = {{"exchanges", static_cast<int64_t>(sim.exchanges.size())},
+                  {"queries", static_cast<int64_t>(queries.size())},
+                  {"runtime_s_total", queries.empty() ? makespan : runtime_total},
+                  {"hash_rpcs", hash_rpcs},
+                  {"hash_mean_rpc_bytes",
+                   hash_rpcs > 0 ? static_cast<double>(hash_bytes) / static_cast<double>(hash_rpcs) : 0.0},
+                  {"nonpushback_hash_exchanges", nonpushback_hash},
+                  {"nonpushback_slowest_sender_blocked_s_total", nonpushback_blocked},
                   {"exchanges_failed", failed},
                   {"rpcs", rpcs},
                   {"eos_rpcs", eos},
@@ -169,6 +217,7 @@ json make_results(const Simulation& sim) {
           {"scenario", {{"name", sc.name}, {"description", sc.description}, {"seed", sc.seed}}},
           {"settings", sc.settings},
           {"exchanges", exchanges},
+          {"queries", query_list},
           {"summary", summary}};
 }
 

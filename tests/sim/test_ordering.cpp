@@ -37,3 +37,27 @@ TEST_CASE("concurrent exchanges share the NIC", "[sim][ordering]") {
   show("two exchanges on one NIC: makespan / alone", 2.0, t2 / t1);
   CHECK(t2 / t1 == Approx(2.0).epsilon(0.03));
 }
+
+TEST_CASE("queries: runtime is the span of their exchanges, summed over queries", "[sim][ordering]") {
+  // q1: a then b (after a); q2: c alone, concurrently. runtime_s_total = (b.end - a.start) + c.duration.
+  json a = free_cpu_exchange({{"id", "a"}, {"query", "q1"}, {"partitioning", "HASH_PARTITIONED"}, {"rows_total", 50000}});
+  json b = free_cpu_exchange(
+      {{"id", "b"}, {"query", "q1"}, {"partitioning", "RANDOM"}, {"rows_total", 50 * 1024}, {"after", {"a"}}});
+  json c = free_cpu_exchange({{"id", "c"}, {"query", "q2"}, {"partitioning", "UNPARTITIONED"}, {"rows_total", 20 * 1024}});
+  const json r = simulate_doc(scenario({{"executors", 5}}, json::object(), json::array({a, b, c})));
+  const auto& x = r["exchanges"];
+  const auto& q = r["queries"];
+  REQUIRE(q.size() == 2);
+  CHECK(q[0]["query"] == "q1");
+  CHECK(q[0]["exchanges"] == 2);
+  const double q1 = x[1]["end_s"].get<double>() - x[0]["start_s"].get<double>();
+  const double q2 = x[2]["duration_s"].get<double>();
+  show("q1 runtime_s = b.end - a.start", q1, q[0]["runtime_s"].get<double>());
+  CHECK(q[0]["runtime_s"].get<double>() == q1);
+  CHECK(q[1]["runtime_s"].get<double>() == q2);
+  CHECK(r["summary"]["runtime_s_total"].get<double>() == Approx(q1 + q2));
+  // Hash figures cover the hash exchange only; it did not push back.
+  CHECK(r["summary"]["hash_rpcs"] == x[0]["rpcs"]);
+  CHECK(r["summary"]["nonpushback_hash_exchanges"] == 1);
+  CHECK(r["summary"]["nonpushback_slowest_sender_blocked_s_total"] == x[0]["slowest_sender_blocked_s"]);
+}
