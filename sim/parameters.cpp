@@ -129,6 +129,10 @@ std::vector<ParamSpec> build_table() {
                 "RANDOM senders unless an exchange sets it in its own flags"));
   t.push_back(P(S::flags, "compression", T::boolean, "", true, none, none,
                 "LZ4-compress batches sent to another daemon"));
+  t.push_back(P(S::flags, "datastream_service_num_svc_threads", T::integer, "threads", 0, 0, 1024,
+                "threads deserializing admitted batches inline, per receiver instance; 0 means one per core"));
+  t.push_back(P(S::flags, "datastream_service_num_deserialization_threads", T::integer, "threads", 16, 1, 1024,
+                "threads deserializing deferred batches once room frees up, per receiver instance"));
   t.push_back(choices(P(S::flags, "eos_flush", T::enumeration, "", "pipelined", none, none,
                         "end of stream: pipelined (last batches, wait, EOS to all, wait) or serial (per channel)"),
                       {"pipelined", "serial"}));

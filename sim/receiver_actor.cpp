@@ -34,23 +34,31 @@ public:
         c_.end_s = now();
         break;
       }
-      // Wake for a new request, the consumer's batch, or the next request whose latency elapsed.
+      // Wake for a new request, the consumer's batch, a finished deserialization, or the next
+      // request whose latency elapsed.
       const double next_due = next_due_time();
       ssize_t done = 0;
-      if (consuming_)
-        done = sg4::Activity::wait_any_for(std::vector<sg4::ActivityPtr>{pending, consume_},
-                                           next_due < 0 ? -1.0 : next_due - now());
-      else if (next_due >= 0)
-        done = sg4::Activity::wait_any_for(std::vector<sg4::ActivityPtr>{pending}, next_due - now());
-      else
+      if (!consuming_ && running_.empty() && next_due < 0) {
         pending->wait();
+      } else {
+        std::vector<sg4::ActivityPtr> waits{pending};
+        if (consuming_)
+          waits.push_back(consume_);
+        for (const auto& d : running_)
+          waits.push_back(d.exec);
+        done = sg4::Activity::wait_any_for(waits, next_due < 0 ? -1.0 : next_due - now());
+      }
       if (done == 0) {
         Request* req = msg;
         msg = nullptr;
         pending = inbox_->get_async<Request>(&msg);
         arrive(req);
-      } else if (done == 1) {
-        finish_consume();
+      } else if (done > 0) {
+        const size_t i = static_cast<size_t>(done) - 1;
+        if (consuming_ && i == 0)
+          finish_consume();
+        else
+          finish_deserialization(i - (consuming_ ? 1 : 0));
       }
     }
   }
@@ -117,7 +125,7 @@ private:
       }
       if (queues_.offer(req->sender, req->accounting_bytes) == Admission::admit) {
         x_.add_receiver_bytes(req->accounting_bytes);
-        enqueue(req);
+        enqueue(req, service);
       } else {
         if (queues_.deferred_count() == 0)
           has_deferred_since_ = now();
@@ -139,14 +147,48 @@ private:
                                         : normal;
   }
 
-  // Deserializes an admitted batch on this service thread, queues it, and answers the RPC.
-  void enqueue(Request* req) {
-    const double ns = deserialize_ns(spec_.costs, req->uncompressed_bytes, req->compressed);
-    if (ns > 0) {
-      const double t0 = now();
-      sg4::this_actor::execute(ns);
-      c_.DeserializeRowBatchTime += now() - t0;
+  // An admitted batch is deserialized (on a service thread when admitted on arrival, on the
+  // deserialization pool when it had been deferred), then queued, then its RPC is answered.
+  enum Pool { service = 0, deferred_pool = 1 };
+
+  void enqueue(Request* req, Pool pool) {
+    if (deserialize_ns(spec_.costs, req->uncompressed_bytes, req->compressed) <= 0) {
+      complete_enqueue(req);
+      return;
     }
+    if (busy_[pool] < pool_size(pool))
+      start_deserialization(req, pool);
+    else
+      waiting_[pool].push_back(req);
+  }
+
+  int pool_size(Pool pool) const {
+    if (pool == deferred_pool)
+      return spec_.flags.datastream_service_num_deserialization_threads;
+    const int svc = spec_.flags.datastream_service_num_svc_threads;
+    return svc > 0 ? svc : x_.sim.scenario.cluster.cores_per_executor;
+  }
+
+  void start_deserialization(Request* req, Pool pool) {
+    const double ns = deserialize_ns(spec_.costs, req->uncompressed_bytes, req->compressed);
+    running_.push_back({sg4::this_actor::exec_async(ns), req, now(), pool});
+    busy_[pool]++;
+  }
+
+  void finish_deserialization(size_t i) {
+    const Deserialization d = running_.at(i);
+    running_.erase(running_.begin() + static_cast<std::ptrdiff_t>(i));
+    busy_[d.pool]--;
+    c_.DeserializeRowBatchTime += now() - d.started;
+    complete_enqueue(d.req);
+    if (!waiting_[d.pool].empty()) {
+      Request* next = waiting_[d.pool].front();
+      waiting_[d.pool].pop_front();
+      start_deserialization(next, d.pool);
+    }
+  }
+
+  void complete_enqueue(Request* req) {
     queues_.enqueue({req->sender, req->rows, req->accounting_bytes});
     c_.TotalBatchesEnqueued++;
     note_peak();
@@ -222,7 +264,7 @@ private:
       deferred_.erase(rpc->id);
       if (queues_.deferred_count() == 0)
         c_.TotalHasDeferredRPCsTime += now() - has_deferred_since_;
-      enqueue(req);
+      enqueue(req, deferred_pool);
     }
   }
 
@@ -245,6 +287,17 @@ private:
       consume_->cancel();
       finish_consume();
     }
+    for (auto& d : running_) {
+      d.exec->cancel();
+      respond(d.req, answer_when_stopped(RpcStatus::ok));
+    }
+    running_.clear();
+    for (auto& w : waiting_) {
+      for (Request* req : w)
+        respond(req, answer_when_stopped(RpcStatus::ok));
+      w.clear();
+    }
+    busy_[0] = busy_[1] = 0;
     x_.add_receiver_bytes(-held);
     c_.end_s = now();
     x_.receiver_alive[static_cast<size_t>(index_)] = false;
@@ -268,6 +321,15 @@ private:
   State state_ = State::running;
   std::map<int64_t, Request*> deferred_;
   std::deque<Request*> in_transit_[2]; // remote, local
+  struct Deserialization {
+    sg4::ExecPtr exec;
+    Request* req;
+    double started;
+    Pool pool;
+  };
+  std::vector<Deserialization> running_; // in start order
+  std::deque<Request*> waiting_[2];      // admitted, waiting for a thread of the pool
+  int busy_[2] = {0, 0};
   int64_t next_id_ = 0;
   sg4::ExecPtr consume_;
   bool consuming_ = false;

@@ -190,6 +190,8 @@ Flags flags_from(const json& f) {
   out.rpcs_in_flight_per_channel = f.at("rpcs_in_flight_per_channel").get<int>();
   out.compression = f.at("compression").get<bool>();
   out.eos_flush = f.at("eos_flush").get<std::string>() == "serial" ? EosFlush::serial : EosFlush::pipelined;
+  out.datastream_service_num_svc_threads = f.at("datastream_service_num_svc_threads").get<int>();
+  out.datastream_service_num_deserialization_threads = f.at("datastream_service_num_deserialization_threads").get<int>();
   return out;
 }
 

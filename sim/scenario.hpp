@@ -42,6 +42,8 @@ struct Flags {
   int rpcs_in_flight_per_channel = 1;
   bool compression = true;
   EosFlush eos_flush = EosFlush::pipelined;
+  int datastream_service_num_svc_threads = 0; // 0: one per core
+  int datastream_service_num_deserialization_threads = 16;
 };
 
 enum class FaultKind { receiver_close, rpc_error, cancel };

@@ -93,3 +93,34 @@ TEST_CASE("a merging receiver divides its buffer across sender queues", "[sim][r
   show("merging: peak receiver bytes <= 4 queues x 2 batches", 8.0 * batch, rx["PeakBytes"].get<double>());
   CHECK(rx["PeakBytes"].get<int64_t>() <= 8 * batch);
 }
+
+TEST_CASE("deserialization runs on the service threads in parallel", "[sim][receiver]") {
+  // 4 senders (executors 0-3) -> 1 receiver (executor 4), K=1, 50 batches each of 1024 x 16 B;
+  // deserializing a batch takes 2 ms (>> RTT). With one service thread the receiver deserializes
+  // one batch at a time: 200 x 2 ms. With four, each sender's RPC costs RTT + 2 ms: 50 x that.
+  const int64_t n = 50;
+  const double d = 2e-3;
+  auto make = [&](int threads) {
+    json x = free_cpu_exchange({{"id", "x"},
+                                {"partitioning", "RANDOM"},
+                                {"sender_executors", 4},
+                                {"receiver_executors", 1},
+                                {"receiver_first_executor", 4},
+                                {"rows_total", 4 * n * 1024},
+                                {"fixed_row_bytes", 16},
+                                {"compression_ratio", 1.0},
+                                {"deserialize_ns_per_byte", d * 1e9 / (1024 * 16)}});
+    return scenario({{"executors", 5}, {"nic_bandwidth_gbps", 100}},
+                    {{"datastream_service_num_svc_threads", threads}}, json::array({x}));
+  };
+  const json one = simulate_doc(make(1));
+  const json four = simulate_doc(make(4));
+  const double t1 = one["exchanges"][0]["duration_s"].get<double>();
+  const double t4 = four["exchanges"][0]["duration_s"].get<double>();
+  show("1 service thread: duration_s", 4 * n * d, t1);
+  show("4 service threads: duration_s", n * (d + 390e-6), t4);
+  CHECK(t1 == Approx(4 * n * d).epsilon(0.03));
+  CHECK(t4 == Approx(n * (d + 390e-6)).epsilon(0.03));
+  CHECK(one["exchanges"][0]["receiver_instances"][0]["DeserializeRowBatchTime_s"].get<double>() ==
+        Approx(4 * n * d).epsilon(1e-6));
+}
