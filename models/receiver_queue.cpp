@@ -5,26 +5,17 @@
 namespace exsim {
 
 ReceiverQueues::ReceiverQueues(bool merging, int senders, int64_t limit_bytes)
-    : merging_(merging), limit_(limit_bytes), queues_(merging ? static_cast<size_t>(senders) : 1),
-      active_queues_(merging ? senders : 1) {
+    : merging_(merging), limit_(limit_bytes), queues_(merging ? static_cast<size_t>(senders) : 1) {
   if (senders < 1)
     throw std::invalid_argument("ReceiverQueues: at least one sender");
   for (auto& q : queues_)
     q.senders_open = merging ? 1 : senders;
 }
 
-int64_t ReceiverQueues::limit_for(int queue) const {
-  (void)queue;
-  if (!merging_)
-    return limit_;
-  return limit_ / (active_queues_ > 0 ? active_queues_ : 1);
-}
-
 bool ReceiverQueues::can_enqueue(int queue, int64_t bytes) const {
   const Queue& q = queues_.at(queue);
   const bool empty = q.batches.empty() && q.pending == 0;
-  const int64_t used = merging_ ? q.bytes : buffered_bytes_;
-  return empty || used + bytes <= limit_for(queue);
+  return empty || buffered_bytes_ + bytes <= limit_;
 }
 
 Admission ReceiverQueues::offer(int sender, int64_t bytes) {
@@ -33,7 +24,6 @@ Admission ReceiverQueues::offer(int sender, int64_t bytes) {
   if (!q.deferred.empty() || !can_enqueue(qi, bytes))
     return Admission::defer;
   ++q.pending;
-  q.bytes += bytes;
   buffered_bytes_ += bytes;
   return Admission::admit;
 }
@@ -58,7 +48,6 @@ QueuedBatch ReceiverQueues::pop(int queue) {
     throw std::logic_error("ReceiverQueues::pop on an empty queue");
   QueuedBatch b = q.batches.front();
   q.batches.pop_front();
-  q.bytes -= b.bytes;
   buffered_bytes_ -= b.bytes;
   return b;
 }
@@ -72,7 +61,6 @@ std::optional<DeferredRpc> ReceiverQueues::admit_deferred(int queue) {
   deferred_bytes_ -= rpc.bytes;
   --deferred_count_;
   ++q.pending;
-  q.bytes += rpc.bytes;
   buffered_bytes_ += rpc.bytes;
   return rpc;
 }
@@ -92,8 +80,7 @@ void ReceiverQueues::end_of_stream(int sender) {
   Queue& q = queues_.at(queue_of(sender));
   if (q.senders_open <= 0)
     throw std::logic_error("ReceiverQueues::end_of_stream twice for one sender");
-  if (--q.senders_open == 0 && merging_)
-    --active_queues_;
+  --q.senders_open;
 }
 
 bool ReceiverQueues::queue_finished(int queue) const {

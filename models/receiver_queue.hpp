@@ -1,8 +1,9 @@
 // The receiver's sender queues and their admission rule (KrpcDataStreamRecvr): a batch that
-// does not fit under the buffer limit, or that arrives while RPCs are already deferred on its
-// queue, is deferred (no response yet); a batch is always admitted into an empty queue.
-// Non-merging receivers have one queue; merging receivers one per sender, and the limit is
-// divided across the queues that are still active (have not seen end of stream).
+// does not fit under the receiver's buffer limit, or that arrives while RPCs are already
+// deferred on its queue, is deferred (no response yet); a batch is always admitted into an empty
+// queue. Non-merging receivers have one queue; merging receivers one per sender, all sharing the
+// receiver's one limit (Impala's ExceedsLimit counts the receiver's buffered bytes), so that the
+// merger, which needs a batch from every sender, is never starved by a full buffer.
 //   exsim::ReceiverQueues q(/*merging=*/false, /*senders=*/5, 10 << 20);
 //   if (q.offer(sender, bytes) == exsim::Admission::admit) { ...; q.enqueue(sender, batch); }
 //   else q.defer(sender, {rpc_id, sender, bytes});
@@ -59,13 +60,12 @@ public:
   int64_t buffered_bytes() const { return buffered_bytes_; }
   int64_t deferred_bytes() const { return deferred_bytes_; }
   int64_t deferred_count() const { return deferred_count_; }
-  int64_t limit_for(int queue) const;
+  int64_t limit() const { return limit_; }
 
 private:
   struct Queue {
     std::deque<QueuedBatch> batches;
     std::deque<DeferredRpc> deferred;
-    int64_t bytes = 0; // queued + reserved
     int pending = 0;   // admitted, not yet enqueued
     int senders_open = 0;
   };
@@ -74,7 +74,6 @@ private:
   bool merging_;
   int64_t limit_;
   std::vector<Queue> queues_;
-  int active_queues_;
   int64_t buffered_bytes_ = 0;
   int64_t deferred_bytes_ = 0;
   int64_t deferred_count_ = 0;

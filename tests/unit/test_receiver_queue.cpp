@@ -34,20 +34,29 @@ TEST_CASE("an empty queue always admits one batch", "[unit][receiver]") {
   CHECK(q.offer(0, 1) == Admission::defer); // reserved but not yet enqueued: not empty
 }
 
-TEST_CASE("a merging receiver divides its limit across active queues", "[unit][receiver]") {
-  // 4 senders, limit 4000: each queue may hold 1000 bytes.
-  ReceiverQueues q(true, 4, 4000);
-  CHECK(q.limit_for(0) == 1000);
-  CHECK(q.offer(0, 600) == Admission::admit); // empty queue
-  q.enqueue({0, 1, 600});
-  CHECK(q.offer(0, 600) == Admission::defer); // 1200 > 1000, though the receiver holds 600 of 4000
-  CHECK(q.offer(1, 600) == Admission::admit); // another sender's queue is separate
-  q.enqueue({1, 1, 600});
-  // When two senders finish, the remaining two active queues get 2000 each.
-  q.end_of_stream(2);
-  q.end_of_stream(3);
-  CHECK(q.limit_for(0) == 2000);
+TEST_CASE("a merging receiver shares one limit and an empty sender queue always admits", "[unit][receiver]") {
+  // 4 senders, limit 1500: sender 0's queue takes two 600-byte batches (1200), a third would
+  // exceed the limit and is deferred. Sender 1's queue is empty, so its batch is admitted although
+  // the receiver goes over its limit: the merger needs a batch from every sender.
+  ReceiverQueues q(true, 4, 1500);
   CHECK(q.offer(0, 600) == Admission::admit);
+  q.enqueue({0, 1, 600});
+  CHECK(q.offer(0, 600) == Admission::admit);
+  q.enqueue({0, 1, 600});
+  CHECK(q.offer(0, 600) == Admission::defer);
+  q.defer({1, 0, 600});
+  CHECK(q.offer(1, 600) == Admission::admit); // empty queue
+  q.enqueue({1, 1, 600});
+  CHECK(q.buffered_bytes() == 1800);
+  CHECK(q.offer(2, 600) == Admission::admit); // empty queue again
+  q.enqueue({2, 1, 600});
+  // Popping sender 0's batch leaves 1800: the deferred 600 still does not fit (2400 > 1500).
+  q.pop(0);
+  CHECK_FALSE(q.admit_deferred(0));
+  q.pop(1);
+  q.pop(2);
+  // 600 left: now it fits.
+  REQUIRE(q.admit_deferred(0));
 }
 
 TEST_CASE("queues finish when every sender ended and nothing is left", "[unit][receiver]") {
