@@ -21,7 +21,7 @@ if [ -n "$missing" ]; then
     echo "setup: need root (or sudo) to install:$missing" >&2; exit 1
   fi
   $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends $missing >/dev/null
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq $missing >/dev/null
 fi
 
 preset=${EXSIM_PRESET:-default}
