@@ -24,7 +24,7 @@ const char* const kUsage = R"(exsim - discrete-event simulator of Apache Impala'
 
 Usage:
   exsim run [SCENARIO] [--set NAME=VALUE]... [--output FILE] [--summary] [--timing]
-            [--progress | --no-progress]
+            [--progress | --no-progress] [--jobs N]
   exsim validate SCENARIO [--set NAME=VALUE]...
   exsim schema            print the scenario JSON Schema (generated from the parameter table)
   exsim params            print every scenario parameter with its unit, default and check
@@ -49,6 +49,8 @@ Options:
                     to stderr as one JSON line (never part of the results).
   --progress        Print simulated time and finished exchanges to stderr about once a
                     second (default when stderr is a terminal; --no-progress turns it off).
+  --jobs N          With query_order "sequential", simulate N queries at once in child
+                    processes (0 = one per core); the results do not depend on N.
 
 Exit status: 0 success, 2 bad input (the message names the file and JSON path),
 1 internal error.
@@ -62,6 +64,7 @@ struct Args {
   bool summary = false;
   bool timing = false;
   int progress = -1; // -1: when stderr is a terminal
+  int jobs = 1;
 };
 
 Args parse_args(int argc, char** argv) {
@@ -85,7 +88,14 @@ Args parse_args(int argc, char** argv) {
       a.summary = true;
     else if (arg == "--timing")
       a.timing = true;
-    else if (arg == "--progress")
+    else if (arg == "--jobs" || arg == "-j") {
+      const std::string v = value(arg);
+      if (v.empty() || v.find_first_not_of("0123456789") != std::string::npos || v.size() > 4)
+        throw exsim::InputError(fmt::format("--jobs {}: expected a number of processes (0 = one per core)", v));
+      a.jobs = std::stoi(v);
+      if (a.jobs == 0)
+        a.jobs = static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
+    } else if (arg == "--progress")
       a.progress = 1;
     else if (arg == "--no-progress")
       a.progress = 0;
@@ -152,7 +162,7 @@ int run(const Args& a) {
   const exsim::Scenario sc = exsim::load_scenario(path, a.overrides);
   const auto t0 = std::chrono::steady_clock::now();
   const bool progress = a.progress == 1 || (a.progress == -1 && isatty(STDERR_FILENO));
-  const nlohmann::json results = exsim::simulate(sc, progress);
+  const nlohmann::json results = exsim::simulate(sc, progress, a.jobs);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const std::string text = results.dump(2) + "\n";
   if (!a.output.empty())

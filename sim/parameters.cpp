@@ -95,6 +95,11 @@ std::vector<ParamSpec> build_table() {
   t.push_back(P(S::scenario, "seed", T::integer, "", 1, 0, none, "seed of every random stream (one per sender instance)"));
   t.push_back(P(S::scenario, "provenance", T::object, "", json::object(), none, none,
                 "free-form record of where the numbers come from; not read by the simulator"));
+  t.push_back(choices(P(S::scenario, "query_order", T::enumeration, "", "concurrent", none, none,
+                        "concurrent: exchanges run together unless ordered by `after`; sequential: queries run one "
+                        "after another in order of first appearance, each alone on the cluster (every exchange names "
+                        "its query, `after` stays within a query), so each query can be simulated in its own process"),
+                      {"concurrent", "sequential"}));
   t.push_back(P(S::scenario, "cluster", T::object, "", json::object(), none, none, "the executors and their network"));
   t.push_back(P(S::scenario, "flags", T::object, "", json::object(), none, none,
                 "Impala flags for every exchange (an exchange may override them)"));

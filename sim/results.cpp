@@ -67,10 +67,80 @@ int64_t planned_batch_bytes(const ExchangeSpec& e) {
 
 } // namespace
 
-json make_results(const Simulation& sim) {
-  const Scenario& sc = sim.scenario;
-  json exchanges = json::array();
-  // Queries in order of first appearance: span of their exchanges.
+json exchange_result(const ExchangeRun& x, const Scenario& sc) {
+  const ExchangeSpec& e = x.spec;
+  int64_t x_rpcs = 0, x_eos = 0, x_bytes = 0, x_rows = 0, x_dropped = 0, x_deferred = 0, x_teardown = 0;
+  double net = 0;
+  int slowest = 0;
+  json senders = json::array(), receivers = json::array();
+  for (size_t s = 0; s < x.senders.size(); ++s) {
+    const SenderCounters& c = x.senders[s];
+    x_rpcs += c.TransmitDataRpcs;
+    x_eos += c.EosSent;
+    x_bytes += c.TotalBytesSent;
+    x_rows += c.RowsSent;
+    x_dropped += c.RowsDropped;
+    x_teardown += c.slots_in_flight_after_teardown;
+    net += c.RpcNetworkTime;
+    if (c.InactiveTotalTime > x.senders[static_cast<size_t>(slowest)].InactiveTotalTime)
+      slowest = static_cast<int>(s);
+    senders.push_back(sender_json(c, static_cast<int>(s)));
+  }
+  double recv_cpu = 0, has_deferred = 0;
+  int closed = 0;
+  for (size_t r = 0; r < x.receivers.size(); ++r) {
+    const ReceiverCounters& c = x.receivers[r];
+    x_deferred += c.TotalRPCsDeferred;
+    recv_cpu = std::max(recv_cpu, c.ConsumerTime + c.DeserializeRowBatchTime);
+    has_deferred = std::max(has_deferred, c.TotalHasDeferredRPCsTime);
+    closed += c.closed ? 1 : 0;
+    receivers.push_back(receiver_json(c, static_cast<int>(r)));
+  }
+  const double duration = x.end_s - x.start_s;
+  const SenderCounters& slow = x.senders.at(static_cast<size_t>(slowest));
+  const int64_t all_rpcs = x_rpcs + x_eos;
+  BoundFigures bf{duration, slow.InactiveTotalTime, slow.CpuTime, recv_cpu, has_deferred,
+                  all_rpcs > 0 ? net / static_cast<double>(all_rpcs) : 0.0, sc.cluster.rtt_us * 1e-6};
+  const int64_t mem_per_sender = sender_memory_estimate(e.partitioning, e.receivers(), e.k, planned_batch_bytes(e));
+  return {{"id", e.id},
+          {"query", e.query},
+          {"partitioning", to_string(e.partitioning)},
+          {"merging", e.merging},
+          {"k", e.k},
+          {"buffer_bytes", e.flags.data_stream_sender_buffer_size},
+          {"status", to_string(x.status)},
+          {"error", x.error},
+          {"start_s", x.start_s},
+          {"end_s", x.end_s},
+          {"duration_s", duration},
+          {"senders", e.senders()},
+          {"receivers", e.receivers()},
+          {"channels", e.senders() * e.receivers()},
+          {"slowest_sender", slowest},
+          {"slowest_sender_blocked_s", slow.InactiveTotalTime},
+          {"rpcs", x_rpcs},
+          {"eos_rpcs", x_eos},
+          {"bytes_sent", x_bytes},
+          {"mean_rpc_bytes", x_rpcs > 0 ? static_cast<double>(x_bytes) / static_cast<double>(x_rpcs) : 0.0},
+          {"rows_sent", x_rows},
+          {"rows_dropped", x_dropped},
+          {"rpcs_deferred", x_deferred},
+          {"pushes_back", x_deferred > 0},
+          {"receivers_closed", closed},
+          {"slots_in_flight_after_teardown", x_teardown},
+          {"bound", to_string(classify_bound(bf))},
+          {"memory_estimate_bytes", mem_per_sender * e.senders()},
+          {"memory_estimate_bytes_per_sender", mem_per_sender},
+          {"receiver_memory_estimate_bytes",
+           receiver_memory_estimate(e.merging, e.senders(), e.flags.exchg_node_buffer_size_bytes) * e.receivers()},
+          {"peak_sender_bytes", x.sender_bytes_peak},
+          {"peak_receiver_bytes", x.receiver_bytes_peak},
+          {"sender_instances", senders},
+          {"receiver_instances", receivers}};
+}
+
+json assemble_results(const Scenario& sc, json exchanges) {
+  // Queries in order of first appearance: the span of their exchanges.
   struct QuerySpan {
     std::string name;
     int exchanges = 0;
@@ -78,112 +148,44 @@ json make_results(const Simulation& sim) {
     std::string status = "ok";
   };
   std::vector<QuerySpan> queries;
-  int64_t hash_rpcs = 0, hash_bytes = 0, nonpushback_hash = 0;
-  double nonpushback_blocked = 0;
   int64_t rpcs = 0, eos = 0, bytes = 0, deferred = 0, failed = 0, mem_total = 0;
-  double blocked_total = 0, makespan = 0;
-  for (const auto& xp : sim.exchanges) {
-    const ExchangeRun& x = *xp;
-    const ExchangeSpec& e = x.spec;
-    int64_t x_rpcs = 0, x_eos = 0, x_bytes = 0, x_rows = 0, x_dropped = 0, x_deferred = 0, x_teardown = 0;
-    double net = 0;
-    int slowest = 0;
-    json senders = json::array(), receivers = json::array();
-    for (size_t s = 0; s < x.senders.size(); ++s) {
-      const SenderCounters& c = x.senders[s];
-      x_rpcs += c.TransmitDataRpcs;
-      x_eos += c.EosSent;
-      x_bytes += c.TotalBytesSent;
-      x_rows += c.RowsSent;
-      x_dropped += c.RowsDropped;
-      x_teardown += c.slots_in_flight_after_teardown;
-      net += c.RpcNetworkTime;
-      if (c.InactiveTotalTime > x.senders[static_cast<size_t>(slowest)].InactiveTotalTime)
-        slowest = static_cast<int>(s);
-      senders.push_back(sender_json(c, static_cast<int>(s)));
-    }
-    double recv_cpu = 0, has_deferred = 0;
-    int closed = 0;
-    for (size_t r = 0; r < x.receivers.size(); ++r) {
-      const ReceiverCounters& c = x.receivers[r];
-      x_deferred += c.TotalRPCsDeferred;
-      recv_cpu = std::max(recv_cpu, c.ConsumerTime + c.DeserializeRowBatchTime);
-      has_deferred = std::max(has_deferred, c.TotalHasDeferredRPCsTime);
-      closed += c.closed ? 1 : 0;
-      receivers.push_back(receiver_json(c, static_cast<int>(r)));
-    }
-    const double duration = x.end_s - x.start_s;
-    const SenderCounters& slow = x.senders.at(static_cast<size_t>(slowest));
-    const int64_t all_rpcs = x_rpcs + x_eos;
-    BoundFigures bf{duration, slow.InactiveTotalTime, slow.CpuTime, recv_cpu, has_deferred,
-                    all_rpcs > 0 ? net / static_cast<double>(all_rpcs) : 0.0, sc.cluster.rtt_us * 1e-6};
-    const int64_t mem_per_sender =
-        sender_memory_estimate(e.partitioning, e.receivers(), e.k, planned_batch_bytes(e));
-    const int64_t mem = mem_per_sender * e.senders();
-    json xj = {{"id", e.id},
-               {"query", e.query},
-               {"partitioning", to_string(e.partitioning)},
-               {"merging", e.merging},
-               {"k", e.k},
-               {"buffer_bytes", e.flags.data_stream_sender_buffer_size},
-               {"status", to_string(x.status)},
-               {"error", x.error},
-               {"start_s", x.start_s},
-               {"end_s", x.end_s},
-               {"duration_s", duration},
-               {"senders", e.senders()},
-               {"receivers", e.receivers()},
-               {"channels", e.senders() * e.receivers()},
-               {"slowest_sender", slowest},
-               {"slowest_sender_blocked_s", slow.InactiveTotalTime},
-               {"rpcs", x_rpcs},
-               {"eos_rpcs", x_eos},
-               {"bytes_sent", x_bytes},
-               {"mean_rpc_bytes", x_rpcs > 0 ? static_cast<double>(x_bytes) / static_cast<double>(x_rpcs) : 0.0},
-               {"rows_sent", x_rows},
-               {"rows_dropped", x_dropped},
-               {"rpcs_deferred", x_deferred},
-               {"pushes_back", x_deferred > 0},
-               {"receivers_closed", closed},
-               {"slots_in_flight_after_teardown", x_teardown},
-               {"bound", to_string(classify_bound(bf))},
-               {"memory_estimate_bytes", mem},
-               {"memory_estimate_bytes_per_sender", mem_per_sender},
-               {"receiver_memory_estimate_bytes",
-                receiver_memory_estimate(e.merging, e.senders(), e.flags.exchg_node_buffer_size_bytes) * e.receivers()},
-               {"peak_sender_bytes", x.sender_bytes_peak},
-               {"peak_receiver_bytes", x.receiver_bytes_peak},
-               {"sender_instances", senders},
-               {"receiver_instances", receivers}};
-    exchanges.push_back(xj);
-    if (e.partitioning == Partitioning::hash_partitioned) {
+  int64_t hash_rpcs = 0, hash_bytes = 0, nonpushback_hash = 0;
+  double blocked_total = 0, nonpushback_blocked = 0, makespan = 0;
+  for (const json& x : exchanges) {
+    const int64_t x_rpcs = x.at("rpcs").get<int64_t>();
+    const int64_t x_bytes = x.at("bytes_sent").get<int64_t>();
+    const double blocked = x.at("slowest_sender_blocked_s").get<double>();
+    const double start = x.at("start_s").get<double>(), end = x.at("end_s").get<double>();
+    const std::string status = x.at("status").get<std::string>();
+    const std::string query = x.at("query").get<std::string>();
+    if (x.at("partitioning").get<std::string>() == to_string(Partitioning::hash_partitioned)) {
       hash_rpcs += x_rpcs;
       hash_bytes += x_bytes;
-      if (x_deferred == 0) {
+      if (!x.at("pushes_back").get<bool>()) {
         ++nonpushback_hash;
-        nonpushback_blocked += slow.InactiveTotalTime;
+        nonpushback_blocked += blocked;
       }
     }
-    if (!e.query.empty()) {
-      auto it = std::find_if(queries.begin(), queries.end(), [&](const QuerySpan& q) { return q.name == e.query; });
+    if (!query.empty()) {
+      auto it = std::find_if(queries.begin(), queries.end(), [&](const QuerySpan& q) { return q.name == query; });
       if (it == queries.end()) {
-        queries.push_back({e.query, 0, x.start_s, x.end_s, "ok"});
+        queries.push_back({query, 0, start, end, "ok"});
         it = queries.end() - 1;
       }
       it->exchanges++;
-      it->start = std::min(it->start, x.start_s);
-      it->end = std::max(it->end, x.end_s);
-      if (x.status != ExchangeStatus::ok && it->status == "ok")
-        it->status = to_string(x.status);
+      it->start = std::min(it->start, start);
+      it->end = std::max(it->end, end);
+      if (status != "ok" && it->status == "ok")
+        it->status = status;
     }
     rpcs += x_rpcs;
-    eos += x_eos;
+    eos += x.at("eos_rpcs").get<int64_t>();
     bytes += x_bytes;
-    deferred += x_deferred;
-    failed += x.status == ExchangeStatus::ok ? 0 : 1;
-    mem_total += mem;
-    blocked_total += slow.InactiveTotalTime;
-    makespan = std::max(makespan, x.end_s);
+    deferred += x.at("rpcs_deferred").get<int64_t>();
+    failed += status == "ok" ? 0 : 1;
+    mem_total += x.at("memory_estimate_bytes").get<int64_t>();
+    blocked_total += blocked;
+    makespan = std::max(makespan, end);
   }
   json query_list = json::array();
   double runtime_total = 0;
@@ -196,7 +198,7 @@ json make_results(const Simulation& sim) {
                           {"status", q.status}});
     runtime_total += q.end - q.start;
   }
-  json summary = {{"exchanges", static_cast<int64_t>(sim.exchanges.size())},
+  json summary = {{"exchanges", static_cast<int64_t>(exchanges.size())},
                   {"queries", static_cast<int64_t>(queries.size())},
                   {"runtime_s_total", queries.empty() ? makespan : runtime_total},
                   {"hash_rpcs", hash_rpcs},
@@ -216,9 +218,16 @@ json make_results(const Simulation& sim) {
   return {{"exsim_version", EXSIM_VERSION},
           {"scenario", {{"name", sc.name}, {"description", sc.description}, {"seed", sc.seed}}},
           {"settings", sc.settings},
-          {"exchanges", exchanges},
+          {"exchanges", std::move(exchanges)},
           {"queries", query_list},
           {"summary", summary}};
+}
+
+json make_results(const Simulation& sim) {
+  json exchanges = json::array();
+  for (const auto& x : sim.exchanges)
+    exchanges.push_back(exchange_result(*x, sim.scenario));
+  return assemble_results(sim.scenario, std::move(exchanges));
 }
 
 } // namespace exsim

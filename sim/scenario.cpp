@@ -386,6 +386,8 @@ Scenario build_scenario(json doc, const std::string& file, const std::vector<Ove
     sc.name = doc.contains("name") ? doc["name"].get<std::string>() : stem;
   }
   sc.description = doc.value("description", std::string());
+  sc.query_order = doc.value("query_order", std::string("concurrent")) == "sequential" ? QueryOrder::sequential
+                                                                                      : QueryOrder::concurrent;
   sc.seed = doc.contains("seed") ? static_cast<uint64_t>(doc["seed"].get<double>()) : 1;
 
   json cluster = with_defaults(Section::cluster, doc.value("cluster", json::object()));
@@ -418,8 +420,11 @@ Scenario build_scenario(json doc, const std::string& file, const std::vector<Ove
     json x = with_defaults(Section::exchange, exchanges[i]);
     normalise_integers(Section::exchange, x);
     ExchangeSpec e;
+    e.index = static_cast<int>(i);
     e.id = x.at("id").get<std::string>();
     e.query = x.at("query").get<std::string>();
+    if (sc.query_order == QueryOrder::sequential && e.query.empty())
+      err.add(xp + ".query", "expected a query name: query_order is \"sequential\"");
     parse_partitioning(x.at("partitioning").get<std::string>(), e.partitioning);
     e.merging = x.at("merging").get<bool>();
 
@@ -499,6 +504,12 @@ Scenario build_scenario(json doc, const std::string& file, const std::vector<Ove
         err.add(fmt::format("{}.after[{}]", xp, a), fmt::format("no exchange has id \"{}\"", after[a]));
       else if (it->second == static_cast<int>(i))
         err.add(fmt::format("{}.after[{}]", xp, a), "an exchange cannot wait for itself");
+      else if (sc.query_order == QueryOrder::sequential &&
+               exchanges[static_cast<size_t>(it->second)].value("query", std::string()) != e.query)
+        err.add(fmt::format("{}.after[{}]", xp, a),
+                fmt::format("\"{}\" belongs to another query; with query_order \"sequential\" queries already run "
+                            "one after another",
+                            after[a]));
       else
         e.after.push_back(it->second);
     }
@@ -548,7 +559,11 @@ Scenario build_scenario(json doc, const std::string& file, const std::vector<Ove
   check_after_cycles(sc.exchanges, err);
   err.throw_if_any();
 
-  sc.settings = {{"seed", sc.seed}, {"cluster", cluster}, {"flags", global_flags}, {"exchanges", settings_exchanges}};
+  sc.settings = {{"seed", sc.seed},
+                 {"query_order", sc.query_order == QueryOrder::sequential ? "sequential" : "concurrent"},
+                 {"cluster", cluster},
+                 {"flags", global_flags},
+                 {"exchanges", settings_exchanges}};
   return sc;
 }
 

@@ -74,6 +74,7 @@ struct ExchangeSpec {
   CpuCosts costs;
   double start_s = 0;
   std::vector<int> after; // indices into Scenario::exchanges
+  int index = 0;           // position in the scenario file: names its random streams
   Flags flags;            // effective (global flags, then the exchange's overrides)
   int k = 1;              // effective RPCs in flight per channel
   std::vector<FaultSpec> faults;
@@ -85,8 +86,11 @@ struct ExchangeSpec {
   int receiver_host(int r) const { return receiver_first_executor + r / receiver_instances_per_executor; }
 };
 
+enum class QueryOrder { concurrent, sequential };
+
 struct Scenario {
   std::string file;
+  QueryOrder query_order = QueryOrder::concurrent;
   std::string name;
   std::string description;
   uint64_t seed = 1;

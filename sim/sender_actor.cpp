@@ -27,7 +27,7 @@ public:
   Sender(ExchangeRun& x, int index)
       : x_(x), spec_(x.spec), index_(index), c_(x.senders[static_cast<size_t>(index)]),
         inbox_(x.to_sender[static_cast<size_t>(index)]), receivers_(spec_.receivers()),
-        rng_seed_(Rng::stream_seed(x.sim.scenario.seed, (static_cast<uint64_t>(x.index) << 32) | static_cast<uint64_t>(index))) {
+        rng_seed_(Rng::stream_seed(x.sim.scenario.seed, (static_cast<uint64_t>(x.spec.index) << 32) | static_cast<uint64_t>(index))) {
     for (int r = 0; r < receivers_; ++r) {
       channels_.emplace_back(spec_.k);
       slot_comms_.emplace_back(static_cast<size_t>(spec_.k));

@@ -5,8 +5,17 @@
 #include <simgrid/s4u.hpp>
 #include <xbt/log.h>
 
+#include <fmt/format.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <sstream>
 #include <stdexcept>
 
 namespace exsim {
@@ -85,7 +94,140 @@ bool Simulation::query_aborted(const std::string& query) const {
   return !query.empty() && aborted_queries_.count(query) > 0;
 }
 
-nlohmann::json simulate(const Scenario& scenario, bool progress) {
+namespace {
+
+struct QueryGroup {
+  std::string name;
+  std::vector<int> members; // exchange indices, in scenario order
+};
+
+std::vector<QueryGroup> group_by_query(const Scenario& sc) {
+  std::vector<QueryGroup> groups;
+  for (const ExchangeSpec& e : sc.exchanges) {
+    auto it = std::find_if(groups.begin(), groups.end(), [&](const QueryGroup& g) { return g.name == e.query; });
+    if (it == groups.end()) {
+      groups.push_back({e.query, {}});
+      it = groups.end() - 1;
+    }
+    it->members.push_back(e.index);
+  }
+  return groups;
+}
+
+// The query's exchanges alone; `after` references are renumbered, random streams keep their
+// scenario-wide index (ExchangeSpec::index), so a query simulates the same wherever it runs.
+nlohmann::json simulate_query(const Scenario& sc, const QueryGroup& g) {
+  Scenario sub = sc;
+  sub.exchanges.clear();
+  std::map<int, int> position;
+  for (int i : g.members) {
+    position[i] = static_cast<int>(sub.exchanges.size());
+    sub.exchanges.push_back(sc.exchanges.at(static_cast<size_t>(i)));
+  }
+  for (ExchangeSpec& e : sub.exchanges)
+    for (int& a : e.after)
+      a = position.at(a);
+  Simulation sim(sub);
+  sim.run(false);
+  nlohmann::json parts = nlohmann::json::array();
+  for (const auto& x : sim.exchanges)
+    parts.push_back(exchange_result(*x, sub));
+  return parts;
+}
+
+void shift_times(nlohmann::json& x, double offset) {
+  x["start_s"] = x.at("start_s").get<double>() + offset;
+  x["end_s"] = x.at("end_s").get<double>() + offset;
+  for (const char* side : {"sender_instances", "receiver_instances"})
+    for (auto& inst : x[side])
+      inst["end_s"] = inst.at("end_s").get<double>() + offset;
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream buf;
+  buf << in.rdbuf();
+  return buf.str();
+}
+
+nlohmann::json simulate_in_sequence(const Scenario& sc, bool progress, int jobs) {
+  const std::vector<QueryGroup> groups = group_by_query(sc);
+  char dir_template[] = "/tmp/exsim-queries.XXXXXX";
+  const char* dir = mkdtemp(dir_template);
+  if (!dir)
+    throw std::runtime_error("cannot create a temporary directory for the query processes");
+  auto part_path = [&](size_t q) { return fmt::format("{}/query-{}.json", dir, q); };
+  std::vector<nlohmann::json> parts(groups.size());
+  std::map<pid_t, size_t> running;
+  size_t next = 0, done = 0;
+  std::string failure;
+  while ((next < groups.size() && failure.empty()) || !running.empty()) {
+    while (failure.empty() && next < groups.size() && static_cast<int>(running.size()) < std::max(1, jobs)) {
+      std::fflush(nullptr);
+      const pid_t pid = fork();
+      if (pid < 0)
+        throw std::runtime_error("fork failed while starting a query process");
+      if (pid == 0) {
+        int code = 0;
+        std::string text;
+        try {
+          text = simulate_query(sc, groups[next]).dump();
+        } catch (const std::exception& e) {
+          text = e.what();
+          code = 3;
+        }
+        std::ofstream(part_path(next), std::ios::binary) << text;
+        std::fflush(nullptr);
+        _exit(code);
+      }
+      running[pid] = next++;
+    }
+    int status = 0;
+    const pid_t pid = waitpid(-1, &status, 0);
+    if (pid < 0)
+      throw std::runtime_error("lost track of the query processes");
+    const size_t q = running.at(pid);
+    running.erase(pid);
+    const std::string text = read_file(part_path(q));
+    std::remove(part_path(q).c_str());
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+      if (failure.empty())
+        failure = fmt::format("query \"{}\": {}", groups[q].name, text.empty() ? "its process died" : text);
+      continue;
+    }
+    parts[q] = nlohmann::json::parse(text);
+    if (progress)
+      std::fprintf(stderr, "\rexsim: %zu/%zu queries simulated ", ++done, groups.size());
+  }
+  rmdir(dir);
+  if (progress)
+    std::fprintf(stderr, "\n");
+  if (!failure.empty())
+    throw std::runtime_error(failure);
+  // Each query starts when the previous one ended.
+  nlohmann::json exchanges = nlohmann::json::array();
+  std::vector<nlohmann::json> by_index(sc.exchanges.size());
+  double offset = 0;
+  for (size_t q = 0; q < groups.size(); ++q) {
+    double end = 0;
+    for (size_t k = 0; k < groups[q].members.size(); ++k) {
+      nlohmann::json& x = parts[q].at(k);
+      end = std::max(end, x.at("end_s").get<double>());
+      shift_times(x, offset);
+      by_index[static_cast<size_t>(groups[q].members[k])] = std::move(x);
+    }
+    offset += end;
+  }
+  for (auto& x : by_index)
+    exchanges.push_back(std::move(x));
+  return assemble_results(sc, std::move(exchanges));
+}
+
+} // namespace
+
+nlohmann::json simulate(const Scenario& scenario, bool progress, int jobs) {
+  if (scenario.query_order == QueryOrder::sequential)
+    return simulate_in_sequence(scenario, progress, jobs);
   Simulation sim(scenario);
   sim.run(progress);
   return make_results(sim);

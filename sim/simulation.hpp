@@ -37,7 +37,9 @@ private:
   std::map<std::string, std::pair<ExchangeStatus, std::string>> aborted_queries_;
 };
 
-// Simulates and returns the results document (see results.hpp).
-nlohmann::json simulate(const Scenario& scenario, bool progress = false);
+// Simulates and returns the results document (see results.hpp). With query_order "sequential"
+// each query is simulated alone in a child process, `jobs` at a time, and the results are
+// merged with each query starting when the previous one ended: identical for any `jobs`.
+nlohmann::json simulate(const Scenario& scenario, bool progress = false, int jobs = 1);
 
 } // namespace exsim

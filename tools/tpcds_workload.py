@@ -962,22 +962,14 @@ def build_workload(plans):
         all_x.extend(xs)
         per_query.append((q, stem, xs))
 
-    # Dependencies: transitive reduction inside each query, then queries one
-    # after another (the benchmark runs them serially).
+    # Dependencies: transitive reduction inside each query. Queries run one
+    # after another (the benchmark runs them serially): the scenario says so
+    # with query_order "sequential" rather than with `after` across queries.
     direct = {e["id"]: set(e["_deps"]) for e in all_x}
     reduced = transitive_reduction(direct)
-    prev_sinks = []
     for q, stem, xs in per_query:
-        ids = [e["id"] for e in xs]
-        waited_for = set()
         for e in xs:
-            waited_for |= reduced[e["id"]]
-        for e in xs:
-            after = sorted(reduced[e["id"]])
-            if not after and prev_sinks:
-                after = list(prev_sinks)
-            e["after"] = after
-        prev_sinks = sorted(i for i in ids if i not in waited_for)
+            e["after"] = sorted(reduced[e["id"]])
 
     # Summary counts.
     kinds = ["HASH", "BROADCAST", "UNPARTITIONED", "MERGING", "RANDOM"]
@@ -1082,6 +1074,7 @@ def build_workload(plans):
     }
     scenario = {
         "schema_version": 1,
+        "query_order": "sequential",
         "name": "tpcds_sf100",
         "description": "Impala TPC-DS benchmark (104 statements) at SF100 on 5 executors: every exchange of "
                        "Impala's own distributed plans, rows rescaled from SF3000, queries run one after another",
@@ -1145,9 +1138,9 @@ DEPENDENCY_RULES = {
     "streaming": "an exchange that streams rows received from another exchange (through streaming operators "
                  "only) is given that exchange's own start condition, so both start together",
     "reduction": "`after` lists are transitively reduced",
-    "serial_queries": "queries run one after another in the benchmark order: an exchange with no dependency "
-                      "inside its query waits for the last exchanges (those nothing else waits for) of the "
-                      "previous query",
+    "serial_queries": "queries run one after another in the benchmark order, each alone on the cluster: "
+                      "query_order \"sequential\" (each query starts when every exchange of the previous one "
+                      "has ended)",
 }
 
 WIDTH_RULES = {

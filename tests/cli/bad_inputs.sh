@@ -23,7 +23,7 @@ while IFS='	' read -r file set_arg expected; do
   fi
 done < "$dir/expected.tsv"
 # The command line itself.
-for args in "run --bogus" "run $dir/../../../scenarios/default.json --set nonsense" "frobnicate" "validate"; do
+for args in "run --bogus" "run $dir/../../../scenarios/default.json --set nonsense" "run --jobs many" "frobnicate" "validate"; do
   count=$((count + 1))
   # shellcheck disable=SC2086
   "$exsim" $args >/dev/null 2>&1; code=$?

@@ -33,7 +33,7 @@ inline json scenario(json cluster, json flags, json exchanges) {
 
 // SimGrid allows one engine per process and its clock never resets, so every simulation runs
 // in a forked child that sends the results document back through a pipe.
-inline json simulate_doc(const json& doc) {
+inline json simulate_doc(const json& doc, int jobs = 1) {
   int fds[2];
   REQUIRE(pipe(fds) == 0);
   const pid_t pid = fork();
@@ -44,7 +44,7 @@ inline json simulate_doc(const json& doc) {
     int code = 0;
     try {
       const Scenario sc = build_scenario(doc, "test-scenario.json");
-      out = simulate(sc).dump();
+      out = simulate(sc, false, jobs).dump();
     } catch (const std::exception& e) {
       out = json{{"child_error", e.what()}}.dump();
       code = 3;

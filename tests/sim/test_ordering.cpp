@@ -61,3 +61,30 @@ TEST_CASE("queries: runtime is the span of their exchanges, summed over queries"
   CHECK(r["summary"]["nonpushback_hash_exchanges"] == 1);
   CHECK(r["summary"]["nonpushback_slowest_sender_blocked_s_total"] == x[0]["slowest_sender_blocked_s"]);
 }
+
+TEST_CASE("sequential queries: each starts when the previous ended, whatever the number of jobs", "[sim][ordering]") {
+  // Three queries simulated in child processes; the merged results must not depend on how many
+  // run at once, and the first query must match a run of it alone (nothing else on the cluster).
+  auto q = [](const char* query, const char* id, const char* partitioning, int64_t rows) {
+    return free_cpu_exchange({{"id", id}, {"query", query}, {"partitioning", partitioning}, {"rows_total", rows},
+                              {"producer_ns_per_row", 20}});
+  };
+  json doc = scenario({{"executors", 5}}, json::object(),
+                      json::array({q("q1", "a", "HASH_PARTITIONED", 200000), q("q2", "b", "RANDOM", 100 * 1024),
+                                   q("q3", "c", "UNPARTITIONED", 20 * 1024)}));
+  doc["query_order"] = "sequential";
+  const json one = simulate_doc(doc, 1);
+  const json three = simulate_doc(doc, 3);
+  CHECK(one.dump() == three.dump());
+  const auto& qs = one["queries"];
+  REQUIRE(qs.size() == 3);
+  show("q2 starts when q1 ends", qs[0]["end_s"].get<double>(), qs[1]["start_s"].get<double>());
+  CHECK(qs[1]["start_s"].get<double>() == qs[0]["end_s"].get<double>());
+  CHECK(qs[2]["start_s"].get<double>() == qs[1]["end_s"].get<double>());
+  CHECK(one["summary"]["makespan_s"].get<double>() == Approx(one["summary"]["runtime_s_total"].get<double>()));
+  json alone = doc;
+  alone["exchanges"] = json::array({doc["exchanges"][0]});
+  alone.erase("query_order");
+  const json a = simulate_doc(alone);
+  CHECK(a["exchanges"][0]["duration_s"] == one["exchanges"][0]["duration_s"]);
+}
