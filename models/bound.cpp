@@ -21,8 +21,7 @@ std::string to_string(Bound b) {
 Bound classify_bound(const BoundFigures& f) {
   constexpr double kSignificant = 0.2;
   const double d = f.duration_s > 0 ? f.duration_s : 1e-12;
-  if (f.has_deferred_s / d >= kSignificant)
-    return Bound::backpressure;
+  if (f.has_deferred_s / d >= kSignificant) return Bound::backpressure;
   if (f.slowest_blocked_s / d >= kSignificant)
     return f.mean_rpc_network_s > 1.5 * f.rtt_s ? Bound::bandwidth : Bound::rpc_window;
   return f.receiver_cpu_s > f.slowest_cpu_s ? Bound::receiver_cpu : Bound::sender_cpu;

@@ -13,13 +13,13 @@ enum class Bound { rpc_window, bandwidth, sender_cpu, receiver_cpu, backpressure
 std::string to_string(Bound b);
 
 struct BoundFigures {
-  double duration_s = 0;            // exchange duration
-  double slowest_blocked_s = 0;     // InactiveTotalTime of the slowest sender
-  double slowest_cpu_s = 0;         // CPU time of that sender
-  double receiver_cpu_s = 0;        // busiest receiver's consumer + deserialization time
-  double has_deferred_s = 0;        // busiest receiver's TotalHasDeferredRPCsTime
-  double mean_rpc_network_s = 0;    // mean RpcNetworkTime per RPC
-  double rtt_s = 0;                 // empty-RPC round trip
+  double duration_s = 0;         // exchange duration
+  double slowest_blocked_s = 0;  // InactiveTotalTime of the slowest sender
+  double slowest_cpu_s = 0;      // CPU time of that sender
+  double receiver_cpu_s = 0;     // busiest receiver's consumer + deserialization time
+  double has_deferred_s = 0;     // busiest receiver's TotalHasDeferredRPCsTime
+  double mean_rpc_network_s = 0; // mean RpcNetworkTime per RPC
+  double rtt_s = 0;              // empty-RPC round trip
 };
 
 // Rules, in order: receivers holding deferred RPCs for at least a fifth of the exchange ->

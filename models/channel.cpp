@@ -19,7 +19,9 @@ const char* to_string(RpcStatus s) {
   return "?";
 }
 
-Channel::Channel(int k) : slots_(static_cast<size_t>(k < 1 ? 1 : k)) { assert(k >= 1); }
+Channel::Channel(int k) : slots_(static_cast<size_t>(k < 1 ? 1 : k)) {
+  assert(k >= 1);
+}
 
 int Channel::start_rpc(double now, int64_t wire_bytes, int64_t rows, bool eos) {
   for (size_t i = 0; i < slots_.size(); ++i) {
@@ -35,13 +37,11 @@ int Channel::start_rpc(double now, int64_t wire_bytes, int64_t rows, bool eos) {
 
 RpcOutcome Channel::finish_rpc(int index, double now, RpcStatus status, const std::string& error_detail) {
   Slot& s = slots_.at(static_cast<size_t>(index));
-  if (!s.in_flight)
-    throw std::logic_error("Channel::finish_rpc: slot is not in flight");
+  if (!s.in_flight) throw std::logic_error("Channel::finish_rpc: slot is not in flight");
   RpcOutcome out{status, s.eos, now - s.start_time, s.wire_bytes, s.rows};
   s.in_flight = false;
   --in_flight_;
-  if (status == RpcStatus::receiver_closed)
-    receiver_closed_ = true;
+  if (status == RpcStatus::receiver_closed) receiver_closed_ = true;
   if (status == RpcStatus::error && !first_error_)
     first_error_ = error_detail.empty() ? std::string("RPC failed") : error_detail;
   return out;

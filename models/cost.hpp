@@ -11,13 +11,13 @@
 namespace exsim {
 
 struct CpuCosts {
-  double producer_ns_per_row = 0;     // operators below the sender
-  double hash_ns_per_row = 5;         // partition expression hashing
-  double copy_ns_per_row = 10;        // deep copy into a channel collector
-  double compress_ns_per_byte = 1.3;  // LZ4 compression, per uncompressed byte
-  double serialize_ns_per_byte = 0.1; // serialization copy, per uncompressed byte
+  double producer_ns_per_row = 0;       // operators below the sender
+  double hash_ns_per_row = 5;           // partition expression hashing
+  double copy_ns_per_row = 10;          // deep copy into a channel collector
+  double compress_ns_per_byte = 1.3;    // LZ4 compression, per uncompressed byte
+  double serialize_ns_per_byte = 0.1;   // serialization copy, per uncompressed byte
   double deserialize_ns_per_byte = 0.3; // receiver: LZ4 decompression + copy, per uncompressed byte
-  double consumer_ns_per_row = 0;     // operators above the receiver
+  double consumer_ns_per_row = 0;       // operators above the receiver
 };
 
 // Per input row on the sender before any serialization: producing it, and for collector-based

@@ -26,13 +26,13 @@ bool parse_partitioning(const std::string& name, Partitioning& out) {
   return false;
 }
 
-std::string to_string(Partitioning p) { return partitioning_names().at(static_cast<size_t>(p)); }
+std::string to_string(Partitioning p) {
+  return partitioning_names().at(static_cast<size_t>(p));
+}
 
 SendMode send_mode(Partitioning p, int channels) {
-  if (p == Partitioning::unpartitioned)
-    return channels == 1 ? SendMode::whole_batch : SendMode::broadcast;
-  if (p == Partitioning::random || channels == 1)
-    return SendMode::whole_batch;
+  if (p == Partitioning::unpartitioned) return channels == 1 ? SendMode::whole_batch : SendMode::broadcast;
+  if (p == Partitioning::random || channels == 1) return SendMode::whole_batch;
   return SendMode::collectors;
 }
 
@@ -41,10 +41,8 @@ bool uses_configured_k(Partitioning p, bool merging) {
 }
 
 int64_t binomial_draw(Rng& rng, int64_t n, double p) {
-  if (n <= 0 || p <= 0)
-    return 0;
-  if (p >= 1)
-    return n;
+  if (n <= 0 || p <= 0) return 0;
+  if (p >= 1) return n;
   if (n <= 16) {
     int64_t k = 0;
     for (int64_t i = 0; i < n; ++i)
@@ -117,8 +115,7 @@ std::vector<FillEvent> collector_fill_events(const std::vector<int64_t>& fill,
   std::vector<FillEvent> events;
   for (size_t c = 0; c < incoming.size(); ++c) {
     const int64_t n = incoming[c];
-    if (n <= 0)
-      continue;
+    if (n <= 0) continue;
     // The k-th fill happens when the (capacity*k - fill)-th of this channel's n rows arrives.
     for (int64_t need = capacity - fill[c]; need <= n; need += capacity)
       events.push_back({static_cast<double>(need) / static_cast<double>(n), static_cast<int>(c)});

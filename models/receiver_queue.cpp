@@ -6,8 +6,7 @@ namespace exsim {
 
 ReceiverQueues::ReceiverQueues(bool merging, int senders, int64_t limit_bytes)
     : merging_(merging), limit_(limit_bytes), queues_(merging ? static_cast<size_t>(senders) : 1) {
-  if (senders < 1)
-    throw std::invalid_argument("ReceiverQueues: at least one sender");
+  if (senders < 1) throw std::invalid_argument("ReceiverQueues: at least one sender");
   for (auto& q : queues_)
     q.senders_open = merging ? 1 : senders;
 }
@@ -21,8 +20,7 @@ bool ReceiverQueues::can_enqueue(int queue, int64_t bytes) const {
 Admission ReceiverQueues::offer(int sender, int64_t bytes) {
   const int qi = queue_of(sender);
   Queue& q = queues_.at(qi);
-  if (!q.deferred.empty() || !can_enqueue(qi, bytes))
-    return Admission::defer;
+  if (!q.deferred.empty() || !can_enqueue(qi, bytes)) return Admission::defer;
   ++q.pending;
   buffered_bytes_ += bytes;
   return Admission::admit;
@@ -36,16 +34,14 @@ void ReceiverQueues::defer(const DeferredRpc& rpc) {
 
 void ReceiverQueues::enqueue(const QueuedBatch& batch) {
   Queue& q = queues_.at(queue_of(batch.sender));
-  if (q.pending <= 0)
-    throw std::logic_error("ReceiverQueues::enqueue without a reservation");
+  if (q.pending <= 0) throw std::logic_error("ReceiverQueues::enqueue without a reservation");
   --q.pending;
   q.batches.push_back(batch);
 }
 
 QueuedBatch ReceiverQueues::pop(int queue) {
   Queue& q = queues_.at(queue);
-  if (q.batches.empty())
-    throw std::logic_error("ReceiverQueues::pop on an empty queue");
+  if (q.batches.empty()) throw std::logic_error("ReceiverQueues::pop on an empty queue");
   QueuedBatch b = q.batches.front();
   q.batches.pop_front();
   buffered_bytes_ -= b.bytes;
@@ -54,8 +50,7 @@ QueuedBatch ReceiverQueues::pop(int queue) {
 
 std::optional<DeferredRpc> ReceiverQueues::admit_deferred(int queue) {
   Queue& q = queues_.at(queue);
-  if (q.deferred.empty() || !can_enqueue(queue, q.deferred.front().bytes))
-    return std::nullopt;
+  if (q.deferred.empty() || !can_enqueue(queue, q.deferred.front().bytes)) return std::nullopt;
   DeferredRpc rpc = q.deferred.front();
   q.deferred.pop_front();
   deferred_bytes_ -= rpc.bytes;
@@ -78,8 +73,7 @@ std::vector<DeferredRpc> ReceiverQueues::drain_deferred() {
 
 void ReceiverQueues::end_of_stream(int sender) {
   Queue& q = queues_.at(queue_of(sender));
-  if (q.senders_open <= 0)
-    throw std::logic_error("ReceiverQueues::end_of_stream twice for one sender");
+  if (q.senders_open <= 0) throw std::logic_error("ReceiverQueues::end_of_stream twice for one sender");
   --q.senders_open;
 }
 
@@ -90,8 +84,7 @@ bool ReceiverQueues::queue_finished(int queue) const {
 
 bool ReceiverQueues::all_finished() const {
   for (int i = 0; i < queues(); ++i)
-    if (!queue_finished(i))
-      return false;
+    if (!queue_finished(i)) return false;
   return true;
 }
 

@@ -66,7 +66,7 @@ private:
   struct Queue {
     std::deque<QueuedBatch> batches;
     std::deque<DeferredRpc> deferred;
-    int pending = 0;   // admitted, not yet enqueued
+    int pending = 0; // admitted, not yet enqueued
     int senders_open = 0;
   };
   bool can_enqueue(int queue, int64_t bytes) const;

@@ -44,8 +44,7 @@ public:
   // Standard normal draw (Box-Muller, one value per call for simplicity).
   double normal() {
     double u1 = uniform();
-    if (u1 < 1e-300)
-      u1 = 1e-300;
+    if (u1 < 1e-300) u1 = 1e-300;
     const double u2 = uniform();
     return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * M_PI * u2);
   }

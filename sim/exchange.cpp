@@ -40,8 +40,7 @@ ExchangeRun::ExchangeRun(Simulation& s, int i, const ExchangeSpec& sp)
     if (f.kind == FaultKind::rpc_error) {
       auto key = std::make_pair(f.sender, f.receiver);
       auto it = rpc_errors_.find(key);
-      if (it == rpc_errors_.end() || f.at_s < it->second)
-        rpc_errors_[key] = f.at_s;
+      if (it == rpc_errors_.end() || f.at_s < it->second) rpc_errors_[key] = f.at_s;
     }
 }
 
@@ -75,8 +74,7 @@ void ExchangeRun::add_receiver_bytes(int64_t delta) {
 }
 
 double ExchangeRun::rpc_error_time(int sender, int receiver) const {
-  if (rpc_errors_.empty())
-    return std::numeric_limits<double>::infinity();
+  if (rpc_errors_.empty()) return std::numeric_limits<double>::infinity();
   auto it = rpc_errors_.find({sender, receiver});
   return it == rpc_errors_.end() ? std::numeric_limits<double>::infinity() : it->second;
 }
@@ -84,8 +82,7 @@ double ExchangeRun::rpc_error_time(int sender, int receiver) const {
 void ExchangeRun::launch() {
   for (int dep : spec.after)
     sim.exchanges.at(static_cast<size_t>(dep))->done_signal->acquire();
-  if (spec.start_s > sg4::Engine::get_clock())
-    sg4::this_actor::sleep_until(spec.start_s);
+  if (spec.start_s > sg4::Engine::get_clock()) sg4::this_actor::sleep_until(spec.start_s);
   start_s = sg4::Engine::get_clock();
   started = true;
   if (sim.query_aborted(spec.query)) {
@@ -109,29 +106,28 @@ void ExchangeRun::launch() {
   }
   for (const FaultSpec& f : spec.faults)
     if (f.kind != FaultKind::rpc_error) {
-      const sg4::Host* host = f.kind == FaultKind::receiver_close ? hosts.at(spec.receiver_host(f.receiver)) : hosts.at(0);
-      sg4::Actor::create(fmt::format("x{}-fault", index), const_cast<sg4::Host*>(host), [this, f] { run_fault(f); })
-          ->daemonize();
+      const sg4::Host* host =
+          f.kind == FaultKind::receiver_close ? hosts.at(spec.receiver_host(f.receiver)) : hosts.at(0);
+      sg4::Actor::create(fmt::format("x{}-fault", index), const_cast<sg4::Host*>(host), [this, f] {
+        run_fault(f);
+      })->daemonize();
     }
 }
 
 void ExchangeRun::run_fault(const FaultSpec& f) {
   sg4::this_actor::sleep_until(f.at_s);
-  if (live_ == 0 || aborted)
-    return;
+  if (live_ == 0 || aborted) return;
   if (f.kind == FaultKind::cancel) {
     sim.abort_query(*this, ExchangeStatus::cancelled, fmt::format("query cancelled at {} s", f.at_s));
     return;
   }
-  if (!receiver_alive[static_cast<size_t>(f.receiver)])
-    return;
+  if (!receiver_alive[static_cast<size_t>(f.receiver)]) return;
   control_requests_.push_back(Request{RequestKind::close, -1, -1, 0, 0, 0, 0, false, 0});
   to_receiver[static_cast<size_t>(f.receiver)]->put_init(&control_requests_.back(), 0)->detach();
 }
 
 void ExchangeRun::abort(ExchangeStatus why, const std::string& reason) {
-  if (aborted)
-    return;
+  if (aborted) return;
   if (!started || live_ == 0) {
     if (!started) {
       status = why;
@@ -154,8 +150,7 @@ void ExchangeRun::abort(ExchangeStatus why, const std::string& reason) {
 }
 
 void ExchangeRun::instance_done() {
-  if (--live_ == 0)
-    finish();
+  if (--live_ == 0) finish();
 }
 
 void ExchangeRun::finish() {

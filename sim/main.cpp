@@ -72,8 +72,7 @@ Args parse_args(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     auto value = [&](const std::string& flag) -> std::string {
-      if (i + 1 >= argc)
-        throw exsim::InputError(fmt::format("{}: expected a value after it", flag));
+      if (i + 1 >= argc) throw exsim::InputError(fmt::format("{}: expected a value after it", flag));
       return argv[++i];
     };
     if (arg == "--set")
@@ -91,10 +90,10 @@ Args parse_args(int argc, char** argv) {
     else if (arg == "--jobs" || arg == "-j") {
       const std::string v = value(arg);
       if (v.empty() || v.find_first_not_of("0123456789") != std::string::npos || v.size() > 4)
-        throw exsim::InputError(fmt::format("--jobs {}: expected a number of processes (0 = one per core)", v));
+        throw exsim::InputError(
+            fmt::format("--jobs {}: expected a number of processes (0 = one per core)", v));
       a.jobs = std::stoi(v);
-      if (a.jobs == 0)
-        a.jobs = static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
+      if (a.jobs == 0) a.jobs = static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
     } else if (arg == "--progress")
       a.progress = 1;
     else if (arg == "--no-progress")
@@ -122,12 +121,10 @@ void write_atomically(const std::string& path, const std::string& text) {
   const std::string tmp = fmt::format("{}.tmp.{}", path, static_cast<long>(getpid()));
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out)
-      throw exsim::InputError(fmt::format("{}: cannot write the results file", path));
+    if (!out) throw exsim::InputError(fmt::format("{}: cannot write the results file", path));
     out << text;
     out.flush();
-    if (!out)
-      throw exsim::InputError(fmt::format("{}: writing the results failed", path));
+    if (!out) throw exsim::InputError(fmt::format("{}: writing the results failed", path));
   }
   if (std::rename(tmp.c_str(), path.c_str()) != 0) {
     std::remove(tmp.c_str());
@@ -137,10 +134,12 @@ void write_atomically(const std::string& path, const std::string& text) {
 
 void print_summary(const nlohmann::json& r) {
   const auto& s = r.at("summary");
-  fmt::print("scenario {}: {} exchange(s), simulated {:.6f} s\n", r.at("scenario").at("name").get<std::string>(),
-             s.at("exchanges").get<int64_t>(), s.at("makespan_s").get<double>());
-  fmt::print("{:<16} {:<17} {:>2} {:>10} {:>9} {:>12} {:>10} {:>9} {:>12} {:<12} {}\n", "exchange", "partitioning",
-             "K", "duration_s", "rpcs", "mean_rpc_B", "blocked_s", "deferred", "mem_est_MiB", "bound", "status");
+  fmt::print("scenario {}: {} exchange(s), simulated {:.6f} s\n",
+             r.at("scenario").at("name").get<std::string>(), s.at("exchanges").get<int64_t>(),
+             s.at("makespan_s").get<double>());
+  fmt::print("{:<16} {:<17} {:>2} {:>10} {:>9} {:>12} {:>10} {:>9} {:>12} {:<12} {}\n", "exchange",
+             "partitioning", "K", "duration_s", "rpcs", "mean_rpc_B", "blocked_s", "deferred", "mem_est_MiB",
+             "bound", "status");
   for (const auto& x : r.at("exchanges"))
     fmt::print("{:<16} {:<17} {:>2} {:>10.4f} {:>9} {:>12.0f} {:>10.4f} {:>9} {:>12.2f} {:<12} {}\n",
                x.at("id").get<std::string>(),
@@ -165,8 +164,7 @@ int run(const Args& a) {
   const nlohmann::json results = exsim::simulate(sc, progress, a.jobs);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const std::string text = results.dump(2) + "\n";
-  if (!a.output.empty())
-    write_atomically(a.output, text);
+  if (!a.output.empty()) write_atomically(a.output, text);
   if (a.summary)
     print_summary(results);
   else if (a.output.empty())
@@ -199,8 +197,7 @@ int main(int argc, char** argv) {
       std::cout << "exsim " << EXSIM_VERSION << "\n";
       return kExitOk;
     }
-    if (a.command == "run")
-      return run(a);
+    if (a.command == "run") return run(a);
     if (a.command == "validate") {
       if (a.scenario.empty())
         throw exsim::InputError("validate: expected a SCENARIO file (see exsim --help)");

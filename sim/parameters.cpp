@@ -88,27 +88,34 @@ std::vector<ParamSpec> build_table() {
   const auto none = std::nullopt;
   std::vector<ParamSpec> t;
   // Scenario (top level).
-  t.push_back(required(P(S::scenario, "schema_version", T::integer, "", null, 1, 1, "scenario format version; must be 1")));
+  t.push_back(required(
+      P(S::scenario, "schema_version", T::integer, "", null, 1, 1, "scenario format version; must be 1")));
   t.push_back(derived(P(S::scenario, "name", T::string, "", null, none, none, "label copied to the results"),
                       "the file name without .json"));
-  t.push_back(P(S::scenario, "description", T::string, "", "", none, none, "one line saying what the scenario is for"));
-  t.push_back(P(S::scenario, "seed", T::integer, "", 1, 0, none, "seed of every random stream (one per sender instance)"));
+  t.push_back(P(S::scenario, "description", T::string, "", "", none, none,
+                "one line saying what the scenario is for"));
+  t.push_back(P(S::scenario, "seed", T::integer, "", 1, 0, none,
+                "seed of every random stream (one per sender instance)"));
   t.push_back(P(S::scenario, "provenance", T::object, "", json::object(), none, none,
                 "free-form record of where the numbers come from; not read by the simulator"));
-  t.push_back(choices(P(S::scenario, "query_order", T::enumeration, "", "concurrent", none, none,
-                        "concurrent: exchanges run together unless ordered by `after`; sequential: queries run one "
-                        "after another in order of first appearance, each alone on the cluster (every exchange names "
-                        "its query, `after` stays within a query), so each query can be simulated in its own process"),
-                      {"concurrent", "sequential"}));
-  t.push_back(P(S::scenario, "cluster", T::object, "", json::object(), none, none, "the executors and their network"));
+  t.push_back(choices(
+      P(S::scenario, "query_order", T::enumeration, "", "concurrent", none, none,
+        "concurrent: exchanges run together unless ordered by `after`; sequential: queries run one "
+        "after another in order of first appearance, each alone on the cluster (every exchange names "
+        "its query, `after` stays within a query), so each query can be simulated in its own process"),
+      {"concurrent", "sequential"}));
+  t.push_back(P(S::scenario, "cluster", T::object, "", json::object(), none, none,
+                "the executors and their network"));
   t.push_back(P(S::scenario, "flags", T::object, "", json::object(), none, none,
                 "Impala flags for every exchange (an exchange may override them)"));
   t.push_back(P(S::scenario, "exchange_defaults", T::object, "", json::object(), none, none,
                 "exchange keys (except id and faults) applied to every exchange that does not set them"));
-  t.push_back(required(P(S::scenario, "exchanges", T::array, "", null, 1, none, "the exchanges to simulate")));
+  t.push_back(
+      required(P(S::scenario, "exchanges", T::array, "", null, 1, none, "the exchanges to simulate")));
 
   // Cluster.
-  t.push_back(P(S::cluster, "executors", T::integer, "hosts", 5, 1, 1000, "executor daemons, one simulated host each"));
+  t.push_back(P(S::cluster, "executors", T::integer, "hosts", 5, 1, 1000,
+                "executor daemons, one simulated host each"));
   t.push_back(P(S::cluster, "cores_per_executor", T::integer, "cores", 16, 1, 1024,
                 "cores per executor, shared by every instance on it"));
   t.push_back(exclusive_min(P(S::cluster, "nic_bandwidth_gbps", T::number, "Gbit/s", 12.5, 0, none,
@@ -134,18 +141,21 @@ std::vector<ParamSpec> build_table() {
                 "RANDOM senders unless an exchange sets it in its own flags"));
   t.push_back(P(S::flags, "compression", T::boolean, "", true, none, none,
                 "LZ4-compress batches sent to another daemon"));
-  t.push_back(P(S::flags, "datastream_service_num_svc_threads", T::integer, "threads", 0, 0, 1024,
-                "threads deserializing admitted batches inline, per receiver instance; 0 means one per core"));
-  t.push_back(P(S::flags, "datastream_service_num_deserialization_threads", T::integer, "threads", 16, 1, 1024,
-                "threads deserializing deferred batches once room frees up, per receiver instance"));
-  t.push_back(choices(P(S::flags, "eos_flush", T::enumeration, "", "pipelined", none, none,
-                        "end of stream: pipelined (last batches, wait, EOS to all, wait) or serial (per channel)"),
-                      {"pipelined", "serial"}));
+  t.push_back(
+      P(S::flags, "datastream_service_num_svc_threads", T::integer, "threads", 0, 0, 1024,
+        "threads deserializing admitted batches inline, per receiver instance; 0 means one per core"));
+  t.push_back(P(S::flags, "datastream_service_num_deserialization_threads", T::integer, "threads", 16, 1,
+                1024, "threads deserializing deferred batches once room frees up, per receiver instance"));
+  t.push_back(
+      choices(P(S::flags, "eos_flush", T::enumeration, "", "pipelined", none, none,
+                "end of stream: pipelined (last batches, wait, EOS to all, wait) or serial (per channel)"),
+              {"pipelined", "serial"}));
 
   // Exchange.
   t.push_back(required(P(S::exchange, "id", T::string, "", null, none, none, "unique name of the exchange")));
   t.push_back(P(S::exchange, "query", T::string, "", "", none, none, "query the exchange belongs to"));
-  t.push_back(P(S::exchange, "source", T::string, "", "", none, none, "where this exchange's numbers come from"));
+  t.push_back(
+      P(S::exchange, "source", T::string, "", "", none, none, "where this exchange's numbers come from"));
   t.push_back(required(choices(P(S::exchange, "partitioning", T::enumeration, "", null, none, none,
                                  "sender kind, as Impala's plans name it"),
                                partitioning_names())));
@@ -176,12 +186,15 @@ std::vector<ParamSpec> build_table() {
   t.push_back(P(S::exchange, "tuples_per_row", T::integer, "tuples", 1, 1, 64, "tuples per row"));
   t.push_back(exclusive_min(P(S::exchange, "compression_ratio", T::number, "ratio", 0.5, 0, 1,
                               "LZ4 compressed / uncompressed tuple data (assumption unless calibrated)")));
-  t.push_back(derived(exclusive_min(P(S::exchange, "receiver_weights", T::number_array, "relative", null, 0, none,
-                        "share of rows per receiver instance (skew); one positive number per receiver")),
-                      "uniform"));
-  t.push_back(derived(exclusive_min(P(S::exchange, "receiver_consumer_slowdown", T::number_array, "factor", null, 0, none,
-                        "multiplies consumer_ns_per_row per receiver instance; one positive number per receiver")),
-                      "1 for every receiver"));
+  t.push_back(derived(
+      exclusive_min(P(S::exchange, "receiver_weights", T::number_array, "relative", null, 0, none,
+                      "share of rows per receiver instance (skew); one positive number per receiver")),
+      "uniform"));
+  t.push_back(
+      derived(exclusive_min(P(
+                  S::exchange, "receiver_consumer_slowdown", T::number_array, "factor", null, 0, none,
+                  "multiplies consumer_ns_per_row per receiver instance; one positive number per receiver")),
+              "1 for every receiver"));
   t.push_back(P(S::exchange, "directed_fanout", T::integer, "channels", 2, 1, 1024,
                 "DIRECTED: channels each row is sent to"));
   t.push_back(P(S::exchange, "producer_ns_per_row", T::number, "ns", 0, 0, 1e9,
@@ -201,8 +214,10 @@ std::vector<ParamSpec> build_table() {
   t.push_back(P(S::exchange, "start_s", T::number, "s", 0, 0, 1e9, "earliest start time"));
   t.push_back(P(S::exchange, "after", T::string_array, "", json::array(), none, none,
                 "ids of exchanges that must finish before this one starts"));
-  t.push_back(P(S::exchange, "flags", T::object, "", json::object(), none, none, "flag overrides for this exchange"));
-  t.push_back(P(S::exchange, "faults", T::array, "", json::array(), none, none, "faults injected into this exchange"));
+  t.push_back(
+      P(S::exchange, "flags", T::object, "", json::object(), none, none, "flag overrides for this exchange"));
+  t.push_back(P(S::exchange, "faults", T::array, "", json::array(), none, none,
+                "faults injected into this exchange"));
 
   // Faults.
   t.push_back(required(choices(P(S::fault, "kind", T::enumeration, "", null, none, none,
@@ -210,9 +225,9 @@ std::vector<ParamSpec> build_table() {
                                  "channel answered at or after at_s fails; cancel: the query is cancelled"),
                                {"receiver_close", "rpc_error", "cancel"})));
   t.push_back(required(P(S::fault, "at_s", T::number, "s", null, 0, 1e9, "simulated time of the fault")));
-  t.push_back(derived(P(S::fault, "sender", T::integer, "index", null, 0, none,
-                        "sender instance index (rpc_error)"),
-                      "required for rpc_error"));
+  t.push_back(
+      derived(P(S::fault, "sender", T::integer, "index", null, 0, none, "sender instance index (rpc_error)"),
+              "required for rpc_error"));
   t.push_back(derived(P(S::fault, "receiver", T::integer, "index", null, 0, none,
                         "receiver instance index (receiver_close, rpc_error)"),
                       "required for receiver_close and rpc_error"));
@@ -228,16 +243,14 @@ const std::vector<ParamSpec>& parameter_table() {
 
 const ParamSpec* find_param(Section section, const std::string& name) {
   for (const auto& p : parameter_table())
-    if (p.section == section && p.name == name)
-      return &p;
+    if (p.section == section && p.name == name) return &p;
   return nullptr;
 }
 
 std::vector<const ParamSpec*> params_of(Section section) {
   std::vector<const ParamSpec*> out;
   for (const auto& p : parameter_table())
-    if (p.section == section)
-      out.push_back(&p);
+    if (p.section == section) out.push_back(&p);
   return out;
 }
 
@@ -272,15 +285,13 @@ std::string describe_expectation(const ParamSpec& p) {
     return "an object";
   case ParamType::number_array:
     s = "an array of numbers";
-    if (p.min)
-      s += fmt::format(" each {} {}", p.min_exclusive ? ">" : ">=", number_text(*p.min));
+    if (p.min) s += fmt::format(" each {} {}", p.min_exclusive ? ">" : ">=", number_text(*p.min));
     return s;
   case ParamType::string_array:
     return "an array of strings";
   case ParamType::array:
     s = "an array";
-    if (p.min)
-      s += fmt::format(" with at least {} element(s)", number_text(*p.min));
+    if (p.min) s += fmt::format(" with at least {} element(s)", number_text(*p.min));
     return s;
   }
   if (p.min && p.max)
@@ -300,10 +311,8 @@ json schema_of(const ParamSpec& p) {
   case ParamType::integer:
   case ParamType::number:
     s["type"] = p.type == ParamType::integer ? "integer" : "number";
-    if (p.min)
-      s[p.min_exclusive ? "exclusiveMinimum" : "minimum"] = *p.min;
-    if (p.max)
-      s["maximum"] = *p.max;
+    if (p.min) s[p.min_exclusive ? "exclusiveMinimum" : "minimum"] = *p.min;
+    if (p.max) s["maximum"] = *p.max;
     break;
   case ParamType::boolean:
     s["type"] = "boolean";
@@ -327,18 +336,14 @@ json schema_of(const ParamSpec& p) {
     break;
   case ParamType::array:
     s["type"] = "array";
-    if (p.min)
-      s["minItems"] = static_cast<int>(*p.min);
+    if (p.min) s["minItems"] = static_cast<int>(*p.min);
     break;
   }
   std::string d = p.description;
-  if (!p.unit.empty())
-    d += " [" + p.unit + "]";
-  if (!p.derived.empty())
-    d += " (default: " + p.derived + ")";
+  if (!p.unit.empty()) d += " [" + p.unit + "]";
+  if (!p.derived.empty()) d += " (default: " + p.derived + ")";
   s["description"] = d;
-  if (!p.default_value.is_null())
-    s["default"] = p.default_value;
+  if (!p.default_value.is_null()) s["default"] = p.default_value;
   return s;
 }
 
@@ -348,14 +353,11 @@ json object_schema(Section section, const std::map<std::string, json>& nested = 
   for (const ParamSpec* p : params_of(section)) {
     auto it = nested.find(p->name);
     props[p->name] = it != nested.end() ? it->second : schema_of(*p);
-    if (it != nested.end())
-      props[p->name]["description"] = schema_of(*p)["description"];
-    if (p->required)
-      req.push_back(p->name);
+    if (it != nested.end()) props[p->name]["description"] = schema_of(*p)["description"];
+    if (p->required) req.push_back(p->name);
   }
   json s = {{"type", "object"}, {"additionalProperties", false}, {"properties", props}};
-  if (!req.empty())
-    s["required"] = req;
+  if (!req.empty()) s["required"] = req;
   return s;
 }
 
@@ -365,16 +367,17 @@ json scenario_schema() {
   const json flags = object_schema(Section::flags);
   const json fault = object_schema(Section::fault);
   json exchange_flags = flags;
-  const json exchange = object_schema(Section::exchange, {{"flags", exchange_flags},
-                                                          {"faults", {{"type", "array"}, {"items", fault}}}});
+  const json exchange = object_schema(
+      Section::exchange, {{"flags", exchange_flags}, {"faults", {{"type", "array"}, {"items", fault}}}});
   json defaults = exchange;
   defaults["properties"].erase("id");
   defaults["properties"].erase("faults");
   defaults.erase("required");
-  json top = object_schema(Section::scenario, {{"cluster", object_schema(Section::cluster)},
-                                               {"flags", flags},
-                                               {"exchange_defaults", defaults},
-                                               {"exchanges", {{"type", "array"}, {"minItems", 1}, {"items", exchange}}}});
+  json top = object_schema(Section::scenario,
+                           {{"cluster", object_schema(Section::cluster)},
+                            {"flags", flags},
+                            {"exchange_defaults", defaults},
+                            {"exchanges", {{"type", "array"}, {"minItems", 1}, {"items", exchange}}}});
   top["$schema"] = "https://json-schema.org/draft/2020-12/schema";
   top["$id"] = "exsim-scenario-v1";
   top["title"] = "exsim scenario";
@@ -386,9 +389,7 @@ std::string parameters_help() {
   for (Section s : {Section::scenario, Section::cluster, Section::flags, Section::exchange, Section::fault}) {
     out += fmt::format("\n{}:\n", to_string(s));
     for (const ParamSpec* p : params_of(s)) {
-      std::string def = p->required ? "required"
-                        : !p->derived.empty() ? p->derived
-                                              : p->default_value.dump();
+      std::string def = p->required ? "required" : !p->derived.empty() ? p->derived : p->default_value.dump();
       out += fmt::format("  {:<34} {:<12} default {:<22} {}\n", p->name, p->unit.empty() ? "-" : p->unit, def,
                          describe_expectation(*p));
       out += fmt::format("  {:<34} {}\n", "", p->description);

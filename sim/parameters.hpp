@@ -12,7 +12,17 @@
 namespace exsim {
 
 enum class Section { scenario, cluster, flags, exchange, fault };
-enum class ParamType { integer, number, boolean, string, enumeration, object, number_array, string_array, array };
+enum class ParamType {
+  integer,
+  number,
+  boolean,
+  string,
+  enumeration,
+  object,
+  number_array,
+  string_array,
+  array
+};
 
 const char* to_string(Section s);
 const char* to_string(ParamType t);

@@ -29,7 +29,8 @@ Platform build_platform(sg4::Engine& engine, const ClusterSpec& c) {
     auto* lo = zone->create_link(name + "-lo", lo_bps)->set_latency(0);
     zone->add_route(host->get_netpoint(), nullptr, nullptr, nullptr,
                     {sg4::LinkInRoute(nic, sg4::LinkInRoute::Direction::UP)}, true);
-    zone->add_route(host->get_netpoint(), host->get_netpoint(), nullptr, nullptr, {sg4::LinkInRoute(lo)}, false);
+    zone->add_route(host->get_netpoint(), host->get_netpoint(), nullptr, nullptr, {sg4::LinkInRoute(lo)},
+                    false);
     p.hosts.push_back(host);
   }
   zone->seal();

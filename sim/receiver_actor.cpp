@@ -28,8 +28,7 @@ public:
     sg4::CommPtr pending = inbox_->get_async<Request>(&msg);
     while (true) {
       deliver_due_requests();
-      if (state_ == State::running)
-        consume_next();
+      if (state_ == State::running) consume_next();
       if (state_ == State::running && queues_.all_finished() && !consuming_) {
         c_.end_s = now();
         break;
@@ -42,8 +41,7 @@ public:
         pending->wait();
       } else {
         std::vector<sg4::ActivityPtr> waits{pending};
-        if (consuming_)
-          waits.push_back(consume_);
+        if (consuming_) waits.push_back(consume_);
         for (const auto& d : running_)
           waits.push_back(d.exec);
         done = sg4::Activity::wait_any_for(waits, next_due < 0 ? -1.0 : next_due - now());
@@ -97,8 +95,7 @@ private:
   double next_due_time() const {
     double t = -1;
     for (const auto& q : in_transit_)
-      if (!q.empty() && (t < 0 || q.front()->arrived_at < t))
-        t = q.front()->arrived_at;
+      if (!q.empty() && (t < 0 || q.front()->arrived_at < t)) t = q.front()->arrived_at;
     return t;
   }
 
@@ -112,8 +109,7 @@ private:
       return;
     case RequestKind::eos:
       c_.TotalEosReceived++;
-      if (state_ == State::running)
-        queues_.end_of_stream(req->sender);
+      if (state_ == State::running) queues_.end_of_stream(req->sender);
       respond(req, answer_when_stopped(RpcStatus::ok));
       return;
     case RequestKind::transmit:
@@ -127,8 +123,7 @@ private:
         x_.add_receiver_bytes(req->accounting_bytes);
         enqueue(req, service);
       } else {
-        if (queues_.deferred_count() == 0)
-          has_deferred_since_ = now();
+        if (queues_.deferred_count() == 0) has_deferred_since_ = now();
         c_.TotalRPCsDeferred++;
         const int64_t id = next_id_++;
         deferred_[id] = req;
@@ -142,7 +137,7 @@ private:
   }
 
   RpcStatus answer_when_stopped(RpcStatus normal) const {
-    return state_ == State::closed ? RpcStatus::receiver_closed
+    return state_ == State::closed      ? RpcStatus::receiver_closed
            : state_ == State::cancelled ? RpcStatus::cancelled
                                         : normal;
   }
@@ -163,8 +158,7 @@ private:
   }
 
   int pool_size(Pool pool) const {
-    if (pool == deferred_pool)
-      return spec_.flags.datastream_service_num_deserialization_threads;
+    if (pool == deferred_pool) return spec_.flags.datastream_service_num_deserialization_threads;
     const int svc = spec_.flags.datastream_service_num_svc_threads;
     return svc > 0 ? svc : x_.sim.scenario.cluster.cores_per_executor;
   }
@@ -209,11 +203,9 @@ private:
   void consume_next() {
     while (!consuming_ && state_ == State::running) {
       const int q = wanted_queue();
-      if (q < 0)
-        return;
+      if (q < 0) return;
       if (!queues_.has_batch(q)) {
-        if (waiting_since_ < 0)
-          waiting_since_ = now();
+        if (waiting_since_ < 0) waiting_since_ = now();
         return;
       }
       if (waiting_since_ >= 0) {
@@ -221,13 +213,11 @@ private:
         waiting_since_ = -1;
       }
       const QueuedBatch b = queues_.pop(q);
-      if (c_.TotalBytesDequeued == 0)
-        c_.FirstBatchWaitTime = now() - started_at_;
+      if (c_.TotalBytesDequeued == 0) c_.FirstBatchWaitTime = now() - started_at_;
       c_.TotalBytesDequeued += b.bytes;
       c_.RowsDequeued += b.rows;
       x_.add_receiver_bytes(-b.bytes);
-      if (queues_.merging())
-        cursor_ = (q + 1) % queues_.queues();
+      if (queues_.merging()) cursor_ = (q + 1) % queues_.queues();
       admit_deferred(q);
       const double ns = consume_ns(spec_.costs, b.rows, slowdown_);
       if (ns > 0) {
@@ -246,8 +236,7 @@ private:
 
   // The merger pulls from specific sender queues in turn; a non-merging consumer has one queue.
   int wanted_queue() {
-    if (!queues_.merging())
-      return queues_.queue_finished(0) ? -1 : 0;
+    if (!queues_.merging()) return queues_.queue_finished(0) ? -1 : 0;
     for (int i = 0; i < queues_.queues(); ++i) {
       const int q = (cursor_ + i) % queues_.queues();
       if (!queues_.queue_finished(q)) {
@@ -262,8 +251,7 @@ private:
     while (auto rpc = queues_.admit_deferred(q)) {
       Request* req = deferred_.at(rpc->id);
       deferred_.erase(rpc->id);
-      if (queues_.deferred_count() == 0)
-        c_.TotalHasDeferredRPCsTime += now() - has_deferred_since_;
+      if (queues_.deferred_count() == 0) c_.TotalHasDeferredRPCsTime += now() - has_deferred_since_;
       enqueue(req, deferred_pool);
     }
   }
@@ -271,13 +259,11 @@ private:
   // Closing or cancelling: queued data is dropped, deferred RPCs are answered without data, and
   // later RPCs are answered at once. The instance no longer holds up the exchange.
   void stop(State why) {
-    if (state_ != State::running)
-      return;
+    if (state_ != State::running) return;
     state_ = why;
     c_.closed = why == State::closed;
     const int64_t held = queues_.buffered_bytes() + queues_.deferred_bytes();
-    if (queues_.deferred_count() > 0)
-      c_.TotalHasDeferredRPCsTime += now() - has_deferred_since_;
+    if (queues_.deferred_count() > 0) c_.TotalHasDeferredRPCsTime += now() - has_deferred_since_;
     for (const DeferredRpc& d : queues_.drain_deferred()) {
       Request* req = deferred_.at(d.id);
       deferred_.erase(d.id);

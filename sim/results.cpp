@@ -27,7 +27,8 @@ json sender_json(const SenderCounters& c, int index) {
           {"EosSent", c.EosSent},
           {"TotalBytesSent", c.TotalBytesSent},
           {"UncompressedRowBatchSize", c.UncompressedRowBatchSize},
-          {"NetworkThroughput_Bps", c.RpcNetworkTime > 0 ? static_cast<double>(c.TotalBytesSent) / c.RpcNetworkTime : 0.0},
+          {"NetworkThroughput_Bps",
+           c.RpcNetworkTime > 0 ? static_cast<double>(c.TotalBytesSent) / c.RpcNetworkTime : 0.0},
           {"RowsSent", c.RowsSent},
           {"RowsDropped", c.RowsDropped},
           {"PeakBytes", c.PeakBytes},
@@ -99,9 +100,15 @@ json exchange_result(const ExchangeRun& x, const Scenario& sc) {
   const double duration = x.end_s - x.start_s;
   const SenderCounters& slow = x.senders.at(static_cast<size_t>(slowest));
   const int64_t all_rpcs = x_rpcs + x_eos;
-  BoundFigures bf{duration, slow.InactiveTotalTime, slow.CpuTime, recv_cpu, has_deferred,
-                  all_rpcs > 0 ? net / static_cast<double>(all_rpcs) : 0.0, sc.cluster.rtt_us * 1e-6};
-  const int64_t mem_per_sender = sender_memory_estimate(e.partitioning, e.receivers(), e.k, planned_batch_bytes(e));
+  BoundFigures bf{duration,
+                  slow.InactiveTotalTime,
+                  slow.CpuTime,
+                  recv_cpu,
+                  has_deferred,
+                  all_rpcs > 0 ? net / static_cast<double>(all_rpcs) : 0.0,
+                  sc.cluster.rtt_us * 1e-6};
+  const int64_t mem_per_sender =
+      sender_memory_estimate(e.partitioning, e.receivers(), e.k, planned_batch_bytes(e));
   return {{"id", e.id},
           {"query", e.query},
           {"partitioning", to_string(e.partitioning)},
@@ -132,7 +139,8 @@ json exchange_result(const ExchangeRun& x, const Scenario& sc) {
           {"memory_estimate_bytes", mem_per_sender * e.senders()},
           {"memory_estimate_bytes_per_sender", mem_per_sender},
           {"receiver_memory_estimate_bytes",
-           receiver_memory_estimate(e.merging, e.senders(), e.flags.exchg_node_buffer_size_bytes) * e.receivers()},
+           receiver_memory_estimate(e.merging, e.senders(), e.flags.exchg_node_buffer_size_bytes) *
+               e.receivers()},
           {"peak_sender_bytes", x.sender_bytes_peak},
           {"peak_receiver_bytes", x.receiver_bytes_peak},
           {"sender_instances", senders},
@@ -167,7 +175,8 @@ json assemble_results(const Scenario& sc, json exchanges) {
       }
     }
     if (!query.empty()) {
-      auto it = std::find_if(queries.begin(), queries.end(), [&](const QuerySpan& q) { return q.name == query; });
+      auto it =
+          std::find_if(queries.begin(), queries.end(), [&](const QuerySpan& q) { return q.name == query; });
       if (it == queries.end()) {
         queries.push_back({query, 0, start, end, "ok"});
         it = queries.end() - 1;
@@ -175,8 +184,7 @@ json assemble_results(const Scenario& sc, json exchanges) {
       it->exchanges++;
       it->start = std::min(it->start, start);
       it->end = std::max(it->end, end);
-      if (status != "ok" && it->status == "ok")
-        it->status = status;
+      if (status != "ok" && it->status == "ok") it->status = status;
     }
     rpcs += x_rpcs;
     eos += x.at("eos_rpcs").get<int64_t>();

@@ -27,8 +27,7 @@ public:
     lines_.push_back(fmt::format("{}: {}: {}", file_, path.empty() ? "(top level)" : path, what));
   }
   void throw_if_any() const {
-    if (lines_.empty())
-      return;
+    if (lines_.empty()) return;
     std::string msg;
     for (const auto& l : lines_)
       msg += (msg.empty() ? "" : "\n") + l;
@@ -73,19 +72,15 @@ const char* json_kind(const json& v) {
 }
 
 bool is_integral(const json& v) {
-  if (v.is_number_integer())
-    return true;
-  if (!v.is_number_float())
-    return false;
+  if (v.is_number_integer()) return true;
+  if (!v.is_number_float()) return false;
   const double d = v.get<double>();
   return std::isfinite(d) && d == std::floor(d) && std::fabs(d) < 9.0e15;
 }
 
 bool in_range(const ParamSpec& p, double d) {
-  if (p.min && (p.min_exclusive ? !(d > *p.min) : !(d >= *p.min)))
-    return false;
-  if (p.max && !(d <= *p.max))
-    return false;
+  if (p.min && (p.min_exclusive ? !(d > *p.min) : !(d >= *p.min))) return false;
+  if (p.max && !(d <= *p.max)) return false;
   return true;
 }
 
@@ -94,20 +89,16 @@ void check_value(const ParamSpec& p, const json& v, const std::string& path, Err
   auto bad = [&] { err.add(path, fmt::format("{}, got {}", expected, show(v))); };
   switch (p.type) {
   case ParamType::integer:
-    if (!is_integral(v) || !in_range(p, v.get<double>()))
-      bad();
+    if (!is_integral(v) || !in_range(p, v.get<double>())) bad();
     break;
   case ParamType::number:
-    if (!v.is_number() || !std::isfinite(v.get<double>()) || !in_range(p, v.get<double>()))
-      bad();
+    if (!v.is_number() || !std::isfinite(v.get<double>()) || !in_range(p, v.get<double>())) bad();
     break;
   case ParamType::boolean:
-    if (!v.is_boolean())
-      bad();
+    if (!v.is_boolean()) bad();
     break;
   case ParamType::string:
-    if (!v.is_string())
-      bad();
+    if (!v.is_string()) bad();
     break;
   case ParamType::enumeration:
     if (!v.is_string() ||
@@ -115,8 +106,7 @@ void check_value(const ParamSpec& p, const json& v, const std::string& path, Err
       bad();
     break;
   case ParamType::object:
-    if (!v.is_object())
-      bad();
+    if (!v.is_object()) bad();
     break;
   case ParamType::number_array:
     if (!v.is_array()) {
@@ -137,8 +127,7 @@ void check_value(const ParamSpec& p, const json& v, const std::string& path, Err
         err.add(fmt::format("{}[{}]", path, i), fmt::format("expected a string, got {}", show(v[i])));
     break;
   case ParamType::array:
-    if (!v.is_array() || (p.min && v.size() < static_cast<size_t>(*p.min)))
-      bad();
+    if (!v.is_array() || (p.min && v.size() < static_cast<size_t>(*p.min))) bad();
     break;
   }
 }
@@ -146,8 +135,7 @@ void check_value(const ParamSpec& p, const json& v, const std::string& path, Err
 std::string known_keys(Section s, const std::set<std::string>& excluded = {}) {
   std::string out;
   for (const ParamSpec* p : params_of(s))
-    if (!excluded.count(p->name))
-      out += (out.empty() ? "" : ", ") + p->name;
+    if (!excluded.count(p->name)) out += (out.empty() ? "" : ", ") + p->name;
   return out;
 }
 
@@ -176,8 +164,7 @@ void check_object(Section s, const json& obj, const std::string& path, Errors& e
 // Fills the table's defaults into an object (keys with a null default are left absent).
 json with_defaults(Section s, json obj) {
   for (const ParamSpec* p : params_of(s))
-    if (!obj.contains(p->name) && !p->default_value.is_null())
-      obj[p->name] = p->default_value;
+    if (!obj.contains(p->name) && !p->default_value.is_null()) obj[p->name] = p->default_value;
   return obj;
 }
 
@@ -191,7 +178,8 @@ Flags flags_from(const json& f) {
   out.compression = f.at("compression").get<bool>();
   out.eos_flush = f.at("eos_flush").get<std::string>() == "serial" ? EosFlush::serial : EosFlush::pipelined;
   out.datastream_service_num_svc_threads = f.at("datastream_service_num_svc_threads").get<int>();
-  out.datastream_service_num_deserialization_threads = f.at("datastream_service_num_deserialization_threads").get<int>();
+  out.datastream_service_num_deserialization_threads =
+      f.at("datastream_service_num_deserialization_threads").get<int>();
   return out;
 }
 
@@ -233,15 +221,13 @@ std::vector<PathToken> parse_json_path(const std::string& path) {
     tokens.push_back({false, path.substr(i, end == std::string::npos ? std::string::npos : end - i), 0});
     i = end == std::string::npos ? path.size() : end;
   }
-  if (tokens.empty())
-    throw InputError("--set: empty NAME");
+  if (tokens.empty()) throw InputError("--set: empty NAME");
   return tokens;
 }
 
 void apply_override(json& doc, const Override& o) {
   std::string path = o.first;
-  if (find_param(Section::flags, path))
-    path = "flags." + path;
+  if (find_param(Section::flags, path)) path = "flags." + path;
   json value;
   try {
     value = json::parse(o.second);
@@ -260,8 +246,7 @@ void apply_override(json& doc, const Override& o) {
       node = &(*node)[tok.index];
     } else {
       walked = join_path(walked, tok.key);
-      if (node->is_null())
-        *node = json::object();
+      if (node->is_null()) *node = json::object();
       if (!node->is_object())
         throw InputError(fmt::format("--set {}: {} is not inside an object", o.first, walked));
       node = &(*node)[tok.key];
@@ -275,14 +260,11 @@ void apply_override(json& doc, const Override& o) {
 void check_after_cycles(const std::vector<ExchangeSpec>& xs, Errors& err) {
   std::vector<int> state(xs.size(), 0); // 0 new, 1 on stack, 2 done
   std::function<bool(int)> visit = [&](int i) {
-    if (state[i] == 1)
-      return true;
-    if (state[i] == 2)
-      return false;
+    if (state[i] == 1) return true;
+    if (state[i] == 2) return false;
     state[i] = 1;
     for (int j : xs[i].after)
-      if (visit(j))
-        return true;
+      if (visit(j)) return true;
     state[i] = 2;
     return false;
   };
@@ -297,15 +279,13 @@ void check_after_cycles(const std::vector<ExchangeSpec>& xs, Errors& err) {
 
 Override parse_override(const std::string& arg) {
   const size_t eq = arg.find('=');
-  if (eq == std::string::npos || eq == 0)
-    throw InputError(fmt::format("--set {}: expected NAME=VALUE", arg));
+  if (eq == std::string::npos || eq == 0) throw InputError(fmt::format("--set {}: expected NAME=VALUE", arg));
   return {arg.substr(0, eq), arg.substr(eq + 1)};
 }
 
 Scenario load_scenario(const std::string& path, const std::vector<Override>& overrides) {
   std::ifstream in(path, std::ios::binary);
-  if (!in)
-    throw InputError(fmt::format("{}: cannot open the scenario file", path));
+  if (!in) throw InputError(fmt::format("{}: cannot open the scenario file", path));
   std::stringstream buf;
   buf << in.rdbuf();
   const std::string text = buf.str();
@@ -335,10 +315,8 @@ Scenario build_scenario(json doc, const std::string& file, const std::vector<Ove
   Errors err(file);
   check_object(Section::scenario, doc, "", err);
   err.throw_if_any();
-  if (doc.contains("cluster"))
-    check_object(Section::cluster, doc["cluster"], "cluster", err);
-  if (doc.contains("flags"))
-    check_object(Section::flags, doc["flags"], "flags", err);
+  if (doc.contains("cluster")) check_object(Section::cluster, doc["cluster"], "cluster", err);
+  if (doc.contains("flags")) check_object(Section::flags, doc["flags"], "flags", err);
   if (doc.contains("exchange_defaults")) {
     const json& d = doc["exchange_defaults"];
     check_object(Section::exchange, d, "exchange_defaults", err, {"id", "faults"}, false);
@@ -358,15 +336,13 @@ Scenario build_scenario(json doc, const std::string& file, const std::vector<Ove
     for (const auto& [key, value] : defaults.items()) {
       if (key == "flags" && x.contains("flags") && x["flags"].is_object()) {
         for (const auto& [fk, fv] : value.items())
-          if (!x["flags"].contains(fk))
-            x["flags"][fk] = fv;
+          if (!x["flags"].contains(fk)) x["flags"][fk] = fv;
       } else if (!x.contains(key)) {
         x[key] = value;
       }
     }
     check_object(Section::exchange, x, xp, err);
-    if (x.contains("flags"))
-      check_object(Section::flags, x["flags"], xp + ".flags", err);
+    if (x.contains("flags")) check_object(Section::flags, x["flags"], xp + ".flags", err);
     if (x.contains("faults") && x["faults"].is_array())
       for (size_t f = 0; f < x["faults"].size(); ++f)
         check_object(Section::fault, x["faults"][f], fmt::format("{}.faults[{}]", xp, f), err);
@@ -379,15 +355,14 @@ Scenario build_scenario(json doc, const std::string& file, const std::vector<Ove
   {
     std::string stem = file;
     const size_t slash = stem.find_last_of('/');
-    if (slash != std::string::npos)
-      stem = stem.substr(slash + 1);
-    if (stem.size() > 5 && stem.compare(stem.size() - 5, 5, ".json") == 0)
-      stem.resize(stem.size() - 5);
+    if (slash != std::string::npos) stem = stem.substr(slash + 1);
+    if (stem.size() > 5 && stem.compare(stem.size() - 5, 5, ".json") == 0) stem.resize(stem.size() - 5);
     sc.name = doc.contains("name") ? doc["name"].get<std::string>() : stem;
   }
   sc.description = doc.value("description", std::string());
-  sc.query_order = doc.value("query_order", std::string("concurrent")) == "sequential" ? QueryOrder::sequential
-                                                                                      : QueryOrder::concurrent;
+  sc.query_order = doc.value("query_order", std::string("concurrent")) == "sequential"
+                       ? QueryOrder::sequential
+                       : QueryOrder::concurrent;
   sc.seed = doc.contains("seed") ? static_cast<uint64_t>(doc["seed"].get<double>()) : 1;
 
   json cluster = with_defaults(Section::cluster, doc.value("cluster", json::object()));
@@ -438,7 +413,8 @@ Scenario build_scenario(json doc, const std::string& file, const std::vector<Ove
     e.k = k_explicit || uses_configured_k(e.partitioning, e.merging) ? e.flags.rpcs_in_flight_per_channel : 1;
     if (e.merging && e.k > 1)
       err.add(xp + ".flags.rpcs_in_flight_per_channel",
-              fmt::format("a merging exchange keeps K=1 (batches of one sender must arrive in order); got {}", e.k));
+              fmt::format("a merging exchange keeps K=1 (batches of one sender must arrive in order); got {}",
+                          e.k));
 
     const int per_exec_default = std::max(1, e.flags.mt_dop);
     e.sender_executors = x.at("sender_executors").get<int>();
@@ -446,25 +422,26 @@ Scenario build_scenario(json doc, const std::string& file, const std::vector<Ove
     for (auto [key, val] : {std::pair<const char*, int*>{"sender_executors", &e.sender_executors},
                             std::pair<const char*, int*>{"receiver_executors", &e.receiver_executors}}) {
       if (*val > sc.cluster.executors)
-        err.add(xp + "." + key, fmt::format("expected at most cluster.executors = {}, got {}", sc.cluster.executors, *val));
-      if (*val == 0)
-        *val = sc.cluster.executors;
+        err.add(xp + "." + key,
+                fmt::format("expected at most cluster.executors = {}, got {}", sc.cluster.executors, *val));
+      if (*val == 0) *val = sc.cluster.executors;
     }
     e.sender_first_executor = x.at("sender_first_executor").get<int>();
     e.receiver_first_executor = x.at("receiver_first_executor").get<int>();
-    for (auto [key, first, count] : {std::tuple<const char*, int, int>{"sender_first_executor", e.sender_first_executor,
-                                                                       e.sender_executors},
-                                     std::tuple<const char*, int, int>{"receiver_first_executor",
-                                                                       e.receiver_first_executor, e.receiver_executors}})
+    for (auto [key, first, count] :
+         {std::tuple<const char*, int, int>{"sender_first_executor", e.sender_first_executor,
+                                            e.sender_executors},
+          std::tuple<const char*, int, int>{"receiver_first_executor", e.receiver_first_executor,
+                                            e.receiver_executors}})
       if (first + count > sc.cluster.executors)
-        err.add(xp + "." + key, fmt::format("expected at most {} (cluster.executors {} minus the {} executor(s) used), got {}",
-                                            std::max(0, sc.cluster.executors - count), sc.cluster.executors, count, first));
+        err.add(
+            xp + "." + key,
+            fmt::format("expected at most {} (cluster.executors {} minus the {} executor(s) used), got {}",
+                        std::max(0, sc.cluster.executors - count), sc.cluster.executors, count, first));
     e.sender_instances_per_executor = x.at("sender_instances_per_executor").get<int>();
     e.receiver_instances_per_executor = x.at("receiver_instances_per_executor").get<int>();
-    if (e.sender_instances_per_executor == 0)
-      e.sender_instances_per_executor = per_exec_default;
-    if (e.receiver_instances_per_executor == 0)
-      e.receiver_instances_per_executor = per_exec_default;
+    if (e.sender_instances_per_executor == 0) e.sender_instances_per_executor = per_exec_default;
+    if (e.receiver_instances_per_executor == 0) e.receiver_instances_per_executor = per_exec_default;
 
     e.rows_total = x.at("rows_total").get<int64_t>();
     e.shape.fixed_row_bytes = x.at("fixed_row_bytes").get<int64_t>();
@@ -472,14 +449,15 @@ Scenario build_scenario(json doc, const std::string& file, const std::vector<Ove
     e.shape.tuples_per_row = x.at("tuples_per_row").get<int64_t>();
     e.shape.compression_ratio = x.at("compression_ratio").get<double>();
     const int receivers = e.receivers();
-    for (auto [key, vec] : {std::pair<const char*, std::vector<double>*>{"receiver_weights", &e.receiver_weights},
-                            std::pair<const char*, std::vector<double>*>{"receiver_consumer_slowdown",
-                                                                         &e.receiver_consumer_slowdown}}) {
+    for (auto [key, vec] :
+         {std::pair<const char*, std::vector<double>*>{"receiver_weights", &e.receiver_weights},
+          std::pair<const char*, std::vector<double>*>{"receiver_consumer_slowdown",
+                                                       &e.receiver_consumer_slowdown}}) {
       if (x.contains(key)) {
         *vec = x.at(key).get<std::vector<double>>();
         if (static_cast<int>(vec->size()) != receivers)
-          err.add(xp + "." + key, fmt::format("expected one number per receiver instance ({}), got {}", receivers,
-                                              vec->size()));
+          err.add(xp + "." + key, fmt::format("expected one number per receiver instance ({}), got {}",
+                                              receivers, vec->size()));
       } else {
         vec->assign(static_cast<size_t>(receivers), 1.0);
         x[key] = *vec;
@@ -488,7 +466,8 @@ Scenario build_scenario(json doc, const std::string& file, const std::vector<Ove
     e.directed_fanout = e.partitioning == Partitioning::directed ? x.at("directed_fanout").get<int>() : 1;
     if (e.directed_fanout > receivers)
       err.add(xp + ".directed_fanout",
-              fmt::format("expected at most the number of receiver instances ({}), got {}", receivers, e.directed_fanout));
+              fmt::format("expected at most the number of receiver instances ({}), got {}", receivers,
+                          e.directed_fanout));
     e.costs.producer_ns_per_row = x.at("producer_ns_per_row").get<double>();
     e.costs.hash_ns_per_row = x.at("hash_ns_per_row").get<double>();
     e.costs.copy_ns_per_row = x.at("copy_ns_per_row").get<double>();
@@ -507,9 +486,10 @@ Scenario build_scenario(json doc, const std::string& file, const std::vector<Ove
       else if (sc.query_order == QueryOrder::sequential &&
                exchanges[static_cast<size_t>(it->second)].value("query", std::string()) != e.query)
         err.add(fmt::format("{}.after[{}]", xp, a),
-                fmt::format("\"{}\" belongs to another query; with query_order \"sequential\" queries already run "
-                            "one after another",
-                            after[a]));
+                fmt::format(
+                    "\"{}\" belongs to another query; with query_order \"sequential\" queries already run "
+                    "one after another",
+                    after[a]));
       else
         e.after.push_back(it->second);
     }
@@ -526,11 +506,11 @@ Scenario build_scenario(json doc, const std::string& file, const std::vector<Ove
       const bool wants_sender = fs.kind == FaultKind::rpc_error;
       const bool wants_receiver = fs.kind != FaultKind::cancel;
       if (fj.contains("sender")) {
-        if (!wants_sender)
-          err.add(fp + ".sender", fmt::format("not used by a {} fault; remove it", kind));
+        if (!wants_sender) err.add(fp + ".sender", fmt::format("not used by a {} fault; remove it", kind));
         fs.sender = fj["sender"].get<int>();
         if (fs.sender >= e.senders())
-          err.add(fp + ".sender", fmt::format("expected a sender index below {}, got {}", e.senders(), fs.sender));
+          err.add(fp + ".sender",
+                  fmt::format("expected a sender index below {}, got {}", e.senders(), fs.sender));
       } else if (wants_sender) {
         err.add(fp + ".sender", fmt::format("required for a {} fault; expected an integer >= 0", kind));
       }
@@ -539,7 +519,8 @@ Scenario build_scenario(json doc, const std::string& file, const std::vector<Ove
           err.add(fp + ".receiver", fmt::format("not used by a {} fault; remove it", kind));
         fs.receiver = fj["receiver"].get<int>();
         if (fs.receiver >= receivers)
-          err.add(fp + ".receiver", fmt::format("expected a receiver index below {}, got {}", receivers, fs.receiver));
+          err.add(fp + ".receiver",
+                  fmt::format("expected a receiver index below {}, got {}", receivers, fs.receiver));
       } else if (wants_receiver) {
         err.add(fp + ".receiver", fmt::format("required for a {} fault; expected an integer >= 0", kind));
       }

@@ -74,7 +74,7 @@ struct ExchangeSpec {
   CpuCosts costs;
   double start_s = 0;
   std::vector<int> after; // indices into Scenario::exchanges
-  int index = 0;           // position in the scenario file: names its random streams
+  int index = 0;          // position in the scenario file: names its random streams
   Flags flags;            // effective (global flags, then the exchange's overrides)
   int k = 1;              // effective RPCs in flight per channel
   std::vector<FaultSpec> faults;
@@ -109,6 +109,7 @@ Override parse_override(const std::string& arg);
 Scenario load_scenario(const std::string& path, const std::vector<Override>& overrides = {});
 
 // Same, from JSON already in memory; `file` only labels the messages.
-Scenario build_scenario(nlohmann::json doc, const std::string& file, const std::vector<Override>& overrides = {});
+Scenario build_scenario(nlohmann::json doc, const std::string& file,
+                        const std::vector<Override>& overrides = {});
 
 } // namespace exsim

@@ -27,7 +27,8 @@ public:
   Sender(ExchangeRun& x, int index)
       : x_(x), spec_(x.spec), index_(index), c_(x.senders[static_cast<size_t>(index)]),
         inbox_(x.to_sender[static_cast<size_t>(index)]), receivers_(spec_.receivers()),
-        rng_seed_(Rng::stream_seed(x.sim.scenario.seed, (static_cast<uint64_t>(x.spec.index) << 32) | static_cast<uint64_t>(index))) {
+        rng_seed_(Rng::stream_seed(x.sim.scenario.seed, (static_cast<uint64_t>(x.spec.index) << 32) |
+                                                            static_cast<uint64_t>(index))) {
     for (int r = 0; r < receivers_; ++r) {
       channels_.emplace_back(spec_.k);
       slot_comms_.emplace_back(static_cast<size_t>(spec_.k));
@@ -127,8 +128,7 @@ private:
 
   // CPU work accumulated since the last blocking point runs now, on a core of this host.
   void run_cpu() {
-    if (cpu_debt_ns_ <= 0)
-      return;
+    if (cpu_debt_ns_ <= 0) return;
     const double t0 = now();
     sg4::this_actor::execute(cpu_debt_ns_);
     c_.CpuTime += now() - t0;
@@ -136,8 +136,7 @@ private:
   }
 
   void check_stop() {
-    if (x_.aborted || error_seen_)
-      throw Stop{};
+    if (x_.aborted || error_seen_) throw Stop{};
   }
 
   void serialize(int64_t rows, bool compressed) {
@@ -182,8 +181,7 @@ private:
   void send_eos(int r) {
     Channel& ch = channels_[static_cast<size_t>(r)];
     wait_for_slot(r, 0);
-    if (ch.receiver_closed())
-      return;
+    if (ch.receiver_closed()) return;
     Request* req = new Request;
     req->kind = RequestKind::eos;
     start_rpc(r, req);
@@ -204,8 +202,7 @@ private:
     run_cpu();
     check_stop();
     Channel& ch = channels_[static_cast<size_t>(r)];
-    if (ch.in_flight() <= max_in_flight)
-      return;
+    if (ch.in_flight() <= max_in_flight) return;
     const double t0 = now();
     while (ch.in_flight() > max_in_flight) {
       handle_response();
@@ -217,8 +214,7 @@ private:
   // Takes the next response off this sender's completion queue and retires its slot.
   void handle_response() {
     const Response resp = inbox_.next();
-    if (resp.slot < 0)
-      return; // wake-up: the exchange is being aborted
+    if (resp.slot < 0) return; // wake-up: the exchange is being aborted
     const int r = resp.receiver;
     Channel& ch = channels_[static_cast<size_t>(r)];
     auto& comm = slot_comms_[static_cast<size_t>(r)][static_cast<size_t>(resp.slot)];
@@ -300,8 +296,7 @@ private:
   // --- memory --------------------------------------------------------------------------
 
   void set_collector_bytes(int r, int64_t rows) {
-    if (collector_bytes_.empty())
-      collector_bytes_.assign(static_cast<size_t>(receivers_), 0);
+    if (collector_bytes_.empty()) collector_bytes_.assign(static_cast<size_t>(receivers_), 0);
     const int64_t bytes = uncompressed_bytes(rows, spec_.shape);
     add_held(bytes - collector_bytes_[static_cast<size_t>(r)]);
     collector_bytes_[static_cast<size_t>(r)] = bytes;

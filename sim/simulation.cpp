@@ -54,11 +54,9 @@ void Simulation::run(bool progress) {
     // Wall-clock reading only decides when to print; it never reaches the results.
     auto last = std::chrono::steady_clock::now();
     sg4::Engine::on_time_advance_cb([this, last, calls = 0](double) mutable {
-      if (++calls % 4096 != 0)
-        return;
+      if (++calls % 4096 != 0) return;
       const auto now = std::chrono::steady_clock::now();
-      if (now - last < std::chrono::seconds(1))
-        return;
+      if (now - last < std::chrono::seconds(1)) return;
       last = now;
       std::fprintf(stderr, "\rexsim: simulated %.3f s, %d/%zu exchanges done ", sg4::Engine::get_clock(),
                    exchanges_finished, exchanges.size());
@@ -104,7 +102,8 @@ struct QueryGroup {
 std::vector<QueryGroup> group_by_query(const Scenario& sc) {
   std::vector<QueryGroup> groups;
   for (const ExchangeSpec& e : sc.exchanges) {
-    auto it = std::find_if(groups.begin(), groups.end(), [&](const QueryGroup& g) { return g.name == e.query; });
+    auto it =
+        std::find_if(groups.begin(), groups.end(), [&](const QueryGroup& g) { return g.name == e.query; });
     if (it == groups.end()) {
       groups.push_back({e.query, {}});
       it = groups.end() - 1;
@@ -154,8 +153,7 @@ nlohmann::json simulate_in_sequence(const Scenario& sc, bool progress, int jobs)
   const std::vector<QueryGroup> groups = group_by_query(sc);
   char dir_template[] = "/tmp/exsim-queries.XXXXXX";
   const char* dir = mkdtemp(dir_template);
-  if (!dir)
-    throw std::runtime_error("cannot create a temporary directory for the query processes");
+  if (!dir) throw std::runtime_error("cannot create a temporary directory for the query processes");
   auto part_path = [&](size_t q) { return fmt::format("{}/query-{}.json", dir, q); };
   std::vector<nlohmann::json> parts(groups.size());
   std::map<pid_t, size_t> running;
@@ -165,8 +163,7 @@ nlohmann::json simulate_in_sequence(const Scenario& sc, bool progress, int jobs)
     while (failure.empty() && next < groups.size() && static_cast<int>(running.size()) < std::max(1, jobs)) {
       std::fflush(nullptr);
       const pid_t pid = fork();
-      if (pid < 0)
-        throw std::runtime_error("fork failed while starting a query process");
+      if (pid < 0) throw std::runtime_error("fork failed while starting a query process");
       if (pid == 0) {
         int code = 0;
         std::string text;
@@ -184,8 +181,7 @@ nlohmann::json simulate_in_sequence(const Scenario& sc, bool progress, int jobs)
     }
     int status = 0;
     const pid_t pid = waitpid(-1, &status, 0);
-    if (pid < 0)
-      throw std::runtime_error("lost track of the query processes");
+    if (pid < 0) throw std::runtime_error("lost track of the query processes");
     const size_t q = running.at(pid);
     running.erase(pid);
     const std::string text = read_file(part_path(q));
@@ -196,14 +192,11 @@ nlohmann::json simulate_in_sequence(const Scenario& sc, bool progress, int jobs)
       continue;
     }
     parts[q] = nlohmann::json::parse(text);
-    if (progress)
-      std::fprintf(stderr, "\rexsim: %zu/%zu queries simulated ", ++done, groups.size());
+    if (progress) std::fprintf(stderr, "\rexsim: %zu/%zu queries simulated ", ++done, groups.size());
   }
   rmdir(dir);
-  if (progress)
-    std::fprintf(stderr, "\n");
-  if (!failure.empty())
-    throw std::runtime_error(failure);
+  if (progress) std::fprintf(stderr, "\n");
+  if (!failure.empty()) throw std::runtime_error(failure);
   // Each query starts when the previous one ended.
   nlohmann::json exchanges = nlohmann::json::array();
   std::vector<nlohmann::json> by_index(sc.exchanges.size());
@@ -226,8 +219,7 @@ nlohmann::json simulate_in_sequence(const Scenario& sc, bool progress, int jobs)
 } // namespace
 
 nlohmann::json simulate(const Scenario& scenario, bool progress, int jobs) {
-  if (scenario.query_order == QueryOrder::sequential)
-    return simulate_in_sequence(scenario, progress, jobs);
+  if (scenario.query_order == QueryOrder::sequential) return simulate_in_sequence(scenario, progress, jobs);
   Simulation sim(scenario);
   sim.run(progress);
   return make_results(sim);

@@ -22,8 +22,7 @@ using nlohmann::json;
 inline json free_cpu_exchange(json x) {
   for (const char* k : {"producer_ns_per_row", "hash_ns_per_row", "copy_ns_per_row", "compress_ns_per_byte",
                         "serialize_ns_per_byte", "deserialize_ns_per_byte", "consumer_ns_per_row"})
-    if (!x.contains(k))
-      x[k] = 0;
+    if (!x.contains(k)) x[k] = 0;
   return x;
 }
 
@@ -52,8 +51,7 @@ inline json simulate_doc(const json& doc, int jobs = 1) {
     size_t off = 0;
     while (off < out.size()) {
       const ssize_t w = write(fds[1], out.data() + off, out.size() - off);
-      if (w <= 0)
-        break;
+      if (w <= 0) break;
       off += static_cast<size_t>(w);
     }
     close(fds[1]);

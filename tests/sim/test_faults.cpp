@@ -20,7 +20,8 @@ json hash_2x4(json faults) {
 } // namespace
 
 TEST_CASE("a receiver that closes early: its channels are dropped, the exchange completes", "[sim][fault]") {
-  const json r = simulate_doc(hash_2x4(json::array({{{"kind", "receiver_close"}, {"receiver", 2}, {"at_s", 0.01}}})));
+  const json r =
+      simulate_doc(hash_2x4(json::array({{{"kind", "receiver_close"}, {"receiver", 2}, {"at_s", 0.01}}})));
   const auto& e = r["exchanges"][0];
   CHECK(e["status"] == "ok");
   CHECK(e["receivers_closed"] == 1);
@@ -33,8 +34,9 @@ TEST_CASE("a receiver that closes early: its channels are dropped, the exchange 
 }
 
 TEST_CASE("two failing channels: the first error is kept, every slot is awaited", "[sim][fault]") {
-  const json r = simulate_doc(hash_2x4(json::array({{{"kind", "rpc_error"}, {"sender", 0}, {"receiver", 3}, {"at_s", 0.02}},
-                                                    {{"kind", "rpc_error"}, {"sender", 0}, {"receiver", 1}, {"at_s", 0.021}}})));
+  const json r = simulate_doc(
+      hash_2x4(json::array({{{"kind", "rpc_error"}, {"sender", 0}, {"receiver", 3}, {"at_s", 0.02}},
+                            {{"kind", "rpc_error"}, {"sender", 0}, {"receiver", 1}, {"at_s", 0.021}}})));
   const auto& e = r["exchanges"][0];
   CHECK(e["status"] == "failed");
   const std::string err = e["error"].get<std::string>();

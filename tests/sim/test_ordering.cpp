@@ -5,14 +5,17 @@ using namespace exsim::test;
 
 TEST_CASE("`after` starts an exchange when its dependency ends", "[sim][ordering]") {
   json a = free_cpu_exchange({{"id", "a"}, {"partitioning", "RANDOM"}, {"rows_total", 100 * 1024}});
-  json b = free_cpu_exchange({{"id", "b"}, {"partitioning", "RANDOM"}, {"rows_total", 100 * 1024}, {"after", {"a"}}});
-  json c = free_cpu_exchange({{"id", "c"}, {"partitioning", "RANDOM"}, {"rows_total", 100 * 1024}, {"start_s", 0.5}});
+  json b = free_cpu_exchange(
+      {{"id", "b"}, {"partitioning", "RANDOM"}, {"rows_total", 100 * 1024}, {"after", {"a"}}});
+  json c = free_cpu_exchange(
+      {{"id", "c"}, {"partitioning", "RANDOM"}, {"rows_total", 100 * 1024}, {"start_s", 0.5}});
   const json r = simulate_doc(scenario({{"executors", 5}}, json::object(), json::array({a, b, c})));
   const auto& x = r["exchanges"];
   show("b starts when a ends", x[0]["end_s"].get<double>(), x[1]["start_s"].get<double>());
   CHECK(x[1]["start_s"].get<double>() == x[0]["end_s"].get<double>());
   CHECK(x[2]["start_s"].get<double>() == 0.5);
-  CHECK(r["summary"]["makespan_s"].get<double>() == std::max(x[1]["end_s"].get<double>(), x[2]["end_s"].get<double>()));
+  CHECK(r["summary"]["makespan_s"].get<double>() ==
+        std::max(x[1]["end_s"].get<double>(), x[2]["end_s"].get<double>()));
 }
 
 TEST_CASE("concurrent exchanges share the NIC", "[sim][ordering]") {
@@ -40,10 +43,15 @@ TEST_CASE("concurrent exchanges share the NIC", "[sim][ordering]") {
 
 TEST_CASE("queries: runtime is the span of their exchanges, summed over queries", "[sim][ordering]") {
   // q1: a then b (after a); q2: c alone, concurrently. runtime_s_total = (b.end - a.start) + c.duration.
-  json a = free_cpu_exchange({{"id", "a"}, {"query", "q1"}, {"partitioning", "HASH_PARTITIONED"}, {"rows_total", 50000}});
-  json b = free_cpu_exchange(
-      {{"id", "b"}, {"query", "q1"}, {"partitioning", "RANDOM"}, {"rows_total", 50 * 1024}, {"after", {"a"}}});
-  json c = free_cpu_exchange({{"id", "c"}, {"query", "q2"}, {"partitioning", "UNPARTITIONED"}, {"rows_total", 20 * 1024}});
+  json a = free_cpu_exchange(
+      {{"id", "a"}, {"query", "q1"}, {"partitioning", "HASH_PARTITIONED"}, {"rows_total", 50000}});
+  json b = free_cpu_exchange({{"id", "b"},
+                              {"query", "q1"},
+                              {"partitioning", "RANDOM"},
+                              {"rows_total", 50 * 1024},
+                              {"after", {"a"}}});
+  json c = free_cpu_exchange(
+      {{"id", "c"}, {"query", "q2"}, {"partitioning", "UNPARTITIONED"}, {"rows_total", 20 * 1024}});
   const json r = simulate_doc(scenario({{"executors", 5}}, json::object(), json::array({a, b, c})));
   const auto& x = r["exchanges"];
   const auto& q = r["queries"];
@@ -62,16 +70,21 @@ TEST_CASE("queries: runtime is the span of their exchanges, summed over queries"
   CHECK(r["summary"]["nonpushback_slowest_sender_blocked_s_total"] == x[0]["slowest_sender_blocked_s"]);
 }
 
-TEST_CASE("sequential queries: each starts when the previous ended, whatever the number of jobs", "[sim][ordering]") {
+TEST_CASE("sequential queries: each starts when the previous ended, whatever the number of jobs",
+          "[sim][ordering]") {
   // Three queries simulated in child processes; the merged results must not depend on how many
   // run at once, and the first query must match a run of it alone (nothing else on the cluster).
   auto q = [](const char* query, const char* id, const char* partitioning, int64_t rows) {
-    return free_cpu_exchange({{"id", id}, {"query", query}, {"partitioning", partitioning}, {"rows_total", rows},
+    return free_cpu_exchange({{"id", id},
+                              {"query", query},
+                              {"partitioning", partitioning},
+                              {"rows_total", rows},
                               {"producer_ns_per_row", 20}});
   };
-  json doc = scenario({{"executors", 5}}, json::object(),
-                      json::array({q("q1", "a", "HASH_PARTITIONED", 200000), q("q2", "b", "RANDOM", 100 * 1024),
-                                   q("q3", "c", "UNPARTITIONED", 20 * 1024)}));
+  json doc =
+      scenario({{"executors", 5}}, json::object(),
+               json::array({q("q1", "a", "HASH_PARTITIONED", 200000), q("q2", "b", "RANDOM", 100 * 1024),
+                            q("q3", "c", "UNPARTITIONED", 20 * 1024)}));
   doc["query_order"] = "sequential";
   const json one = simulate_doc(doc, 1);
   const json three = simulate_doc(doc, 3);
@@ -81,7 +94,8 @@ TEST_CASE("sequential queries: each starts when the previous ended, whatever the
   show("q2 starts when q1 ends", qs[0]["end_s"].get<double>(), qs[1]["start_s"].get<double>());
   CHECK(qs[1]["start_s"].get<double>() == qs[0]["end_s"].get<double>());
   CHECK(qs[2]["start_s"].get<double>() == qs[1]["end_s"].get<double>());
-  CHECK(one["summary"]["makespan_s"].get<double>() == Approx(one["summary"]["runtime_s_total"].get<double>()));
+  CHECK(one["summary"]["makespan_s"].get<double>() ==
+        Approx(one["summary"]["runtime_s_total"].get<double>()));
   json alone = doc;
   alone["exchanges"] = json::array({doc["exchanges"][0]});
   alone.erase("query_order");

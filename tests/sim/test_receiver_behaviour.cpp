@@ -89,7 +89,8 @@ TEST_CASE("a merging receiver: one shared limit, consumer-bound, every queue fed
   CHECK(e["duration_s"].get<double>() == Approx(expected).epsilon(0.02));
   CHECK(rx["RowsDequeued"] == 4 * batches_per_sender * 1024);
   CHECK(rx["TotalRPCsDeferred"].get<int64_t>() > 0);
-  show("merging: peak receiver bytes <= limit + one batch per queue", 8.0 * batch, rx["PeakBytes"].get<double>());
+  show("merging: peak receiver bytes <= limit + one batch per queue", 8.0 * batch,
+       rx["PeakBytes"].get<double>());
   CHECK(rx["PeakBytes"].get<int64_t>() <= 8 * batch);
 }
 

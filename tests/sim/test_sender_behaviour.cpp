@@ -82,25 +82,29 @@ TEST_CASE("hash head-of-line blocking: one slow channel stalls the whole sender"
                               {"fixed_row_bytes", 64},
                               {"consumer_ns_per_row", 1},
                               {"receiver_consumer_slowdown", {4000, 1, 1, 1}}});
-  const json r = simulate_doc(scenario({{"executors", 5}, {"nic_bandwidth_gbps", 100}},
-                                       {{"compression", false}, {"exchg_node_buffer_size_bytes", 2 * 256 * 72}},
-                                       json::array({x})));
+  const json r = simulate_doc(
+      scenario({{"executors", 5}, {"nic_bandwidth_gbps", 100}},
+               {{"compression", false}, {"exchg_node_buffer_size_bytes", 2 * 256 * 72}}, json::array({x})));
   const auto& e = r["exchanges"][0];
   const double expected = rows / 4.0 * 4e-6;
   show("hash, one slow channel: duration_s", expected, e["duration_s"].get<double>());
   CHECK(e["duration_s"].get<double>() == Approx(expected).epsilon(0.05));
   const auto& rx = e["receiver_instances"];
   for (int i = 1; i < 4; ++i) {
-    show("fast receiver DataWaitTime_s / duration", 1.0, rx[i]["DataWaitTime_s"].get<double>() / e["duration_s"].get<double>());
+    show("fast receiver DataWaitTime_s / duration", 1.0,
+         rx[i]["DataWaitTime_s"].get<double>() / e["duration_s"].get<double>());
     CHECK(rx[i]["DataWaitTime_s"].get<double>() > 0.9 * e["duration_s"].get<double>());
   }
   CHECK(e["slowest_sender_blocked_s"].get<double>() > 0.9 * e["duration_s"].get<double>());
 }
 
 TEST_CASE("results report the effective K and the K+1 memory estimate", "[sim][memory]") {
-  json h = free_cpu_exchange({{"id", "h"}, {"partitioning", "HASH_PARTITIONED"}, {"rows_total", 100000}, {"fixed_row_bytes", 64}});
-  json b = free_cpu_exchange({{"id", "b"}, {"partitioning", "UNPARTITIONED"}, {"rows_total", 10000}, {"fixed_row_bytes", 64}});
-  const json r = simulate_doc(scenario({{"executors", 5}}, {{"rpcs_in_flight_per_channel", 3}}, json::array({h, b})));
+  json h = free_cpu_exchange(
+      {{"id", "h"}, {"partitioning", "HASH_PARTITIONED"}, {"rows_total", 100000}, {"fixed_row_bytes", 64}});
+  json b = free_cpu_exchange(
+      {{"id", "b"}, {"partitioning", "UNPARTITIONED"}, {"rows_total", 10000}, {"fixed_row_bytes", 64}});
+  const json r =
+      simulate_doc(scenario({{"executors", 5}}, {{"rpcs_in_flight_per_channel", 3}}, json::array({h, b})));
   const auto& xh = r["exchanges"][0];
   const auto& xb = r["exchanges"][1];
   CHECK(xh["k"] == 3);

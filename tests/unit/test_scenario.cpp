@@ -47,10 +47,13 @@ TEST_CASE("K applies to hash and random, not to merging, broadcast, Kudu or dire
   json doc = minimal();
   doc["flags"] = {{"rpcs_in_flight_per_channel", 3}};
   doc["exchanges"].push_back({{"id", "b"}, {"partitioning", "UNPARTITIONED"}, {"rows_total", 1}});
-  doc["exchanges"].push_back({{"id", "m"}, {"partitioning", "HASH_PARTITIONED"}, {"merging", true}, {"rows_total", 1}});
-  doc["exchanges"].push_back({{"id", "r"}, {"partitioning", "RANDOM"}, {"rows_total", 1}});
   doc["exchanges"].push_back(
-      {{"id", "w"}, {"partitioning", "KUDU"}, {"rows_total", 1}, {"flags", {{"rpcs_in_flight_per_channel", 2}}}});
+      {{"id", "m"}, {"partitioning", "HASH_PARTITIONED"}, {"merging", true}, {"rows_total", 1}});
+  doc["exchanges"].push_back({{"id", "r"}, {"partitioning", "RANDOM"}, {"rows_total", 1}});
+  doc["exchanges"].push_back({{"id", "w"},
+                              {"partitioning", "KUDU"},
+                              {"rows_total", 1},
+                              {"flags", {{"rpcs_in_flight_per_channel", 2}}}});
   const Scenario s = build_scenario(doc, "t.json");
   CHECK(s.exchanges[0].k == 3);
   CHECK(s.exchanges[1].k == 1);
@@ -61,7 +64,9 @@ TEST_CASE("K applies to hash and random, not to merging, broadcast, Kudu or dire
 
 TEST_CASE("overrides reach flags and JSON paths", "[unit][scenario]") {
   const Scenario s = build_scenario(minimal(), "t.json",
-                                    {{"compression", "false"}, {"cluster.rtt_us", "100"}, {"exchanges[0].rows_total", "5"},
+                                    {{"compression", "false"},
+                                     {"cluster.rtt_us", "100"},
+                                     {"exchanges[0].rows_total", "5"},
                                      {"eos_flush", "serial"}});
   CHECK_FALSE(s.flags.compression);
   CHECK(s.cluster.rtt_us == 100);
