@@ -56,7 +56,6 @@ class RoundRobin {
 public:
   RoundRobin(int channels, uint64_t seed);
   int next();
-  const std::vector<int>& order() const { return order_; }
 
 private:
   std::vector<int> order_;

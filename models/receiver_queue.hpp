@@ -60,7 +60,6 @@ public:
   int64_t buffered_bytes() const { return buffered_bytes_; }
   int64_t deferred_bytes() const { return deferred_bytes_; }
   int64_t deferred_count() const { return deferred_count_; }
-  int64_t limit() const { return limit_; }
 
 private:
   struct Queue {

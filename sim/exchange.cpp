@@ -106,11 +106,9 @@ void ExchangeRun::launch() {
   }
   for (const FaultSpec& f : spec.faults)
     if (f.kind != FaultKind::rpc_error) {
-      const sg4::Host* host =
+      sg4::Host* host =
           f.kind == FaultKind::receiver_close ? hosts.at(spec.receiver_host(f.receiver)) : hosts.at(0);
-      sg4::Actor::create(fmt::format("x{}-fault", index), const_cast<sg4::Host*>(host), [this, f] {
-        run_fault(f);
-      })->daemonize();
+      sg4::Actor::create(fmt::format("x{}-fault", index), host, [this, f] { run_fault(f); })->daemonize();
     }
 }
 

@@ -13,8 +13,7 @@ void configure_engine(sg4::Engine& engine) {
   engine.set_config("network/TCP-gamma:0");
 }
 
-Platform build_platform(sg4::Engine& engine, const ClusterSpec& c) {
-  (void)engine;
+Platform build_platform(const ClusterSpec& c) {
   auto* zone = sg4::create_star_zone("cluster");
   const double nic_bps = c.nic_bandwidth_gbps * 1e9 / 8;     // bytes per second
   const double lo_bps = c.loopback_bandwidth_gbps * 1e9 / 8; // bytes per second

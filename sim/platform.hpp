@@ -4,7 +4,7 @@
 // actors around the transfer, so that a message costs latency + size / bandwidth share while
 // SimGrid's sharing solver only sees messages that are actually moving bytes (see README).
 //   exsim::configure_engine(engine);
-//   exsim::Platform p = exsim::build_platform(engine, scenario.cluster);
+//   exsim::Platform p = exsim::build_platform(scenario.cluster);
 #pragma once
 
 #include "sim/scenario.hpp"
@@ -33,6 +33,6 @@ struct Platform {
   }
 };
 
-Platform build_platform(sg4::Engine& engine, const ClusterSpec& cluster);
+Platform build_platform(const ClusterSpec& cluster);
 
 } // namespace exsim

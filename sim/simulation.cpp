@@ -37,7 +37,7 @@ Simulation::Simulation(const Scenario& s) : scenario(s) {
   xbt_log_control_set("root.thres:critical");
   engine_ = std::make_unique<sg4::Engine>(&argc, argv);
   configure_engine(*engine_);
-  platform = build_platform(*engine_, scenario.cluster);
+  platform = build_platform(scenario.cluster);
   for (size_t i = 0; i < scenario.exchanges.size(); ++i)
     exchanges.push_back(std::make_unique<ExchangeRun>(*this, static_cast<int>(i), scenario.exchanges[i]));
   for (const auto& spec : scenario.exchanges)

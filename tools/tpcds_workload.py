@@ -1309,7 +1309,7 @@ def render_readme(scenario, sm):
         "the partitioned join 17 whose build is x30) and x34 (which streams x29's rows through the probe "
         "pipeline and the streaming pre-aggregation) start when x23-x28 and x30-x33 are done; x36 waits for "
         "x34. The model cannot say \"finishes after\": an exchange that streams another one's rows is only "
-        "started with it. %d exchange(s) have no `after` (the first query's sources)." % sm["no_after"])
+        "started with it. %d exchange(s) have no `after` (the sources of each query, which starts when the previous query ended)." % sm["no_after"])
     add("")
     add("## Counts")
     add("")
