@@ -104,6 +104,10 @@ std::vector<ParamSpec> build_table() {
         "after another in order of first appearance, each alone on the cluster (every exchange names "
         "its query, `after` stays within a query), so each query can be simulated in its own process"),
       {"concurrent", "sequential"}));
+  t.push_back(P(S::scenario, "query_overhead_s", T::number, "s", 0, 0, 1e6,
+                "time of every query outside its exchanges (planning, admission, start-up, scans and "
+                "operators that no exchange's CPU costs cover), added to its runtime_s; with "
+                "query_order sequential the next query starts that much later"));
   t.push_back(P(S::scenario, "cluster", T::object, "", json::object(), none, none,
                 "the executors and their network"));
   t.push_back(P(S::scenario, "flags", T::object, "", json::object(), none, none,

@@ -364,6 +364,7 @@ Scenario build_scenario(json doc, const std::string& file, const std::vector<Ove
                        ? QueryOrder::sequential
                        : QueryOrder::concurrent;
   sc.seed = doc.contains("seed") ? static_cast<uint64_t>(doc["seed"].get<double>()) : 1;
+  sc.query_overhead_s = doc.value("query_overhead_s", 0.0);
 
   json cluster = with_defaults(Section::cluster, doc.value("cluster", json::object()));
   normalise_integers(Section::cluster, cluster);
@@ -542,6 +543,7 @@ Scenario build_scenario(json doc, const std::string& file, const std::vector<Ove
 
   sc.settings = {{"seed", sc.seed},
                  {"query_order", sc.query_order == QueryOrder::sequential ? "sequential" : "concurrent"},
+                 {"query_overhead_s", sc.query_overhead_s},
                  {"cluster", cluster},
                  {"flags", global_flags},
                  {"exchanges", settings_exchanges}};

@@ -94,6 +94,7 @@ struct Scenario {
   std::string name;
   std::string description;
   uint64_t seed = 1;
+  double query_overhead_s = 0; // added to every query's runtime (see the parameter table)
   ClusterSpec cluster;
   Flags flags;
   std::vector<ExchangeSpec> exchanges;

@@ -102,3 +102,31 @@ TEST_CASE("sequential queries: each starts when the previous ended, whatever the
   const json a = simulate_doc(alone);
   CHECK(a["exchanges"][0]["duration_s"] == one["exchanges"][0]["duration_s"]);
 }
+
+TEST_CASE("query_overhead_s: added to every query's runtime, and the next query starts after it",
+          "[sim][ordering]") {
+  // Expectation: runtime_s = overhead + exchange span; in sequence, query k's exchanges start at
+  // (k + 1) x overhead + the spans of the queries before it, so the makespan is the runtime total.
+  auto q = [](const char* query, const char* id, int64_t rows) {
+    return free_cpu_exchange(
+        {{"id", id}, {"query", query}, {"partitioning", "RANDOM"}, {"rows_total", rows}});
+  };
+  json doc = scenario({{"executors", 2}}, json::object(),
+                      json::array({q("q1", "a", 50 * 1024), q("q2", "b", 20 * 1024)}));
+  doc["query_order"] = "sequential";
+  const json base = simulate_doc(doc, 1);
+  doc["query_overhead_s"] = 0.25;
+  const json with = simulate_doc(doc, 2);
+  const auto& b = base["queries"];
+  const auto& w = with["queries"];
+  REQUIRE(w.size() == 2);
+  for (int i = 0; i < 2; ++i) {
+    show("runtime_s = 0.25 + span", 0.25 + b[i]["runtime_s"].get<double>(), w[i]["runtime_s"].get<double>());
+    CHECK(w[i]["runtime_s"].get<double>() == Approx(0.25 + b[i]["runtime_s"].get<double>()));
+    CHECK(w[i]["exchange_span_s"].get<double>() == Approx(b[i]["exchange_span_s"].get<double>()));
+  }
+  CHECK(w[0]["start_s"].get<double>() == Approx(0.25));
+  CHECK(w[1]["start_s"].get<double>() == Approx(w[0]["end_s"].get<double>() + 0.25));
+  CHECK(with["summary"]["makespan_s"].get<double>() ==
+        Approx(with["summary"]["runtime_s_total"].get<double>()));
+}
