@@ -16,6 +16,8 @@ const char* to_string(Section s) {
     return "cluster";
   case Section::flags:
     return "flags";
+  case Section::query:
+    return "queries.<query>";
   case Section::exchange:
     return "exchanges[]";
   case Section::fault:
@@ -105,9 +107,15 @@ std::vector<ParamSpec> build_table() {
         "its query, `after` stays within a query), so each query can be simulated in its own process"),
       {"concurrent", "sequential"}));
   t.push_back(P(S::scenario, "query_overhead_s", T::number, "s", 0, 0, 1e6,
-                "time of every query outside its exchanges (planning, admission, start-up, scans and "
-                "operators that no exchange's CPU costs cover), added to its runtime_s; with "
-                "query_order sequential the next query starts that much later"));
+                "fixed time of every query outside its exchanges (planning, admission, start-up, "
+                "tear-down), added to its runtime_s; with query_order sequential the next query starts "
+                "that much later"));
+  t.push_back(P(S::scenario, "query_work_ns_per_row", T::number, "ns", 0, 0, 1e6,
+                "CPU per work row of a query spent outside its exchanges: a query's runtime_s adds "
+                "work_rows x this / (executors x max(1, mt_dop)), and in sequential order the next query "
+                "starts that much later"));
+  t.push_back(P(S::scenario, "queries", T::object, "", json::object(), none, none,
+                "per-query settings, keyed by the query names the exchanges use"));
   t.push_back(P(S::scenario, "cluster", T::object, "", json::object(), none, none,
                 "the executors and their network"));
   t.push_back(P(S::scenario, "flags", T::object, "", json::object(), none, none,
@@ -154,6 +162,10 @@ std::vector<ParamSpec> build_table() {
       choices(P(S::flags, "eos_flush", T::enumeration, "", "pipelined", none, none,
                 "end of stream: pipelined (last batches, wait, EOS to all, wait) or serial (per channel)"),
               {"pipelined", "serial"}));
+
+  // Query.
+  t.push_back(P(S::query, "work_rows", T::integer, "rows", 0, 0, 1e15,
+                "rows the query's operators process outside its exchanges (see query_work_ns_per_row)"));
 
   // Exchange.
   t.push_back(required(P(S::exchange, "id", T::string, "", null, none, none, "unique name of the exchange")));
@@ -377,11 +389,13 @@ json scenario_schema() {
   defaults["properties"].erase("id");
   defaults["properties"].erase("faults");
   defaults.erase("required");
-  json top = object_schema(Section::scenario,
-                           {{"cluster", object_schema(Section::cluster)},
-                            {"flags", flags},
-                            {"exchange_defaults", defaults},
-                            {"exchanges", {{"type", "array"}, {"minItems", 1}, {"items", exchange}}}});
+  json top = object_schema(
+      Section::scenario,
+      {{"cluster", object_schema(Section::cluster)},
+       {"flags", flags},
+       {"queries", {{"type", "object"}, {"additionalProperties", object_schema(Section::query)}}},
+       {"exchange_defaults", defaults},
+       {"exchanges", {{"type", "array"}, {"minItems", 1}, {"items", exchange}}}});
   top["$schema"] = "https://json-schema.org/draft/2020-12/schema";
   top["$id"] = "exsim-scenario-v1";
   top["title"] = "exsim scenario";
@@ -390,7 +404,8 @@ json scenario_schema() {
 
 std::string parameters_help() {
   std::string out;
-  for (Section s : {Section::scenario, Section::cluster, Section::flags, Section::exchange, Section::fault}) {
+  for (Section s : {Section::scenario, Section::cluster, Section::flags, Section::query, Section::exchange,
+                    Section::fault}) {
     out += fmt::format("\n{}:\n", to_string(s));
     for (const ParamSpec* p : params_of(s)) {
       std::string def = p->required ? "required" : !p->derived.empty() ? p->derived : p->default_value.dump();

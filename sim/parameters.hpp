@@ -11,7 +11,7 @@
 
 namespace exsim {
 
-enum class Section { scenario, cluster, flags, exchange, fault };
+enum class Section { scenario, cluster, flags, query, exchange, fault };
 enum class ParamType {
   integer,
   number,

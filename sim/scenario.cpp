@@ -316,6 +316,9 @@ Scenario build_scenario(json doc, const std::string& file, const std::vector<Ove
   check_object(Section::scenario, doc, "", err);
   err.throw_if_any();
   if (doc.contains("cluster")) check_object(Section::cluster, doc["cluster"], "cluster", err);
+  if (doc.contains("queries"))
+    for (const auto& [name, q] : doc["queries"].items())
+      check_object(Section::query, q, "queries." + name, err);
   if (doc.contains("flags")) check_object(Section::flags, doc["flags"], "flags", err);
   if (doc.contains("exchange_defaults")) {
     const json& d = doc["exchange_defaults"];
@@ -365,6 +368,7 @@ Scenario build_scenario(json doc, const std::string& file, const std::vector<Ove
                        : QueryOrder::concurrent;
   sc.seed = doc.contains("seed") ? static_cast<uint64_t>(doc["seed"].get<double>()) : 1;
   sc.query_overhead_s = doc.value("query_overhead_s", 0.0);
+  sc.query_work_ns_per_row = doc.value("query_work_ns_per_row", 0.0);
 
   json cluster = with_defaults(Section::cluster, doc.value("cluster", json::object()));
   normalise_integers(Section::cluster, cluster);
@@ -539,15 +543,40 @@ Scenario build_scenario(json doc, const std::string& file, const std::vector<Ove
     sc.exchanges.push_back(std::move(e));
   }
   check_after_cycles(sc.exchanges, err);
+  json queries_settings = json::object();
+  if (doc.contains("queries")) {
+    std::set<std::string> names;
+    for (const ExchangeSpec& e : sc.exchanges)
+      names.insert(e.query);
+    for (const auto& [name, q] : doc["queries"].items()) {
+      if (name.empty() || names.count(name) == 0) {
+        err.add("queries." + name,
+                "expected the name of a query that some exchange belongs to (its `query` key)");
+        continue;
+      }
+      const json full = with_defaults(Section::query, q);
+      sc.query_work_rows[name] = static_cast<int64_t>(full.at("work_rows").get<double>());
+      queries_settings[name] = {{"work_rows", sc.query_work_rows[name]}};
+    }
+  }
   err.throw_if_any();
 
   sc.settings = {{"seed", sc.seed},
                  {"query_order", sc.query_order == QueryOrder::sequential ? "sequential" : "concurrent"},
                  {"query_overhead_s", sc.query_overhead_s},
+                 {"query_work_ns_per_row", sc.query_work_ns_per_row},
+                 {"queries", queries_settings},
                  {"cluster", cluster},
                  {"flags", global_flags},
                  {"exchanges", settings_exchanges}};
   return sc;
+}
+
+double Scenario::query_extra_s(const std::string& query) const {
+  const auto it = query_work_rows.find(query);
+  const double rows = it == query_work_rows.end() ? 0.0 : static_cast<double>(it->second);
+  const double threads = static_cast<double>(cluster.executors) * std::max(1, flags.mt_dop);
+  return query_overhead_s + rows * query_work_ns_per_row * 1e-9 / threads;
 }
 
 } // namespace exsim

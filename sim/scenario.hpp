@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <map>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -94,7 +95,12 @@ struct Scenario {
   std::string name;
   std::string description;
   uint64_t seed = 1;
-  double query_overhead_s = 0; // added to every query's runtime (see the parameter table)
+  double query_overhead_s = 0;                    // added to every query's runtime (see the parameter table)
+  double query_work_ns_per_row = 0;               // CPU per work row outside the exchanges
+  std::map<std::string, int64_t> query_work_rows; // per query, from "queries"
+  // Time a query spends outside its exchanges: query_overhead_s plus its work rows' CPU spread over
+  // executors x max(1, mt_dop) threads.
+  double query_extra_s(const std::string& query) const;
   ClusterSpec cluster;
   Flags flags;
   std::vector<ExchangeSpec> exchanges;

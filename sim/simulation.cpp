@@ -197,19 +197,20 @@ nlohmann::json simulate_in_sequence(const Scenario& sc, bool progress, int jobs)
   rmdir(dir);
   if (progress) std::fprintf(stderr, "\n");
   if (!failure.empty()) throw std::runtime_error(failure);
-  // Each query starts when the previous one ended; its exchanges start query_overhead_s later.
+  // Each query starts when the previous one ended; its exchanges start query_extra_s later.
   nlohmann::json exchanges = nlohmann::json::array();
   std::vector<nlohmann::json> by_index(sc.exchanges.size());
   double offset = 0;
   for (size_t q = 0; q < groups.size(); ++q) {
     double end = 0;
+    const double extra = sc.query_extra_s(groups[q].name);
     for (size_t k = 0; k < groups[q].members.size(); ++k) {
       nlohmann::json& x = parts[q].at(k);
       end = std::max(end, x.at("end_s").get<double>());
-      shift_times(x, offset + sc.query_overhead_s);
+      shift_times(x, offset + extra);
       by_index[static_cast<size_t>(groups[q].members[k])] = std::move(x);
     }
-    offset += sc.query_overhead_s + end;
+    offset += extra + end;
   }
   for (auto& x : by_index)
     exchanges.push_back(std::move(x));

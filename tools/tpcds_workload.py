@@ -28,6 +28,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 DEFAULT_PLANS = os.path.normpath(os.path.join(REPO, "..", "shared", "impala-plans"))
 DEFAULT_OUT = os.path.join(REPO, "scenarios", "tpcds_sf100")
+DEFAULT_PROFILES = os.path.normpath(os.path.join(REPO, "..", "shared", "impala-profiles"))
+# Runtime profiles the measured inputs come from (impala-profiles/README.md).
+PROFILE_Q72 = "tpcds_72_local_run_profile.json"
+PROFILE_Q1 = "tpcds_1_local_run_mt_dop_0_profile.json"
 GENERATOR = "tools/tpcds_workload.py"
 
 # --------------------------------------------------------------------------
@@ -91,6 +95,21 @@ FK_SUFFIX = [
     ("site_sk", "web_site"), ("reason_sk", "reason"),
     ("income_band_sk", "income_band"),
 ]
+
+# Rule D1: date ranges the planner estimates with its default selectivity.
+# Impala has no histograms: a two-sided range on date_dim.d_month_seq or
+# date_dim.d_year is estimated at 10% of date_dim (7.30K rows) whatever its
+# width, and the FK/PK join of a fact table with that date_dim then keeps every
+# fact row (|dim| / NDV(fact date key) > 1). The range's real rows follow from
+# the calendar: date_dim has one row per day, 73,049 days = 2,400 months = 200
+# years (TPC-DS specification; d_month_seq and d_year number them).
+DATE_DIM_DAYS = 73049
+DAYS_PER_UNIT = {"d_month_seq": DATE_DIM_DAYS / 2400.0, "d_year": DATE_DIM_DAYS / 200.0}
+DATE_RANGE_RE = re.compile(
+    r"^(?:\w+\.)?(d_month_seq|d_year) <= CAST\((\d+) AS INT\), (?:\w+\.)?(d_month_seq|d_year) >= CAST\((\d+) AS INT\)$")
+# Days one distinct value of a fact table's date key covers: sales and returns
+# carry a day, inventory a week (inv_date_sk takes one date per week).
+DATE_KEY_DAYS = {"inv_date_sk": 7}
 
 # The 104 statements of the workload, in the benchmark's order
 # (impala-plans/queries.txt), with the plan file each one uses.
@@ -440,6 +459,41 @@ class Scaler:
             return min(l100, r100), "both inputs unique on the join keys: <= smaller input"
         return max(l100, r100), "<= larger input (assumption: no row multiplication)"
 
+    def date_join_fix(self, node, jt):
+        """Rule D1 at a join whose build side is a date_dim range (see DATE_RANGE_RE).
+
+        The planner kept min(1, |dim estimate| / NDV(fact date key)) of the probe
+        rows; the range really keeps min(1, days / days the fact's dates cover).
+        Returns (correction factor, why) or None."""
+        if jt not in ("INNER JOIN", "LEFT SEMI JOIN") or len(node.children) != 2:
+            return None
+        d = node.children[1]
+        while d.kind in ("EXCHANGE",) and d.children:
+            d = d.children[0]
+        if d.kind != "SCAN HDFS" or getattr(d, "date_days", None) is None:
+            return None
+        preds = ""
+        for det in node.details:
+            t = det.lstrip("| ")
+            if t.startswith("hash predicates: "):
+                preds = t[len("hash predicates: "):]
+        for conj in preds.split(", "):
+            m = re.match(r"^(?:\w+\.)?([a-z]+_[a-z_]*date_sk) = (?:\w+\.)?d_date_sk$", conj)
+            if not m:
+                continue
+            key = m.group(1)
+            table = COLUMN_PREFIX.get(key.split("_")[0])
+            cst = self.stats.get(table, {}).get("columns", {}).get(key) if table else None
+            if not cst or cst["numDVs"] <= 0:
+                return None
+            ndv = cst["numDVs"]
+            span = ndv * DATE_KEY_DAYS.get(key, 1)
+            planner = min(1.0, d.card / ndv)
+            real = min(1.0, d.date_days / span)
+            return real / planner, "%d of the %d days %s covers, where the planner kept %s of the rows" % (
+                d.date_days, span, key, fmt_ratio(planner))
+        return None
+
     def scale(self, node):
         for c in node.children:
             self.scale(c)
@@ -450,11 +504,21 @@ class Scaler:
             r = self.table_ratio(node.table)
             node.card100 = c3000 * r
             node.rule = "scan of %s: x%s (table rows)" % (node.table, fmt_ratio(r))
+            days = date_range_days(node)
+            if days is not None:
+                node.date_days = days
+                node.card100 = days
+                node.rule = "D1 date range: %d days (the plan's %s is the planner's default selectivity)" % (
+                    days, node.card_text)
         elif k in ("HASH JOIN", "NESTED LOOP JOIN"):
             jt = node.bracket.strip("[]").split(",")[0].strip()
             rl = ratio(ch[0])
             rr = ratio(ch[1]) if len(ch) > 1 else 1.0
-            if jt in ("LEFT SEMI JOIN", "LEFT ANTI JOIN"):
+            fix = self.date_join_fix(node, jt)
+            if fix is not None:
+                factor, fix_why = fix
+                r, why = rl * factor, "D1 date-range join: left-input ratio x %s (%s)" % (fmt_ratio(factor), fix_why)
+            elif jt in ("LEFT SEMI JOIN", "LEFT ANTI JOIN"):
                 r, why = rl, "left-input ratio (semi/anti join)"
             elif jt in ("RIGHT SEMI JOIN", "RIGHT ANTI JOIN"):
                 r, why = rr, "right-input ratio (semi/anti join)"
@@ -796,6 +860,30 @@ def mn_caps_below(node, acc):
         mn_caps_below(c, acc)
 
 
+def date_range_days(node):
+    """Days a date_dim scan keeps when its predicates are exactly a two-sided range on d_month_seq
+    or d_year (rule D1), else None."""
+    if node.table != "date_dim":
+        return None
+    for det in node.details:
+        t = det.lstrip("| ").strip()
+        if t.startswith("predicates: "):
+            m = DATE_RANGE_RE.match(t[len("predicates: "):])
+            if m and m.group(1) == m.group(3):
+                units = int(m.group(2)) - int(m.group(4)) + 1
+                return int(round(units * DAYS_PER_UNIT[m.group(1)])) if units > 0 else None
+    return None
+
+
+def fragment_scan_rows(node):
+    """Rows the scans of node's fragment produce at SF100 (not crossing into other fragments)."""
+    if is_exchange(node):
+        return 0.0
+    if node.kind == "SCAN HDFS":
+        return node.card100 or 0.0
+    return sum(fragment_scan_rows(c) for c in node.children)
+
+
 def exchange_kind(node):
     b = node.bracket.strip("[]")
     if node.kind == "MERGING-EXCHANGE":
@@ -887,6 +975,8 @@ def build_query(qname, stem, plans, stats):
         e["_deps"] = sorted("%s.x%02d" % (qname, d.nid) for d in dep_nodes)
         e["_kind"] = kind
         e["_bytes"] = rows_int * width
+        e["_width"] = width
+        e["_scan_rows"] = fragment_scan_rows(child)
         result.append(e)
     data = open(path, "rb").read()
     return result, {"file": fname, "git_blob_sha1": git_blob_sha1(data)}
@@ -935,6 +1025,173 @@ def q72_check(plans, stats):
             "comparable": comparable,
         })
     return rows
+
+
+# --------------------------------------------------------------------------
+# LZ4 ratio measured in the q72 profile
+# --------------------------------------------------------------------------
+
+def _counter(node, name):
+    for c in node.get("counters", []):
+        if c.get("counter_name") == name:
+            return c.get("value", 0)
+    return None
+
+
+def profile_lz4_ratio(path):
+    """Pooled LZ4 ratio of the remote traffic of a web-UI JSON profile.
+
+    A channel to the sender's own daemon is sent uncompressed, so only receiver
+    instances on a daemon where no instance of the exchange sent rows count:
+    everything they received was compressed. Ratio = their TotalBytesReceived
+    (on the wire) summed / their TotalBytesDequeued (deserialized) summed.
+    Returns (ratio, per-exchange detail)."""
+    with open(path, "r", encoding="utf-8") as f:
+        doc = json.load(f)
+    senders = {}    # exchange id -> daemons whose sender instances sent rows
+    receivers = {}  # exchange id -> [(daemon, received, dequeued)]
+
+    def walk(node, host):
+        name = node.get("profile_name", "")
+        if name.startswith("Averaged Fragment"):
+            return
+        m = re.match(r"Instance \S+ \(host=([^)]+)\)", name)
+        if m:
+            host = m.group(1)
+        m = re.match(r"KrpcDataStreamSender \(dst_id=(\d+)\)", name)
+        if m and host and (_counter(node, "RowsSent") or 0) > 0:
+            senders.setdefault(int(m.group(1)), set()).add(host)
+        m = re.match(r"EXCHANGE_NODE \(id=(\d+)\)", name)
+        if m and host:
+            got = deq = None
+            for ch in node.get("child_profiles", []):
+                if ch.get("profile_name") == "Enqueue":
+                    got = _counter(ch, "TotalBytesReceived")
+                if ch.get("profile_name") == "Dequeue":
+                    deq = _counter(ch, "TotalBytesDequeued")
+            if got is not None and deq:
+                receivers.setdefault(int(m.group(1)), []).append((host, got, deq))
+        for ch in node.get("child_profiles", []):
+            walk(ch, host)
+
+    walk(doc["contents"], None)
+    wire = raw = 0
+    detail = {}
+    for x in sorted(receivers):
+        remote = [(g, d) for h, g, d in receivers[x] if h not in senders.get(x, set())]
+        if remote:
+            w, r = sum(g for g, _ in remote), sum(d for _, d in remote)
+            wire += w
+            raw += r
+            detail[x] = {"remote_receivers": len(remote), "bytes_received": w, "bytes_dequeued": r,
+                         "ratio": round(w / r, 4)}
+    if raw == 0:
+        raise PlanError("%s: no receiver with only remote senders" % path)
+    return wire / raw, detail
+
+
+# --------------------------------------------------------------------------
+# Calibrated parameters
+# --------------------------------------------------------------------------
+
+# The shared physical parameters the calibration fits (tools/tpcds_calibrate.py
+# writes their values to calibration.json). All zero = uncalibrated.
+def profile_query_overhead(path):
+    """Seconds of a profiled query outside its fragments' execution: from 'Query submitted' to
+    'All ... execution backends ... started' (planning, admission, start-up) plus from 'Last row
+    fetched' to 'Unregister query' (tear-down), from the Summary's query timeline."""
+    with open(path, "r", encoding="utf-8") as f:
+        doc = json.load(f)
+    summary = doc["contents"]["child_profiles"][0]
+    for seq in summary.get("event_sequences", []):
+        ev = {}
+        for e in seq.get("events", []):
+            label = e.get("label", "")
+            key = ("started" if label.startswith("All ") and "started" in label else label)
+            ev[key] = e.get("timestamp", 0) * 1e-9
+        if all(k in ev for k in ("Query submitted", "started", "Last row fetched", "Unregister query")):
+            return (ev["started"] - ev["Query submitted"]) + (ev["Unregister query"] - ev["Last row fetched"])
+    raise PlanError("%s: no query timeline with submit, start, fetch and unregister events" % path)
+
+
+def measured_inputs(profiles):
+    """Numbers read off the real profiles: the LZ4 ratio (q72) and the per-query overhead (mean of
+    q72 and q1 at mt_dop=0)."""
+    lz4, detail = profile_lz4_ratio(os.path.join(profiles, PROFILE_Q72))
+    over = {name: profile_query_overhead(os.path.join(profiles, name)) for name in (PROFILE_Q72, PROFILE_Q1)}
+    return {"lz4_ratio": lz4, "lz4_detail": detail, "overhead_s": sum(over.values()) / len(over),
+            "overhead_detail": {k: round(v, 4) for k, v in sorted(over.items())}}
+
+
+CALIBRATION_KEYS = {
+    "var_fraction": "share of the plan's row-size that is variable-length data (strings): the collector "
+                    "sizes batches by the fixed part only",
+    "pipeline_ns_per_row": "single-threaded operator CPU per row entering a fragment's pipeline, from its "
+                           "scans (charged to the fragment's sender as producer_ns_per_row) or from an "
+                           "exchange (charged to its receivers as consumer_ns_per_row)",
+    "compress_ns_per_byte": "sender CPU per uncompressed byte to LZ4-compress a batch, on the sender's "
+                            "thread between batches",
+}
+
+
+def load_calibration(path):
+    """The fitted values of a calibration.json: {key: value} for CALIBRATION_KEYS."""
+    with open(path, "r", encoding="utf-8") as f:
+        doc = json.load(f)
+    params = doc["parameters"]
+    out = {}
+    for k in CALIBRATION_KEYS:
+        v = params[k]["value"]
+        if not isinstance(v, (int, float)) or v < 0:
+            raise ValueError("parameters.%s.value: expected a number >= 0" % k)
+        out[k] = float(v)
+    if out["var_fraction"] >= 1:
+        raise ValueError("parameters.var_fraction.value: expected a number below 1")
+    return out
+
+
+def calibration_provenance(c):
+    if not c["values"]:
+        how = "uncalibrated: no calibration.json (run tools/tpcds_calibrate.py)"
+    else:
+        how = "fitted by tools/tpcds_calibrate.py, values in %s" % c["file"]
+    return {
+        "compression_ratio": "%.4f: measured, pooled LZ4 ratio of the remote traffic in "
+                             "impala-profiles/tpcds_72_local_run_profile.json (receivers on daemons where no "
+                             "instance of the exchange sent rows: TotalBytesReceived / TotalBytesDequeued, "
+                             "summed over exchanges %s)" % (c["lz4_ratio"], ", ".join(str(x) for x in c["lz4_detail"])),
+        "query_overhead_s": "%.4f: measured, mean over the q72 and q1 (mt_dop=0) profiles of the query "
+                            "timeline's 'Query submitted' to 'All execution backends started' plus 'Last row "
+                            "fetched' to 'Unregister query' (%s)" % (
+                                c["overhead_s"], ", ".join("%s %.4f s" % kv for kv in c["overhead_detail"].items())),
+        "fitted": how,
+        "parameters": {k: {"value": c["values"].get(k, 0.0), "meaning": v} for k, v in CALIBRATION_KEYS.items()},
+    }
+
+
+def apply_calibration(scenario, summary, cal, lz4_ratio, overhead_s):
+    """Return a copy of scenario with the calibrated costs and widths set."""
+    import copy
+    out = copy.deepcopy(scenario)
+    f = float(cal.get("var_fraction", 0.0))
+    b = float(cal.get("pipeline_ns_per_row", 0.0))
+    out["query_overhead_s"] = round(overhead_s, 4)
+    out["exchange_defaults"] = {"compression_ratio": round(lz4_ratio, 4), "consumer_ns_per_row": round(b, 3)}
+    if "compress_ns_per_byte" in cal:
+        out["exchange_defaults"]["compress_ns_per_byte"] = round(float(cal["compress_ns_per_byte"]), 4)
+    inner = summary["internals"]
+    for e in out["exchanges"]:
+        width, scan_rows = inner[e["id"]]
+        fixed = max(1, int(round(width * (1.0 - f))))
+        e["fixed_row_bytes"] = fixed
+        e["var_row_bytes"] = width - fixed
+        rows = e["rows_total"]
+        producer = min(1e9, b * scan_rows / rows) if rows > 0 else 0.0
+        e["producer_ns_per_row"] = round(producer, 3)
+        e["source"] += ("; calibrated: fixed/var %d/%d = row width %d split by var_fraction %.4g; "
+                        "producer_ns_per_row = pipeline_ns_per_row x %s scan rows of the sending fragment "
+                        "/ rows_total" % (fixed, width - fixed, width, f, fmt_rows(scan_rows)))
+    return out
 
 
 # --------------------------------------------------------------------------
@@ -997,6 +1254,7 @@ def build_workload(plans):
         "no_after": sum(1 for e in all_x if not e["after"]),
         "hash_batches": sum(e["rows_total"] / max(1, 16384 // e["fixed_row_bytes"])
                             for e in all_x if e["_kind"] == "HASH"),
+        "internals": {e["id"]: (e["_width"], e["_scan_rows"]) for e in all_x},
     }
 
     exchanges = []
@@ -1057,9 +1315,9 @@ def build_workload(plans):
         "placement": PLACEMENT_RULES,
         "dependencies": DEPENDENCY_RULES,
         "row_width": WIDTH_RULES,
-        "costs": "CPU cost keys (producer/consumer/hash/copy/compress/serialize/deserialize) and "
-                 "compression_ratio are left at the simulator defaults: no plan-derived number exists for them "
-                 "(the plans' cost= fields are planner units, not time); calibration is a later step",
+        "costs": "producer_ns_per_row, consumer_ns_per_row, compression_ratio and the fixed/var split come "
+                 "from the calibration (provenance.calibration); hash/copy/compress/serialize/deserialize "
+                 "costs keep the simulator defaults (the plans' cost= fields are planner units, not time)",
         "counts": {
             "queries": len(selected),
             "exchanges": len(all_x),
@@ -1441,18 +1699,40 @@ def main(argv=None):
                     help="folder with Impala's TPC-DS planner tests (default: ../shared/impala-plans)")
     ap.add_argument("--out", default=DEFAULT_OUT,
                     help="output folder for workload.json and README.md (default: scenarios/tpcds_sf100)")
+    ap.add_argument("--profiles", default=DEFAULT_PROFILES,
+                    help="folder of the real runtime profiles the LZ4 ratio and the per-query overhead are "
+                         "read from (default: ../shared/impala-profiles)")
+    ap.add_argument("--calibration", default=None,
+                    help="fitted parameters (default: OUT/calibration.json if it exists, else uncalibrated)")
     args = ap.parse_args(argv)
+    for name in (PROFILE_Q72, PROFILE_Q1):
+        if not os.path.isfile(os.path.join(args.profiles, name)):
+            sys.stderr.write("tpcds_workload: profile %s not found in %s; pass --profiles DIR\n" % (
+                name, args.profiles))
+            return 2
     for need in ("queries.txt", "stats-3TB.json", "README.md", "tpcds-q72.test"):
         if not os.path.isfile(os.path.join(args.plans, need)):
             sys.stderr.write("tpcds_workload: plan folder %s not found or incomplete (missing %s); "
                              "pass --plans DIR (Impala's tpcds_cpu_cost planner tests, see "
                              "../shared/impala-plans/README.md)\n" % (args.plans, need))
             return 2
+    cal_path = args.calibration or os.path.join(args.out, "calibration.json")
+    cal = {}
+    if args.calibration or os.path.isfile(cal_path):
+        try:
+            cal = load_calibration(cal_path)
+        except (OSError, ValueError, KeyError) as e:
+            sys.stderr.write("tpcds_workload: %s: %s\n" % (cal_path, e))
+            return 2
     try:
-        scenario, summary = build_workload(args.plans)
+        base, summary = build_workload(args.plans)
+        measured = measured_inputs(args.profiles)
     except PlanError as e:
         sys.stderr.write("tpcds_workload: %s\n" % e)
         return 1
+    scenario = apply_calibration(base, summary, cal, measured["lz4_ratio"], measured["overhead_s"])
+    summary["calibration"] = dict(measured, values=cal, file=os.path.relpath(cal_path, REPO) if cal else None)
+    scenario["provenance"]["calibration"] = calibration_provenance(summary["calibration"])
     os.makedirs(args.out, exist_ok=True)
     with open(os.path.join(args.out, "workload.json"), "w", encoding="utf-8", newline="\n") as f:
         f.write(dump_json(scenario))

@@ -130,3 +130,29 @@ TEST_CASE("query_overhead_s: added to every query's runtime, and the next query 
   CHECK(with["summary"]["makespan_s"].get<double>() ==
         Approx(with["summary"]["runtime_s_total"].get<double>()));
 }
+
+TEST_CASE("query work rows: work_rows x ns / (executors x max(1, mt_dop)) added to the runtime",
+          "[sim][ordering]") {
+  // Expectation: 4e9 rows x 2 ns on 2 executors = 4 s at mt_dop 0 and 1 s at mt_dop 4 (8 threads),
+  // on top of query_overhead_s 0.1 and the exchange span.
+  auto q = [](const char* query, const char* id, int64_t rows) {
+    return free_cpu_exchange(
+        {{"id", id}, {"query", query}, {"partitioning", "RANDOM"}, {"rows_total", rows}});
+  };
+  json doc = scenario({{"executors", 2}}, json::object(),
+                      json::array({q("q1", "a", 8 * 1024), q("q2", "b", 8 * 1024)}));
+  doc["query_order"] = "sequential";
+  doc["query_overhead_s"] = 0.1;
+  doc["query_work_ns_per_row"] = 2;
+  doc["queries"] = {{"q1", {{"work_rows", 4000000000LL}}}};
+  for (const auto& [mt_dop, expected] : {std::pair<int, double>{0, 4.1}, std::pair<int, double>{4, 1.1}}) {
+    doc["flags"]["mt_dop"] = mt_dop;
+    const json r = simulate_doc(doc, 1);
+    const auto& qs = r["queries"];
+    show("q1 outside its exchanges", expected, qs[0]["outside_exchanges_s"].get<double>());
+    CHECK(qs[0]["outside_exchanges_s"].get<double>() == Approx(expected));
+    CHECK(qs[1]["outside_exchanges_s"].get<double>() == Approx(0.1));
+    CHECK(qs[0]["runtime_s"].get<double>() == Approx(expected + qs[0]["exchange_span_s"].get<double>()));
+    CHECK(qs[1]["start_s"].get<double>() == Approx(qs[0]["end_s"].get<double>() + 0.1));
+  }
+}
