@@ -31,7 +31,7 @@ struct Request {
   int64_t uncompressed_bytes = 0;
   int64_t accounting_bytes = 0;
   bool compressed = false;
-  double arrived_at = 0; // when the request reached the receiver (transfer + one-way latency)
+  double arrived_at = 0; // when the request reached the receiver (one-way latency + transfer)
 };
 
 // The answer to one RPC, travelling back to the sender. slot < 0 marks a wake-up (abort).

@@ -26,31 +26,31 @@ public:
   void run() {
     Request* msg = nullptr;
     sg4::CommPtr pending = inbox_->get_async<Request>(&msg);
+    std::vector<sg4::ActivityPtr> waits;
     while (true) {
-      deliver_due_requests();
       if (state_ == State::running) consume_next();
       if (state_ == State::running && queues_.all_finished() && !consuming_) {
         c_.end_s = now();
         break;
       }
-      // Wake for a new request, the consumer's batch, a finished deserialization, or the next
-      // request whose latency elapsed.
-      const double next_due = next_due_time();
+      // Wake for a new request, the consumer's batch or a finished deserialization.
       ssize_t done = 0;
-      if (!consuming_ && running_.empty() && next_due < 0) {
+      if (!consuming_ && running_.empty()) {
         pending->wait();
       } else {
-        std::vector<sg4::ActivityPtr> waits{pending};
+        waits.assign(1, pending);
         if (consuming_) waits.push_back(consume_);
         for (const auto& d : running_)
           waits.push_back(d.exec);
-        done = sg4::Activity::wait_any_for(waits, next_due < 0 ? -1.0 : next_due - now());
+        done = sg4::Activity::wait_any(waits);
       }
       if (done == 0) {
         Request* req = msg;
         msg = nullptr;
         pending = inbox_->get_async<Request>(&msg);
-        arrive(req);
+        // The connection spent the route latency before the transfer: the request is here now.
+        req->arrived_at = now();
+        handle(req);
       } else if (done > 0) {
         const size_t i = static_cast<size_t>(done) - 1;
         if (consuming_ && i == 0)
@@ -64,40 +64,6 @@ public:
 private:
   enum class State { running, closed, cancelled };
   static double now() { return sg4::Engine::get_clock(); }
-
-  // A request's bytes have been transferred; it reaches the receiver one route latency later.
-  // Control messages (cancel, close) act at once.
-  void arrive(Request* req) {
-    if (req->kind == RequestKind::cancel || req->kind == RequestKind::close) {
-      handle(req);
-      return;
-    }
-    const int from = x_.spec.sender_host(req->sender);
-    const bool local = from == c_.host;
-    req->arrived_at = now() + x_.sim.platform.one_way_s(from, c_.host);
-    // Within one latency class arrival times are in transfer order, so a FIFO per class suffices.
-    in_transit_[local ? 1 : 0].push_back(req);
-  }
-
-  void deliver_due_requests() {
-    for (bool any = true; any;) {
-      any = false;
-      for (auto& q : in_transit_)
-        if (!q.empty() && q.front()->arrived_at <= now()) {
-          Request* req = q.front();
-          q.pop_front();
-          handle(req);
-          any = true;
-        }
-    }
-  }
-
-  double next_due_time() const {
-    double t = -1;
-    for (const auto& q : in_transit_)
-      if (!q.empty() && (t < 0 || q.front()->arrived_at < t)) t = q.front()->arrived_at;
-    return t;
-  }
 
   void handle(Request* req) {
     switch (req->kind) {
@@ -306,7 +272,6 @@ private:
   const double started_at_;
   State state_ = State::running;
   std::map<int64_t, Request*> deferred_;
-  std::deque<Request*> in_transit_[2]; // remote, local
   struct Deserialization {
     sg4::ExecPtr exec;
     Request* req;

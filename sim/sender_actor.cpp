@@ -31,7 +31,6 @@ public:
                                                             static_cast<uint64_t>(index))) {
     for (int r = 0; r < receivers_; ++r) {
       channels_.emplace_back(spec_.k);
-      slot_comms_.emplace_back(static_cast<size_t>(spec_.k));
       local_.push_back(spec_.receiver_host(r) == c_.host);
     }
     const int64_t s = spec_.senders();
@@ -193,8 +192,9 @@ private:
     req->sender = index_;
     req->slot = ch.start_rpc(now(), req->wire_bytes, req->rows, req->kind == RequestKind::eos);
     add_held(req->wire_bytes);
-    slot_comms_[static_cast<size_t>(r)][static_cast<size_t>(req->slot)] =
-        x_.to_receiver[static_cast<size_t>(r)]->put_async(req, static_cast<uint64_t>(req->wire_bytes));
+    const int to = spec_.receiver_host(r);
+    x_.sim.connection(c_.host, to)
+        .send(x_.to_receiver[static_cast<size_t>(r)], req, x_.sim.platform.one_way_s(c_.host, to));
   }
 
   // Blocks (InactiveTotalTime) until channel r has at most `max_in_flight` RPCs in flight.
@@ -217,9 +217,6 @@ private:
     if (resp.slot < 0) return; // wake-up: the exchange is being aborted
     const int r = resp.receiver;
     Channel& ch = channels_[static_cast<size_t>(r)];
-    auto& comm = slot_comms_[static_cast<size_t>(r)][static_cast<size_t>(resp.slot)];
-    comm->wait(); // the request was delivered before its response was sent: releases it
-    comm = nullptr;
     RpcStatus status = resp.status;
     std::string detail;
     if (status == RpcStatus::ok && now() >= x_.rpc_error_time(index_, r)) {
@@ -317,7 +314,6 @@ private:
   const uint64_t rng_seed_;
   int64_t rows_ = 0;
   std::vector<Channel> channels_;
-  std::vector<std::vector<sg4::CommPtr>> slot_comms_;
   std::vector<bool> local_;
   std::vector<int64_t> leftover_;
   std::vector<int64_t> collector_bytes_;

@@ -47,6 +47,17 @@ Simulation::Simulation(const Scenario& s) : scenario(s) {
 
 Simulation::~Simulation() = default;
 
+Connection& Simulation::connection(int from, int to) {
+  const size_t hosts = platform.hosts.size();
+  if (connections_.empty()) connections_.resize(hosts * hosts);
+  auto& c = connections_.at(static_cast<size_t>(from) * hosts + static_cast<size_t>(to));
+  if (!c) {
+    c = std::make_unique<Connection>(); // set before open(), which lets other actors run
+    c->open(platform.hosts.at(static_cast<size_t>(from)), from, to);
+  }
+  return *c;
+}
+
 void Simulation::run(bool progress) {
   bool deadlock = false;
   sg4::Engine::on_deadlock_cb([&deadlock] { deadlock = true; });

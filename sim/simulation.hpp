@@ -3,6 +3,7 @@
 //   nlohmann::json results = exsim::simulate(exsim::load_scenario(path));
 #pragma once
 
+#include "sim/connection.hpp"
 #include "sim/exchange.hpp"
 #include "sim/platform.hpp"
 #include "sim/scenario.hpp"
@@ -30,10 +31,14 @@ public:
   void abort_query(ExchangeRun& origin, ExchangeStatus why, const std::string& reason);
   bool query_aborted(const std::string& query) const;
 
+  // The data-stream connection from host `from` to host `to`, opened on first use.
+  Connection& connection(int from, int to);
+
   int exchanges_finished = 0;
 
 private:
   std::unique_ptr<sg4::Engine> engine_;
+  std::vector<std::unique_ptr<Connection>> connections_; // [from * hosts + to]
   std::map<std::string, std::pair<ExchangeStatus, std::string>> aborted_queries_;
 };
 

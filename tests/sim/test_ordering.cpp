@@ -156,3 +156,39 @@ TEST_CASE("query work rows: work_rows x ns / (executors x max(1, mt_dop)) added 
     CHECK(qs[1]["start_s"].get<double>() == Approx(qs[0]["end_s"].get<double>() + 0.1));
   }
 }
+
+TEST_CASE("requests to one daemon leave in order on its connection; other daemons share the NIC",
+          "[sim][ordering]") {
+  // One batch of 1024 rows x (1000 + 4) bytes per exchange, no compression, 1 Gbit/s: S/B = 8.22 ms,
+  // one-way latency L = 195 us. Two exchanges from executor 0 to executor 1 share one connection:
+  // the first batch arrives at L + S/B, the second behind it at L + 2 S/B (with a flow per request
+  // both would arrive at L + 2 S/B). Exchanges to executors 1 and 2 use two connections that share
+  // executor 0's NIC: both batches arrive at L + 2 S/B.
+  auto ex = [](const char* id, int to) {
+    return free_cpu_exchange({{"id", id},
+                              {"partitioning", "RANDOM"},
+                              {"sender_executors", 1},
+                              {"receiver_executors", 1},
+                              {"receiver_first_executor", to},
+                              {"rows_total", 1024},
+                              {"fixed_row_bytes", 1000}});
+  };
+  const json cluster = {{"executors", 3}, {"nic_bandwidth_gbps", 1}, {"rtt_us", 390}};
+  const json flags = {{"compression", false}};
+  const double L = 195e-6;
+  const double SB = 1024.0 * 1004 * 8 / 1e9;
+  auto first_batch = [](const json& r, int i) {
+    return r["exchanges"][i]["receiver_instances"][0]["FirstBatchWaitTime_s"].get<double>();
+  };
+  const json same = simulate_doc(scenario(cluster, flags, json::array({ex("a", 1), ex("b", 1)})));
+  const double early = std::min(first_batch(same, 0), first_batch(same, 1));
+  const double late = std::max(first_batch(same, 0), first_batch(same, 1));
+  show("same daemon: first batch arrives at L + S/B", L + SB, early);
+  show("same daemon: second batch arrives at L + 2 S/B", L + 2 * SB, late);
+  CHECK(early == Approx(L + SB).epsilon(1e-6));
+  CHECK(late == Approx(L + 2 * SB).epsilon(1e-6));
+  const json two = simulate_doc(scenario(cluster, flags, json::array({ex("a", 1), ex("c", 2)})));
+  show("two daemons: each batch arrives at L + 2 S/B", L + 2 * SB, first_batch(two, 0));
+  CHECK(first_batch(two, 0) == Approx(L + 2 * SB).epsilon(1e-6));
+  CHECK(first_batch(two, 1) == Approx(L + 2 * SB).epsilon(1e-6));
+}
