@@ -154,6 +154,14 @@ void print_summary(const nlohmann::json& r) {
              s.at("rpcs").get<int64_t>(), s.at("mean_rpc_bytes").get<double>(),
              s.at("slowest_sender_blocked_s_total").get<double>(),
              static_cast<double>(s.at("memory_estimate_bytes_total").get<int64_t>()) / (1024.0 * 1024.0));
+  if (s.at("queries").get<int64_t>() > 0)
+    fmt::print(
+        "queries: {}, runtime summed {:.2f} s; hash exchanges: {} TransmitData RPCs, mean {:.0f} bytes on "
+        "the wire; {} hash exchange(s) not pushing back, their slowest senders blocked {:.2f} s in all\n",
+        s.at("queries").get<int64_t>(), s.at("runtime_s_total").get<double>(),
+        s.at("hash_rpcs").get<int64_t>(), s.at("hash_mean_rpc_bytes").get<double>(),
+        s.at("nonpushback_hash_exchanges").get<int64_t>(),
+        s.at("nonpushback_slowest_sender_blocked_s_total").get<double>());
 }
 
 int run(const Args& a) {

@@ -875,15 +875,6 @@ def date_range_days(node):
     return None
 
 
-def fragment_scan_rows(node):
-    """Rows the scans of node's fragment produce at SF100 (not crossing into other fragments)."""
-    if is_exchange(node):
-        return 0.0
-    if node.kind == "SCAN HDFS":
-        return node.card100 or 0.0
-    return sum(fragment_scan_rows(c) for c in node.children)
-
-
 def exchange_kind(node):
     b = node.bracket.strip("[]")
     if node.kind == "MERGING-EXCHANGE":
@@ -913,6 +904,9 @@ def build_query(qname, stem, plans, stats):
         rows_int = int(round(rows))
         if rows > 0 and rows_int == 0:
             rows_int = 1
+        measured = profile_override(qname, x.nid)
+        if measured is not None:
+            rows_int, width, measured_why = measured
         s_exec, s_inst, s_why = placement(x.sender)
         if kind in ("UNPARTITIONED", "MERGING"):
             r_exec, r_inst, r_why = 1, 1, "single receiver instance (%s fragment %s, hosts=%d instances=%d)" % (
@@ -957,11 +951,13 @@ def build_query(qname, stem, plans, stats):
                 "%s x%s" % (t, fmt_ratio(TABLE_ROWS[t][1] / TABLE_ROWS[t][2])) for t in sorted(tables)))
         for c in caps:
             src.append("M:N join cap at node %d: %s" % (c.nid, c.rule.split("; M:N cap: ")[-1]))
-        if classes > 1:
-            src.append("fixed_row_bytes: row-size %s / %d aggregation classes (each row carries one class; "
+        if measured is not None:
+            src.append(measured_why)
+        if measured is None and classes > 1:
+            src.append("row width: row-size %s / %d aggregation classes (each row carries one class; "
                        "assumption)" % (x.row_size_text, classes))
-        else:
-            src.append("fixed_row_bytes: the plan's row-size, all counted as fixed (assumption: no fixed/var split)")
+        elif measured is None:
+            src.append("row width: the plan's row-size")
         src.append("tuples_per_row: number of tuple ids")
         src.append("senders: %s %s hosts=%d instances=%d%s -> %s" % (
             x.sender.fid, "[" + x.sender.part[:60] + ("...]" if len(x.sender.part) > 60 else "]"),
@@ -976,10 +972,10 @@ def build_query(qname, stem, plans, stats):
         e["_kind"] = kind
         e["_bytes"] = rows_int * width
         e["_width"] = width
-        e["_scan_rows"] = fragment_scan_rows(child)
         result.append(e)
     data = open(path, "rb").read()
-    return result, {"file": fname, "git_blob_sha1": git_blob_sha1(data)}
+    scans = sum(n.card100 for n in nodes.values() if n.kind == "SCAN HDFS")
+    return result, {"file": fname, "git_blob_sha1": git_blob_sha1(data), "scan_rows": scans}
 
 
 # --------------------------------------------------------------------------
@@ -1009,6 +1005,40 @@ Q72_PROFILE = [
      2123, 368622, 1, True),
     (36, 36, "MERGING-EXCHANGE to the coordinator (top 100 per sender)", 300, 53273, 1, True),
 ]
+
+
+# Rule M1: where a real profile of the same query measured an exchange, its rows and
+# bytes per row replace the planner's estimate, scaled from SF1 to SF100 by the
+# tables that drive them. Only q72 has such a profile. Its partitioned join is
+# fed by catalog_sales (profile exchange 27, all of catalog_sales) and by
+# inventory already joined with warehouse, item and date_dim (exchange 28:
+# 16.38M rows of 245.5 B at SF1, while the SF3000 plan hashes raw 16-byte
+# inventory rows: a different join order); exchange 34 carries the groups of
+# (i_item_desc, w_warehouse_name, d_week_seq), 29x fewer than the rules give.
+# (our node, profile exchange, SF100/SF1 multiplier as tables, why)
+Q72_MEASURED = {
+    29: (27, ["catalog_sales"], "rows scale with catalog_sales"),
+    30: (28, ["inventory"], "rows scale with inventory (warehouse, item and the week join keep their "
+                            "per-row selectivity)"),
+    34: (34, ["item", "warehouse"], "groups scale with distinct items x warehouses (weeks do not grow)"),
+}
+
+
+def profile_override(qname, nid):
+    """(rows at SF100, bytes per row, why) for an exchange measured in a profile (rule M1), else None."""
+    if qname != "q72" or nid not in Q72_MEASURED:
+        return None
+    pid, tables, why = Q72_MEASURED[nid]
+    row = next(r for r in Q72_PROFILE if r[1] == pid)
+    _, _, what, prows, pbytes, nrecv, _ = row
+    mult = 1.0
+    for t in tables:
+        mult *= TABLE_ROWS[t][1] / TABLE_ROWS[t][0]
+    width = max(1, int(round(pbytes / nrecv / prows)))
+    rows = int(round(prows * mult))
+    return rows, width, ("M1 measured: q72 SF1 profile exchange %d (%s) sent %s rows of %.1f B; x%.2f to SF100 "
+                         "(%s): %s rows of %d B, replacing the plan's estimate" % (
+                             pid, what, fmt_rows(prows), pbytes / nrecv / prows, mult, why, fmt_rows(rows), width))
 
 
 def q72_check(plans, stats):
@@ -1126,11 +1156,10 @@ def measured_inputs(profiles):
 CALIBRATION_KEYS = {
     "var_fraction": "share of the plan's row-size that is variable-length data (strings): the collector "
                     "sizes batches by the fixed part only",
-    "pipeline_ns_per_row": "single-threaded operator CPU per row entering a fragment's pipeline, from its "
-                           "scans (charged to the fragment's sender as producer_ns_per_row) or from an "
-                           "exchange (charged to its receivers as consumer_ns_per_row)",
     "compress_ns_per_byte": "sender CPU per uncompressed byte to LZ4-compress a batch, on the sender's "
-                            "thread between batches",
+                            "thread between batches (compress_ns_per_byte of every exchange)",
+    "query_work_ns_per_row": "CPU per work row outside the exchanges (scan decoding, joins, aggregation, "
+                             "sorting), spread over executors x max(1, mt_dop) threads (query_work_ns_per_row)",
 }
 
 
@@ -1174,24 +1203,23 @@ def apply_calibration(scenario, summary, cal, lz4_ratio, overhead_s):
     import copy
     out = copy.deepcopy(scenario)
     f = float(cal.get("var_fraction", 0.0))
-    b = float(cal.get("pipeline_ns_per_row", 0.0))
     out["query_overhead_s"] = round(overhead_s, 4)
-    out["exchange_defaults"] = {"compression_ratio": round(lz4_ratio, 4), "consumer_ns_per_row": round(b, 3)}
+    out["query_work_ns_per_row"] = round(float(cal.get("query_work_ns_per_row", 0.0)), 4)
+    out["queries"] = {q: {"work_rows": w} for q, w in summary["query_work_rows"].items()}
+    out["exchange_defaults"] = {"compression_ratio": round(lz4_ratio, 4)}
     if "compress_ns_per_byte" in cal:
         out["exchange_defaults"]["compress_ns_per_byte"] = round(float(cal["compress_ns_per_byte"]), 4)
-    inner = summary["internals"]
     for e in out["exchanges"]:
-        width, scan_rows = inner[e["id"]]
+        width = summary["widths"][e["id"]]
         fixed = max(1, int(round(width * (1.0 - f))))
         e["fixed_row_bytes"] = fixed
         e["var_row_bytes"] = width - fixed
-        rows = e["rows_total"]
-        producer = min(1e9, b * scan_rows / rows) if rows > 0 else 0.0
-        e["producer_ns_per_row"] = round(producer, 3)
-        e["source"] += ("; calibrated: fixed/var %d/%d = row width %d split by var_fraction %.4g; "
-                        "producer_ns_per_row = pipeline_ns_per_row x %s scan rows of the sending fragment "
-                        "/ rows_total" % (fixed, width - fixed, width, f, fmt_rows(scan_rows)))
-    return out
+        e["source"] += "; fixed/var %d/%d: row width %d split by var_fraction %.4g" % (
+            fixed, width - fixed, width, f)
+    # Keep the keys in the order of the format's documentation.
+    order = ["schema_version", "query_order", "name", "description", "seed", "provenance", "query_overhead_s",
+             "query_work_ns_per_row", "queries", "cluster", "flags", "exchange_defaults", "exchanges"]
+    return {k: out[k] for k in order if k in out}
 
 
 # --------------------------------------------------------------------------
@@ -1211,10 +1239,12 @@ def build_workload(plans):
     tpcds, selected = select_queries(plans)
 
     all_x = []
+    scan_rows_by_query = {}
     files = {}
     per_query = []
     for q, stem in selected:
         xs, meta = build_query(q, stem, plans, stats)
+        scan_rows_by_query[q] = meta.pop("scan_rows")
         files[meta["file"]] = meta["git_blob_sha1"]
         all_x.extend(xs)
         per_query.append((q, stem, xs))
@@ -1227,6 +1257,14 @@ def build_workload(plans):
     for q, stem, xs in per_query:
         for e in xs:
             e["after"] = sorted(reduced[e["id"]])
+
+    # Work rows per query: every scan's rows plus every row an exchange delivers (a broadcast
+    # delivers each row to each receiving executor).
+    query_work = {}
+    for q, stem, xs in per_query:
+        delivered = sum(e["rows_total"] * ((e.get("receiver_executors") or EXECUTORS) if e["_kind"] == "BROADCAST"
+                                           else 1) for e in xs)
+        query_work[q] = int(round(scan_rows_by_query[q] + delivered))
 
     # Summary counts.
     kinds = ["HASH", "BROADCAST", "UNPARTITIONED", "MERGING", "RANDOM"]
@@ -1254,7 +1292,8 @@ def build_workload(plans):
         "no_after": sum(1 for e in all_x if not e["after"]),
         "hash_batches": sum(e["rows_total"] / max(1, 16384 // e["fixed_row_bytes"])
                             for e in all_x if e["_kind"] == "HASH"),
-        "internals": {e["id"]: (e["_width"], e["_scan_rows"]) for e in all_x},
+        "widths": {e["id"]: e["_width"] for e in all_x},
+        "query_work_rows": query_work,
     }
 
     exchanges = []
@@ -1368,6 +1407,13 @@ SCALE_RULES = {
                 "carries limit x sender instances, one fed by an aggregation without grouping one row per "
                 "sender instance (5 sender instances: mt_dop=0), at most the input",
     "R1_round": "rows_total = the SF100 estimate rounded to an integer, at least 1 if positive",
+    "D1_date_range": "a date_dim scan whose predicates are exactly a two-sided range on d_month_seq or d_year "
+                     "(which the planner estimates at its default 10%, 7.30K rows) keeps the days of that range "
+                     "(73,049 days = 2,400 months = 200 years); the FK/PK join of a fact table with it keeps "
+                     "min(1, days / days the fact's date key covers: its NDV, x7 for inventory's weekly "
+                     "inv_date_sk) of the probe rows instead of the planner's min(1, 7.30K / NDV) = all",
+    "M1_measured": "where a real profile of the same query measured the exchange (q72 only), its rows and bytes "
+                   "per row replace the estimate, scaled from SF1 to SF100 by the tables that drive them",
 }
 
 PLACEMENT_RULES = {
@@ -1402,11 +1448,11 @@ DEPENDENCY_RULES = {
 }
 
 WIDTH_RULES = {
-    "fixed_row_bytes": "the plan's row-size (average row width: fixed slots plus average string lengths), "
-                       "all of it counted as fixed bytes (assumption: the plans give no fixed/var split); "
-                       "after a multi-class aggregation (ROLLUP, several DISTINCTs) row-size / number of "
-                       "classes, since each row carries one class's tuple (assumption)",
-    "var_row_bytes": "0 (assumption, see fixed_row_bytes)",
+    "fixed_row_bytes": "the row width (the plan's row-size: fixed slots plus average string lengths; after a "
+                       "multi-class aggregation (ROLLUP, several DISTINCTs) row-size / number of classes, since "
+                       "each row carries one class's tuple (assumption)) x (1 - var_fraction), rounded, at least 1",
+    "var_row_bytes": "the rest of the row width: the plans give no fixed/var split, so one shared fraction "
+                     "(var_fraction, fitted) stands for the strings' share",
     "tuples_per_row": "number of tuple ids of the exchange in the plan",
 }
 
@@ -1530,10 +1576,10 @@ def render_readme(scenario, sm):
     add("")
     add("### Known biases (not corrected)")
     add("")
-    add("- The rules rescale the planner's estimates; they do not fix them. Where the planner applies its "
-        "default 10% selectivity to a range predicate on date_dim (e.g. `d_month_seq between x and x+11`), "
-        "its fact-to-date join keeps all fact rows (q67 `05:HASH JOIN` stays at 8.64G), so exchanges fed by "
-        "such joins can be several times too large (a year out of the five in the fact tables would be 1/5).")
+    add("- Apart from rules D1 and M1 the rules rescale the planner's estimates; they do not fix them. D1 fixes "
+        "the one systematic error found: a range on d_month_seq or d_year is estimated at 10% of date_dim and "
+        "its fact-to-date join then keeps every fact row (q67 `05:HASH JOIN` stays at 8.64G), while a year out "
+        "of the five in the fact tables keeps a fifth. Other predicates keep the planner's selectivity.")
     add("- Pre-aggregation outputs depend on the instance count; they are computed for mt_dop=0 (5 instances). "
         "At mt_dop=8 group-bound pre-aggregations would send up to 8x more rows; `rows_total` does not change "
         "with mt_dop.")
@@ -1651,35 +1697,65 @@ def render_readme(scenario, sm):
         "2,123 measured (about %dx too many), although the M:N join below it is already capped at one "
         "inventory row per catalog row (the profile shows 0.05). The planner's catalog-side estimate "
         "(194.06M at SF3000, 4.5%% of catalog_sales) is far above what its filters keep (about 0.7%%: one "
-        "year of five, one hd_buy_potential value of six, one cd_marital_status of five). At "
-        "SF100 this exchange has %s rows; expect it to be too large by a similar factor." % (
+        "year of five, one hd_buy_potential value of six, one cd_marital_status of five)." % (
             "{:,}".format(next(r["model_sf1_rows"] for r in sm["q72"] if r["node"] == 34)),
-            round(next(r["model_sf1_rows"] for r in sm["q72"] if r["node"] == 34) / 2123.0),
-            "{:,}".format(next(e["rows_total"] for e in scenario["exchanges"] if e["id"] == "q72.x34"))))
+            round(next(r["model_sf1_rows"] for r in sm["q72"] if r["node"] == 34) / 2123.0)))
     add("- The SF1 plan hashes raw catalog_sales (1.44M rows, 49 B/row) and inventory already joined with "
         "warehouse, item and two date_dims (16.38M rows, 245.5 B/row); the SF3000 plan hashes catalog_sales "
-        "after its dimension joins and raw inventory (16 B/row). Neither shape is known for the measured SF100 "
-        "run on 5 hosts; in this workload q72's largest exchange is the inventory side (x30).")
+        "after its dimension joins and raw inventory (16 B/row).")
+    add("- So rule M1 takes q72's three hash exchanges from the profile, not from the plan: x29 = exchange 27, "
+        "x30 = exchange 28, x34 = exchange 34, with their measured bytes per row, rows x SF100/SF1 of the "
+        "driving tables (their `source` says which). This is the real planner's choice on a small cluster; "
+        "the measured SF100 run on 5 hosts is assumed to make the same one (assumption).")
     add("- Widths: the plan's row-size is close to the measured bytes per row for wide rows (item 117 vs "
         "128.8, exchange 34 169 vs 173.6, root 169 vs 177.6) but below it for narrow rows (8 B date keys vs "
         "17-25 B): the SF1 text tables use BIGINT keys and the serialized batch adds per-row overhead.")
     add("")
-    add("## CPU costs and compression")
+    cal = sm["calibration"]
+    add("## Measured, fitted and default costs")
     add("")
-    add("Not set: `producer_ns_per_row`, `consumer_ns_per_row`, `hash_ns_per_row`, `copy_ns_per_row`, the "
-        "per-byte costs and `compression_ratio` keep the simulator's defaults. The plans' `cost=` fields are "
-        "planner units, not time, so no plan-derived number exists; calibration sets them later. (For "
-        "reference only: in the q72 profile the remote LZ4 ratio was about 0.31 for exchange 28 and about 0.45 "
-        "for exchange 27, computed from its TotalBytesSent with the local channels sent uncompressed.)")
+    add("Measured in the real profiles (`../shared/impala-profiles`), not fitted:")
+    add("")
+    add("- `compression_ratio` %.4f (every exchange, `exchange_defaults`): the pooled LZ4 ratio of the q72 "
+        "profile's remote traffic. A channel to the sender's own daemon is not compressed, so only receivers on "
+        "daemons where no instance of the exchange sent rows count: their TotalBytesReceived (on the wire) over "
+        "TotalBytesDequeued (deserialized), summed over exchanges %s. Per exchange it ranges from %.2f to %.2f; "
+        "the pooled figure is dominated by exchange 28's wide rows." % (
+            cal["lz4_ratio"], ", ".join(str(x) for x in cal["lz4_detail"]),
+            min(d["ratio"] for d in cal["lz4_detail"].values()), max(d["ratio"] for d in cal["lz4_detail"].values())))
+    add("- `query_overhead_s` %.4f: mean over the q72 and q1 (mt_dop=0) profiles of the query timeline's "
+        "'Query submitted' to 'All execution backends started' plus 'Last row fetched' to 'Unregister query' "
+        "(%s)." % (cal["overhead_s"], ", ".join("%s %.4f s" % kv for kv in cal["overhead_detail"].items())))
+    add("- `queries.<q>.work_rows`: every scan's rows at SF100 plus every row an exchange delivers (a broadcast "
+        "once per receiving executor), from the plan (sum %s)." % fmt_rows(sum(scenario["queries"][q]["work_rows"]
+                                                                              for q in scenario["queries"])))
+    add("")
+    if cal["values"]:
+        add("Fitted by `tools/tpcds_calibrate.py` to the K=1 figures of calibration-data.md section A, one "
+            "figure each (values and residuals in `calibration.json`, shown in the project README):")
+    else:
+        add("Not calibrated yet (no `calibration.json`): the three fitted parameters are at their neutral values.")
+    add("")
+    for k, v in CALIBRATION_KEYS.items():
+        add("- `%s` = %s: %s." % (k, cal["values"].get(k, "unset"), v))
+    add("")
+    add("Simulator defaults (`exsim params`): `hash_ns_per_row`, `copy_ns_per_row`, `serialize_ns_per_byte`, "
+        "`deserialize_ns_per_byte`; `producer_ns_per_row` and `consumer_ns_per_row` are 0 (the operators' work "
+        "is the query work above, outside the exchanges; receivers drain as fast as batches arrive, so which "
+        "exchanges push back is decided by buffer sizes and deserialization alone). The plans' `cost=` fields "
+        "are planner units, not time.")
     add("")
     add("## Assumptions, in one list")
     add("")
     add("1. The 104 statements (rule above); the eight variants use their base query's plan.")
-    add("2. Rows: planner estimates at SF3000 rescaled by rules S1-R1; the ten M:N join caps; the biases listed.")
-    add("3. Widths: row-size all fixed, var_row_bytes 0; multi-class aggregation rows = row-size / classes.")
+    add("2. Rows: planner estimates at SF3000 rescaled by rules S1-R1 and D1; the ten M:N join caps; q72's hash "
+        "exchanges from its SF1 profile (M1); the biases listed.")
+    add("3. Widths: the plan's row-size (or the profile's bytes per row), split into fixed and variable bytes by "
+        "one shared fraction; multi-class aggregation rows = row-size / classes.")
     add("4. Placement: rules above; the measured cluster is 5 executors.")
     add("5. Overlap: build before probe, blocking operators, streaming exchanges start together, queries serial.")
-    add("6. Costs and compression at simulator defaults.")
+    add("6. Time: a query's runtime = measured overhead + its work rows x a fitted cost / (executors x "
+        "max(1, mt_dop)) + the span of its exchanges; the work does not overlap the exchanges.")
     add("")
     return "\n".join(lines)
 

@@ -1,8 +1,8 @@
 """Checks of the TPC-DS SF100 workload generator (tools/tpcds_workload.py).
 
 The committed scenarios/tpcds_sf100/workload.json must be exactly what the
-generator writes from ../shared/impala-plans; the tests skip when that folder
-is absent. Run: /usr/bin/python3 -m pytest tests/python/test_tpcds_workload.py
+generator writes from ../shared/impala-plans, ../shared/impala-profiles and the
+committed calibration.json; the tests skip when the plans are absent. Run: /usr/bin/python3 -m pytest tests/python/test_tpcds_workload.py
 """
 
 import json
@@ -29,7 +29,8 @@ def load_committed():
 @pytest.fixture(scope="module")
 def generated(tmp_path_factory):
     out = tmp_path_factory.mktemp("tpcds_sf100")
-    proc = subprocess.run([sys.executable, GENERATOR, "--plans", PLANS, "--out", str(out)],
+    proc = subprocess.run([sys.executable, GENERATOR, "--plans", PLANS, "--out", str(out),
+                           "--calibration", os.path.join(COMMITTED, "calibration.json")],
                           capture_output=True, text=True)
     assert proc.returncode == 0, "generator failed: %s%s" % (proc.stdout, proc.stderr)
     return out
