@@ -111,9 +111,13 @@ std::vector<ParamSpec> build_table() {
                 "tear-down), added to its runtime_s; with query_order sequential the next query starts "
                 "that much later"));
   t.push_back(P(S::scenario, "query_work_ns_per_row", T::number, "ns", 0, 0, 1e6,
-                "CPU per work row of a query spent outside its exchanges: a query's runtime_s adds "
-                "work_rows x this / (executors x max(1, mt_dop)), and in sequential order the next query "
-                "starts that much later"));
+                "CPU per row of a query's work outside its exchanges: a query's runtime_s adds "
+                "(scan_rows / scan threads + work_rows / max(1, mt_dop)) x this / executors, where scan "
+                "threads = query_scanner_threads at mt_dop 0 and mt_dop otherwise; in sequential order the "
+                "next query starts that much later"));
+  t.push_back(P(S::scenario, "query_scanner_threads", T::integer, "threads", 0, 0, 1024,
+                "threads per executor decoding a query's scans at mt_dop 0 (Impala's num_scanner_threads; "
+                "0 means one per core); with mt_dop > 0 each fragment instance scans on its own thread"));
   t.push_back(P(S::scenario, "queries", T::object, "", json::object(), none, none,
                 "per-query settings, keyed by the query names the exchanges use"));
   t.push_back(P(S::scenario, "cluster", T::object, "", json::object(), none, none,
@@ -165,7 +169,10 @@ std::vector<ParamSpec> build_table() {
 
   // Query.
   t.push_back(P(S::query, "work_rows", T::integer, "rows", 0, 0, 1e15,
-                "rows the query's operators process outside its exchanges (see query_work_ns_per_row)"));
+                "rows the query's operators (joins, aggregations, sorts) process on fragment threads "
+                "outside its exchanges (see query_work_ns_per_row)"));
+  t.push_back(P(S::query, "scan_rows", T::integer, "rows", 0, 0, 1e15,
+                "rows the query's scans produce, decoded by scanner threads (see query_work_ns_per_row)"));
 
   // Exchange.
   t.push_back(required(P(S::exchange, "id", T::string, "", null, none, none, "unique name of the exchange")));

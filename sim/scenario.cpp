@@ -369,6 +369,7 @@ Scenario build_scenario(json doc, const std::string& file, const std::vector<Ove
   sc.seed = doc.contains("seed") ? static_cast<uint64_t>(doc["seed"].get<double>()) : 1;
   sc.query_overhead_s = doc.value("query_overhead_s", 0.0);
   sc.query_work_ns_per_row = doc.value("query_work_ns_per_row", 0.0);
+  sc.query_scanner_threads = static_cast<int>(doc.value("query_scanner_threads", 0.0));
 
   json cluster = with_defaults(Section::cluster, doc.value("cluster", json::object()));
   normalise_integers(Section::cluster, cluster);
@@ -556,7 +557,8 @@ Scenario build_scenario(json doc, const std::string& file, const std::vector<Ove
       }
       const json full = with_defaults(Section::query, q);
       sc.query_work_rows[name] = static_cast<int64_t>(full.at("work_rows").get<double>());
-      queries_settings[name] = {{"work_rows", sc.query_work_rows[name]}};
+      sc.query_scan_rows[name] = static_cast<int64_t>(full.at("scan_rows").get<double>());
+      queries_settings[name] = {{"work_rows", sc.query_work_rows[name]}, {"scan_rows", sc.query_scan_rows[name]}};
     }
   }
   err.throw_if_any();
@@ -565,6 +567,7 @@ Scenario build_scenario(json doc, const std::string& file, const std::vector<Ove
                  {"query_order", sc.query_order == QueryOrder::sequential ? "sequential" : "concurrent"},
                  {"query_overhead_s", sc.query_overhead_s},
                  {"query_work_ns_per_row", sc.query_work_ns_per_row},
+                 {"query_scanner_threads", sc.query_scanner_threads},
                  {"queries", queries_settings},
                  {"cluster", cluster},
                  {"flags", global_flags},
@@ -573,10 +576,18 @@ Scenario build_scenario(json doc, const std::string& file, const std::vector<Ove
 }
 
 double Scenario::query_extra_s(const std::string& query) const {
-  const auto it = query_work_rows.find(query);
-  const double rows = it == query_work_rows.end() ? 0.0 : static_cast<double>(it->second);
-  const double threads = static_cast<double>(cluster.executors) * std::max(1, flags.mt_dop);
-  return query_overhead_s + rows * query_work_ns_per_row * 1e-9 / threads;
+  auto rows = [&query](const std::map<std::string, int64_t>& m) {
+    const auto it = m.find(query);
+    return it == m.end() ? 0.0 : static_cast<double>(it->second);
+  };
+  // At mt_dop 0 a scan node decodes on its own scanner threads while the fragment thread runs the
+  // operators; with mt_dop > 0 every instance does both on one thread.
+  const int fragment_threads = std::max(1, flags.mt_dop);
+  const int scan_threads = flags.mt_dop > 0               ? flags.mt_dop
+                           : query_scanner_threads > 0 ? query_scanner_threads
+                                                       : cluster.cores_per_executor;
+  const double per_executor = rows(query_scan_rows) / scan_threads + rows(query_work_rows) / fragment_threads;
+  return query_overhead_s + per_executor * query_work_ns_per_row * 1e-9 / cluster.executors;
 }
 
 } // namespace exsim

@@ -96,10 +96,12 @@ struct Scenario {
   std::string description;
   uint64_t seed = 1;
   double query_overhead_s = 0;                    // added to every query's runtime (see the parameter table)
-  double query_work_ns_per_row = 0;               // CPU per work row outside the exchanges
+  double query_work_ns_per_row = 0;               // CPU per row outside the exchanges
+  int query_scanner_threads = 0;                  // per executor at mt_dop 0; 0: one per core
   std::map<std::string, int64_t> query_work_rows; // per query, from "queries"
-  // Time a query spends outside its exchanges: query_overhead_s plus its work rows' CPU spread over
-  // executors x max(1, mt_dop) threads.
+  std::map<std::string, int64_t> query_scan_rows; // per query, from "queries"
+  // Time a query spends outside its exchanges: query_overhead_s, plus its scan rows' CPU spread over
+  // executors x scan threads and its work rows' CPU over executors x max(1, mt_dop) threads.
   double query_extra_s(const std::string& query) const;
   ClusterSpec cluster;
   Flags flags;

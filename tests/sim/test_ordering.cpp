@@ -131,10 +131,12 @@ TEST_CASE("query_overhead_s: added to every query's runtime, and the next query 
         Approx(with["summary"]["runtime_s_total"].get<double>()));
 }
 
-TEST_CASE("query work rows: work_rows x ns / (executors x max(1, mt_dop)) added to the runtime",
+TEST_CASE("query work: scan rows over scan threads, work rows over max(1, mt_dop), added to the runtime",
           "[sim][ordering]") {
-  // Expectation: 4e9 rows x 2 ns on 2 executors = 4 s at mt_dop 0 and 1 s at mt_dop 4 (8 threads),
-  // on top of query_overhead_s 0.1 and the exchange span.
+  // 2 executors of 16 cores, 2 ns per row, query_overhead_s 0.1. q1 has 3.2e9 scan rows and 4e9
+  // work rows. mt_dop 0: scans on 16 scanner threads, 3.2e9 x 2 ns / (2 x 16) = 0.2 s, operators on
+  // one thread, 4e9 x 2 ns / 2 = 4 s: 4.3 s. mt_dop 4: both on 4 threads, (3.2e9 + 4e9) x 2 ns / 8 =
+  // 1.8 s: 1.9 s. mt_dop 0 with query_scanner_threads 8: 0.4 + 4 + 0.1 = 4.5 s.
   auto q = [](const char* query, const char* id, int64_t rows) {
     return free_cpu_exchange(
         {{"id", id}, {"query", query}, {"partitioning", "RANDOM"}, {"rows_total", rows}});
@@ -144,9 +146,11 @@ TEST_CASE("query work rows: work_rows x ns / (executors x max(1, mt_dop)) added 
   doc["query_order"] = "sequential";
   doc["query_overhead_s"] = 0.1;
   doc["query_work_ns_per_row"] = 2;
-  doc["queries"] = {{"q1", {{"work_rows", 4000000000LL}}}};
-  for (const auto& [mt_dop, expected] : {std::pair<int, double>{0, 4.1}, std::pair<int, double>{4, 1.1}}) {
+  doc["queries"] = {{"q1", {{"work_rows", 4000000000LL}, {"scan_rows", 3200000000LL}}}};
+  for (const auto& [mt_dop, scanners, expected] :
+       {std::tuple<int, int, double>{0, 0, 4.3}, {4, 0, 1.9}, {0, 8, 4.5}}) {
     doc["flags"]["mt_dop"] = mt_dop;
+    doc["query_scanner_threads"] = scanners;
     const json r = simulate_doc(doc, 1);
     const auto& qs = r["queries"];
     show("q1 outside its exchanges", expected, qs[0]["outside_exchanges_s"].get<double>());
@@ -157,7 +161,7 @@ TEST_CASE("query work rows: work_rows x ns / (executors x max(1, mt_dop)) added 
   }
 }
 
-TEST_CASE("requests to one daemon leave in order on its connection; other daemons share the NIC",
+TEST_CASE("requests to one daemon leave in order on its connection, other daemons share the NIC",
           "[sim][ordering]") {
   // One batch of 1024 rows x (1000 + 4) bytes per exchange, no compression, 1 Gbit/s: S/B = 8.22 ms,
   // one-way latency L = 195 us. Two exchanges from executor 0 to executor 1 share one connection:
