@@ -558,7 +558,8 @@ Scenario build_scenario(json doc, const std::string& file, const std::vector<Ove
       const json full = with_defaults(Section::query, q);
       sc.query_work_rows[name] = static_cast<int64_t>(full.at("work_rows").get<double>());
       sc.query_scan_rows[name] = static_cast<int64_t>(full.at("scan_rows").get<double>());
-      queries_settings[name] = {{"work_rows", sc.query_work_rows[name]}, {"scan_rows", sc.query_scan_rows[name]}};
+      queries_settings[name] = {{"work_rows", sc.query_work_rows[name]},
+                                {"scan_rows", sc.query_scan_rows[name]}};
     }
   }
   err.throw_if_any();
@@ -583,7 +584,7 @@ double Scenario::query_extra_s(const std::string& query) const {
   // At mt_dop 0 a scan node decodes on its own scanner threads while the fragment thread runs the
   // operators; with mt_dop > 0 every instance does both on one thread.
   const int fragment_threads = std::max(1, flags.mt_dop);
-  const int scan_threads = flags.mt_dop > 0               ? flags.mt_dop
+  const int scan_threads = flags.mt_dop > 0            ? flags.mt_dop
                            : query_scanner_threads > 0 ? query_scanner_threads
                                                        : cluster.cores_per_executor;
   const double per_executor = rows(query_scan_rows) / scan_threads + rows(query_work_rows) / fragment_threads;
