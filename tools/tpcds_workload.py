@@ -1158,8 +1158,10 @@ CALIBRATION_KEYS = {
                     "sizes batches by the fixed part only",
     "compress_ns_per_byte": "sender CPU per uncompressed byte to LZ4-compress a batch, on the sender's "
                             "thread between batches (compress_ns_per_byte of every exchange)",
-    "query_work_ns_per_row": "CPU per work row outside the exchanges (scan decoding, joins, aggregation, "
-                             "sorting), spread over executors x max(1, mt_dop) threads (query_work_ns_per_row)",
+    "query_work_ns_per_row": "CPU per row outside the exchanges (scan decoding, joins, aggregation, "
+                             "sorting): scan rows are spread over executors x 16 scanner threads at mt_dop=0 "
+                             "(Impala's default, one per core) and executors x mt_dop otherwise, work rows "
+                             "over executors x max(1, mt_dop) fragment threads (query_work_ns_per_row)",
 }
 
 
@@ -1205,7 +1207,8 @@ def apply_calibration(scenario, summary, cal, lz4_ratio, overhead_s):
     f = float(cal.get("var_fraction", 0.0))
     out["query_overhead_s"] = round(overhead_s, 4)
     out["query_work_ns_per_row"] = round(float(cal.get("query_work_ns_per_row", 0.0)), 4)
-    out["queries"] = {q: {"work_rows": w} for q, w in summary["query_work_rows"].items()}
+    out["queries"] = {q: {"work_rows": w, "scan_rows": summary["query_scan_rows"][q]}
+                      for q, w in summary["query_work_rows"].items()}
     out["exchange_defaults"] = {"compression_ratio": round(lz4_ratio, 4)}
     if "compress_ns_per_byte" in cal:
         out["exchange_defaults"]["compress_ns_per_byte"] = round(float(cal["compress_ns_per_byte"]), 4)
@@ -1258,13 +1261,15 @@ def build_workload(plans):
         for e in xs:
             e["after"] = sorted(reduced[e["id"]])
 
-    # Work rows per query: every scan's rows plus every row an exchange delivers (a broadcast
-    # delivers each row to each receiving executor).
-    query_work = {}
+    # Per query: scan rows (decoded by scanner threads at mt_dop=0) and work rows, every row an
+    # exchange delivers to the operators above it (a broadcast delivers each row to each receiving
+    # executor), run on fragment threads.
+    query_work, query_scan = {}, {}
     for q, stem, xs in per_query:
         delivered = sum(e["rows_total"] * ((e.get("receiver_executors") or EXECUTORS) if e["_kind"] == "BROADCAST"
                                            else 1) for e in xs)
-        query_work[q] = int(round(scan_rows_by_query[q] + delivered))
+        query_work[q] = int(round(delivered))
+        query_scan[q] = int(round(scan_rows_by_query[q]))
 
     # Summary counts.
     kinds = ["HASH", "BROADCAST", "UNPARTITIONED", "MERGING", "RANDOM"]
@@ -1294,6 +1299,7 @@ def build_workload(plans):
                             for e in all_x if e["_kind"] == "HASH"),
         "widths": {e["id"]: e["_width"] for e in all_x},
         "query_work_rows": query_work,
+        "query_scan_rows": query_scan,
     }
 
     exchanges = []
@@ -1726,9 +1732,14 @@ def render_readme(scenario, sm):
     add("- `query_overhead_s` %.4f: mean over the q72 and q1 (mt_dop=0) profiles of the query timeline's "
         "'Query submitted' to 'All execution backends started' plus 'Last row fetched' to 'Unregister query' "
         "(%s)." % (cal["overhead_s"], ", ".join("%s %.4f s" % kv for kv in cal["overhead_detail"].items())))
-    add("- `queries.<q>.work_rows`: every scan's rows at SF100 plus every row an exchange delivers (a broadcast "
-        "once per receiving executor), from the plan (sum %s)." % fmt_rows(sum(scenario["queries"][q]["work_rows"]
-                                                                              for q in scenario["queries"])))
+    add("- `queries.<q>.scan_rows`: every scan's rows at SF100, from the plan (sum %s); decoded by the scan "
+        "node's scanner threads at mt_dop=0 (Impala's num_scanner_threads, one per core by default: "
+        "`query_scanner_threads` 0), by each fragment instance's own thread with mt_dop > 0." % fmt_rows(
+            sum(scenario["queries"][q]["scan_rows"] for q in scenario["queries"])))
+    add("- `queries.<q>.work_rows`: every row an exchange delivers to the operators above it (a broadcast once "
+        "per receiving executor), from the plan (sum %s); processed on the fragment instance's thread, one per "
+        "executor at mt_dop=0 and mt_dop of them otherwise." % fmt_rows(
+            sum(scenario["queries"][q]["work_rows"] for q in scenario["queries"])))
     add("")
     if cal["values"]:
         add("Fitted by `tools/tpcds_calibrate.py` to the K=1 figures of calibration-data.md section A, one "

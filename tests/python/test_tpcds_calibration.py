@@ -105,12 +105,11 @@ def test_example_exchange_blocked(baseline, query, target, tolerance, reason):
 
 
 MT_DOP_8_REASON = (
-    "about 70% low (54 s): in the model a query's work outside its exchanges is spread over executors x mt_dop "
-    "threads (8x faster), and the round-trip-bound hash exchanges get 64x the channels (their spans fall from "
-    "about 175 to 22 s); the measured run only halves. Not modelled and likely part of the gap: at mt_dop=0 "
-    "Impala already decodes scans on several scanner threads, so scans gain little from mt_dop; m6id.4xlarge's "
-    "16 vCPUs are 8 cores with two hyperthreads; per-instance costs (partitioned join builds, start-up) grow "
-    "with mt_dop. Fitting one of them to 187 s would turn this check into a fit.")
+    "about 45% low (104 s): the round-trip-bound hash exchanges get 64x the channels at mt_dop=8 (their spans "
+    "fall from about 172 to 21 s) and operator work runs on 8 threads instead of 1 (scans already ran on 16 "
+    "scanner threads); the measured run only halves. Not modelled and likely part of the gap: m6id.4xlarge's 16 "
+    "vCPUs are 8 cores with two hyperthreads each; per-instance costs (partitioned join builds, start-up, "
+    "memory) grow with mt_dop. Fitting one of them to 187 s would turn this check into a fit.")
 
 
 @pytest.mark.xfail(reason=MT_DOP_8_REASON, strict=True)
