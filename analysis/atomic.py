@@ -12,15 +12,15 @@ import secrets
 from pathlib import Path
 
 
-def write_text(path, text):
-    """Write text to path so that a crash leaves the old content or the new."""
+def write_bytes(path, data):
+    """Write bytes to path so that a crash leaves the old content or the new."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     # Not tempfile.mkstemp: its files are private (0600), results should get the umask's mode.
     tmp = path.parent / f".{path.name}.{secrets.token_hex(8)}.tmp"
     try:
-        with open(tmp, "x", encoding="utf-8", newline="") as f:
-            f.write(text)
+        with open(tmp, "xb") as f:
+            f.write(data)
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
@@ -28,6 +28,11 @@ def write_text(path, text):
         # Also on KeyboardInterrupt: leave no temporary file behind.
         tmp.unlink(missing_ok=True)
         raise
+
+
+def write_text(path, text):
+    """Write text (UTF-8, newlines as given) to path so that a crash leaves the old content or the new."""
+    write_bytes(path, text.encode("utf-8"))
 
 
 def write_json(path, data):

@@ -1,0 +1,199 @@
+#!/usr/bin/python3
+"""Predictions table and blocked-time CDF of the TPC-DS workload, from sweeps of it.
+
+Reads one or more sweep directories of scenarios/tpcds_sf100/workload.json
+(run_sweep.py), and writes
+
+    OUT/tpcds_predictions.md    the table (Markdown), one row per configuration
+    OUT/tpcds_predictions.csv   the same figures for other tools
+    OUT/figures/tpcds_blocked_cdf.png
+                                CDF of the per-exchange slowest-sender blocked time of
+                                the hash exchanges, K=1 against K=2 (baseline otherwise)
+
+With --readme FILE the table also replaces the block between the lines
+`<!-- tpcds-predictions:begin -->` and `<!-- tpcds-predictions:end -->` of FILE.
+
+Usage:
+    analysis/tpcds_predictions.py SWEEP_DIR [SWEEP_DIR ...] [--out docs] [--readme README.md]
+
+A configuration is the set of --set overrides of a point with the baseline's
+values filled in (K=1, 16 KiB, LZ4 on, mt_dop=0, pipelined end of stream, RTT
+390 us); a configuration found in several sweeps is shown once.
+"""
+
+import argparse
+import csv
+import io
+import sys
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")  # no display needed; must precede pyplot
+import matplotlib.pyplot as plt  # noqa: E402
+
+if not __package__:  # run as a script: make `analysis` importable
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from analysis import atomic, results  # noqa: E402
+
+MIB = 1 << 20
+BASELINE = {"rpcs_in_flight_per_channel": "1", "data_stream_sender_buffer_size": "16384", "compression": "true",
+            "mt_dop": "0", "eos_flush": "pipelined", "cluster.rtt_us": "390"}
+COLUMNS = ["mt_dop", "K", "buffer_kib", "lz4", "eos_flush", "rtt_us", "runtime_s", "runtime_vs_k1_pct",
+           "blocked_nonpushback_hash_s", "blocked_all_s", "hash_rpcs_m", "memory_peak_query_mib"]
+BEGIN = "<!-- tpcds-predictions:begin -->"
+END = "<!-- tpcds-predictions:end -->"
+
+
+def config_of(point):
+    cfg = dict(BASELINE)
+    for k, v in point.overrides.items():
+        if k not in cfg:
+            raise results.SweepError(f"point {point.id}: grid parameter {k!r} is not one this table knows "
+                                     f"({', '.join(BASELINE)})")
+        cfg[k] = str(v).lower()
+    return tuple(sorted(cfg.items()))
+
+
+def memory_peak_query(result):
+    """Largest sum of the memory estimates of one query's exchanges."""
+    per_query = {}
+    for x in result["exchanges"]:
+        per_query[x["query"]] = per_query.get(x["query"], 0) + x["memory_estimate_bytes"]
+    return max(per_query.values()) if per_query else 0
+
+
+def rows_of(configs):
+    rows = []
+    for cfg, result in configs.items():
+        c = dict(cfg)
+        s = result["summary"]
+        rows.append({
+            "cfg": c,
+            "mt_dop": int(c["mt_dop"]),
+            "K": int(c["rpcs_in_flight_per_channel"]),
+            "buffer_kib": int(c["data_stream_sender_buffer_size"]) // 1024,
+            "lz4": "on" if c["compression"] == "true" else "off",
+            "eos_flush": c["eos_flush"],
+            "rtt_us": float(c["cluster.rtt_us"]),
+            "runtime_s": s["runtime_s_total"],
+            "blocked_nonpushback_hash_s": s["nonpushback_slowest_sender_blocked_s_total"],
+            "blocked_all_s": s["slowest_sender_blocked_s_total"],
+            "hash_rpcs_m": s["hash_rpcs"] / 1e6,
+            "memory_peak_query_mib": memory_peak_query(result) / MIB,
+        })
+    by_cfg = {tuple(sorted(r["cfg"].items())): r for r in rows}
+    for r in rows:
+        k1 = dict(r["cfg"], rpcs_in_flight_per_channel="1")
+        ref = by_cfg.get(tuple(sorted(k1.items())))
+        r["runtime_vs_k1_pct"] = (100 * (r["runtime_s"] - ref["runtime_s"]) / ref["runtime_s"]) if ref else None
+    rows.sort(key=lambda r: (r["mt_dop"], r["eos_flush"] != "pipelined", -r["rtt_us"], r["lz4"] != "on",
+                             r["buffer_kib"], r["K"]))
+    return rows
+
+
+def fmt(v, digits=1):
+    if v is None:
+        return "-"
+    if isinstance(v, float):
+        return f"{v:,.{digits}f}"
+    return str(v)
+
+
+def markdown(rows):
+    head = ["mt_dop", "K (HASH, RANDOM)", "buffer (KiB)", "LZ4", "end of stream", "RTT (us)",
+            "runtime, sum of 104 queries (s)", "vs K=1", "blocked, non-pushback hash (s)",
+            "blocked, all exchanges (s)", "hash RPCs (M)", "memory estimate, peak query (MiB)"]
+    out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for r in rows:
+        vs = "-" if r["runtime_vs_k1_pct"] is None or r["K"] == 1 else f"{r['runtime_vs_k1_pct']:+.1f}%"
+        out.append("| " + " | ".join([
+            str(r["mt_dop"]), str(r["K"]), str(r["buffer_kib"]), r["lz4"], r["eos_flush"], fmt(r["rtt_us"], 0),
+            fmt(r["runtime_s"]), vs, fmt(r["blocked_nonpushback_hash_s"]), fmt(r["blocked_all_s"]),
+            fmt(r["hash_rpcs_m"], 2), fmt(r["memory_peak_query_mib"], 0)]) + " |")
+    return "\n".join(out) + "\n"
+
+
+def csv_text(rows):
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(COLUMNS)
+    for r in rows:
+        w.writerow([r[c] if r[c] is not None else "" for c in COLUMNS])
+    return buf.getvalue()
+
+
+def cdf_png(configs):
+    """CDF of the hash exchanges' slowest-sender blocked time at K=1 and K=2, baseline otherwise."""
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    drawn = 0
+    for k in ("1", "2"):
+        cfg = tuple(sorted(dict(BASELINE, rpcs_in_flight_per_channel=k).items()))
+        result = configs.get(cfg)
+        if result is None:
+            continue
+        values = sorted(max(x["slowest_sender_blocked_s"], 1e-5) for x in result["exchanges"]
+                        if x["partitioning"] == "HASH_PARTITIONED")
+        fractions = [(i + 1) / len(values) for i in range(len(values))]
+        total = sum(x["slowest_sender_blocked_s"] for x in result["exchanges"]
+                    if x["partitioning"] == "HASH_PARTITIONED")
+        ax.step(values, fractions, where="post", label=f"K={k}: {len(values)} hash exchanges, {total:.0f} s in all")
+        drawn += 1
+    if drawn == 0:
+        raise results.SweepError("no baseline point with K=1 or K=2 to draw the CDF from")
+    ax.set_xscale("log")
+    ax.set_xlabel("slowest-sender blocked time per hash exchange (s, values below 10 us drawn at 10 us)")
+    ax.set_ylabel("fraction of hash exchanges")
+    ax.set_title("TPC-DS SF100, 5 executors, 16 KiB, LZ4, mt_dop=0 (prediction)")
+    ax.legend(loc="upper left")
+    ax.grid(alpha=0.3, which="both")
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=100, bbox_inches="tight", metadata={"Software": None})
+    plt.close(fig)
+    return buf.getvalue()
+
+
+def replace_block(text, block, path):
+    if BEGIN not in text or END not in text:
+        raise results.SweepError(f"{path}: no {BEGIN} ... {END} block to replace")
+    head, rest = text.split(BEGIN, 1)
+    _, tail = rest.split(END, 1)
+    return head + BEGIN + "\n" + block + END + tail
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("sweeps", nargs="+", metavar="SWEEP_DIR", help="sweep directories of the TPC-DS workload")
+    ap.add_argument("--out", default="docs", help="output folder (default: docs)")
+    ap.add_argument("--readme", help="also replace the predictions block of this Markdown file")
+    args = ap.parse_args(argv)
+    try:
+        configs = {}
+        for d in args.sweeps:
+            for p in results.finished(results.load_points(d)):
+                configs.setdefault(config_of(p), p.result)
+        if not configs:
+            raise results.SweepError("no finished point in " + ", ".join(args.sweeps))
+        rows = rows_of(configs)
+        table = markdown(rows)
+        out = Path(args.out)
+        atomic.write_text(out / "tpcds_predictions.md", "# TPC-DS SF100 predictions\n\n"
+                          "Generated by analysis/tpcds_predictions.py from sweeps of "
+                          "scenarios/tpcds_sf100/workload.json. Predictions of the model, not measurements.\n\n"
+                          + table)
+        atomic.write_text(out / "tpcds_predictions.csv", csv_text(rows))
+        atomic.write_bytes(out / "figures" / "tpcds_blocked_cdf.png", cdf_png(configs))
+        if args.readme:
+            text = Path(args.readme).read_text(encoding="utf-8")
+            atomic.write_text(args.readme, replace_block(text, table, args.readme))
+    except (results.SweepError, OSError) as e:
+        print(f"tpcds_predictions: {e}", file=sys.stderr)
+        return 2
+    print(table, end="")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
