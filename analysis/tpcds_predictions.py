@@ -126,7 +126,7 @@ def csv_text(rows):
 
 def cdf_png(configs):
     """CDF of the hash exchanges' slowest-sender blocked time at K=1 and K=2, baseline otherwise."""
-    fig, ax = plt.subplots(figsize=(7, 4.5))
+    fig, ax = plt.subplots(figsize=(8.5, 4.8))
     drawn = 0
     for k in ("1", "2"):
         cfg = tuple(sorted(dict(BASELINE, rpcs_in_flight_per_channel=k).items()))
@@ -143,7 +143,7 @@ def cdf_png(configs):
     if drawn == 0:
         raise results.SweepError("no baseline point with K=1 or K=2 to draw the CDF from")
     ax.set_xscale("log")
-    ax.set_xlabel("slowest-sender blocked time per hash exchange (s, values below 10 us drawn at 10 us)")
+    ax.set_xlabel("slowest-sender blocked time per hash exchange (s; below 10 us drawn at 10 us)")
     ax.set_ylabel("fraction of hash exchanges")
     ax.set_title("TPC-DS SF100, 5 executors, 16 KiB, LZ4, mt_dop=0 (prediction)")
     ax.legend(loc="upper left")

@@ -2,7 +2,7 @@
 # The TPC-DS predictions of the README: sweeps of the calibrated workload around the measured
 # baseline (K=1, 16 KiB, LZ4 on, mt_dop=0, pipelined end of stream, RTT 390 us), then the table,
 # the CSV and the CDF plot (analysis/tpcds_predictions.py). Each sweep resumes where it stopped.
-# One factor at a time around the baseline, plus K=2 with 128 KiB and compression off: 15 points
+# One factor at a time around the baseline, plus K=2 with 128 KiB and compression off: 16 points
 # at mt_dop=0 (about 35 minutes on 2 cores) and 6 at mt_dop=8 (K=1..4, K=2 with 128 KiB, K=2
 # without compression: about 25 minutes; WITH_MT_DOP_8=0 skips them). JOBS sets the points run
 # at once (default 2).
