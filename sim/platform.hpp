@@ -1,7 +1,8 @@
 // The simulated cluster: one SimGrid host per executor (cores shared by every instance on it),
 // a split-duplex NIC link per host, and a loopback link per host for RPCs to the same daemon.
 // Links carry bandwidth only; the route latency (half the round trip each way) is added by the
-// actors around the transfer, so that a message costs latency + size / bandwidth share while
+// actors (a request waits it out before its connection transfers it, a response is due that
+// long after it is sent), so that a message costs latency + size / bandwidth share while
 // SimGrid's sharing solver only sees messages that are actually moving bytes (see README).
 //   exsim::configure_engine(engine);
 //   exsim::Platform p = exsim::build_platform(scenario.cluster);
