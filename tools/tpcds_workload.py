@@ -1765,8 +1765,10 @@ def render_readme(scenario, sm):
         "one shared fraction; multi-class aggregation rows = row-size / classes.")
     add("4. Placement: rules above; the measured cluster is 5 executors.")
     add("5. Overlap: build before probe, blocking operators, streaming exchanges start together, queries serial.")
-    add("6. Time: a query's runtime = measured overhead + its work rows x a fitted cost / (executors x "
-        "max(1, mt_dop)) + the span of its exchanges; the work does not overlap the exchanges.")
+    add("6. Time: a query's runtime = measured overhead + (scan rows / scan threads + work rows / max(1, mt_dop)) "
+        "x one fitted cost per row / executors + the span of its exchanges, scan threads being 16 (one per core) "
+        "at mt_dop=0 and mt_dop otherwise; one cost for scan and operator rows; the work does not overlap the "
+        "exchanges.")
     add("")
     return "\n".join(lines)
 
