@@ -15,11 +15,15 @@ Run: /usr/bin/python3 -m pytest tests/python/test_tpcds_calibration.py
 import json
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "tools"))
+from tpcds_calibrate import example_blocked  # noqa: E402  (the fit's definition of the example figure)
+
 WORKLOAD = REPO / "scenarios" / "tpcds_sf100" / "workload.json"
 JOBS = "2"
 
@@ -42,15 +46,6 @@ def baseline(exsim, tmp_path_factory):
 @pytest.fixture(scope="module")
 def mt_dop8(exsim, tmp_path_factory):
     return simulate(exsim, tmp_path_factory.mktemp("tpcds") / "k1_mt8.json", "mt_dop=8")
-
-
-def example_blocked(results, query):
-    """The per-exchange figure calibration-data.md quotes for a query: the slowest sender's blocked
-    time of the query's non-pushback hash exchange that blocks most."""
-    xs = [x for x in results["exchanges"]
-          if x["query"] == query and x["partitioning"] == "HASH_PARTITIONED" and not x["pushes_back"]]
-    assert xs, "%s has no non-pushback hash exchange" % query
-    return max(x["slowest_sender_blocked_s"] for x in xs)
 
 
 def within(simulated, target, tolerance):
