@@ -1,17 +1,18 @@
 #include "sim/connection.hpp"
 
 #include <fmt/format.h>
-#include <simgrid/Exception.hpp>
 #include <simgrid/kernel/Timer.hpp>
 
 namespace exsim {
 
-void Connection::open(sg4::Host* from, int from_index, int to_index) {
+void Connection::open(sg4::Host* from, sg4::Host* to, int from_index, int to_index) {
+  from_ = from;
+  to_ = to;
   // A daemon: it idles on its queue forever and must not keep the simulation alive.
   sg4::Actor::create(fmt::format("conn{}-{}", from_index, to_index), from, [this] { run(); })->daemonize();
 }
 
-void Connection::send(sg4::Mailbox* to, Request* req, double latency_s) {
+void Connection::send(ReceiverInbox* to, Request* req, double latency_s) {
   queue_.emplace_back(to, req);
   // With one latency per connection the timers fire in sending order, so each firing makes the
   // oldest queued request ready: the semaphore counts ready requests.
@@ -27,14 +28,10 @@ void Connection::run() {
     queued_->acquire();
     auto [to, req] = queue_.front();
     queue_.pop_front();
-    try {
-      // The receiver's mailbox has a permanent receiver: the transfer starts now and put returns
-      // when the last byte has arrived, which is when the next transfer may start.
-      to->put(req, static_cast<uint64_t>(req->wire_bytes));
-    } catch (const simgrid::Exception&) {
-      // The receiver's actor is gone (its exchange ended): nobody is left to answer.
-      delete req;
-    }
+    // The transfer starts now and returns when its last byte has arrived, which is when the
+    // next one may start; a request without payload (end of stream) only keeps its place.
+    if (req->wire_bytes > 0) sg4::Comm::sendto(from_, to_, static_cast<uint64_t>(req->wire_bytes));
+    to->push({ReceiverEvent::Kind::request, req});
   }
 }
 

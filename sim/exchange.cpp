@@ -29,10 +29,9 @@ ExchangeRun::ExchangeRun(Simulation& s, int i, const ExchangeSpec& sp)
     : sim(s), index(i), spec(sp), senders(static_cast<size_t>(sp.senders())),
       receivers(static_cast<size_t>(sp.receivers())), sender_alive(senders.size(), false),
       receiver_alive(receivers.size(), false), done_signal(sg4::Semaphore::create(0)) {
-  for (int r = 0; r < sp.receivers(); ++r) {
-    to_receiver.push_back(sg4::Mailbox::by_name(fmt::format("x{}-recv{}", i, r)));
+  for (int r = 0; r < sp.receivers(); ++r)
     receivers[static_cast<size_t>(r)].host = sp.receiver_host(r);
-  }
+  to_receiver.resize(receivers.size());
   to_sender.resize(senders.size());
   for (int s2 = 0; s2 < sp.senders(); ++s2)
     senders[static_cast<size_t>(s2)].host = sp.sender_host(s2);
@@ -53,6 +52,29 @@ void ResponseQueue::push(const Response& r) {
     arrivals_->release();
   else
     simgrid::kernel::timer::Timer::set(r.due, [sem = arrivals_] { sem->release(); });
+}
+
+void ReceiverInbox::push(const ReceiverEvent& e) {
+  if (closed_) {
+    delete e.req;
+    return;
+  }
+  queue_.push_back(e);
+  events_->release();
+}
+
+ReceiverEvent ReceiverInbox::next() {
+  events_->acquire();
+  ReceiverEvent e = queue_.front();
+  queue_.pop_front();
+  return e;
+}
+
+void ReceiverInbox::close() {
+  closed_ = true;
+  for (const ReceiverEvent& e : queue_)
+    delete e.req;
+  queue_.clear();
 }
 
 Response ResponseQueue::next() {
@@ -95,9 +117,8 @@ void ExchangeRun::launch() {
   live_ = spec.senders() + spec.receivers();
   for (int r = 0; r < spec.receivers(); ++r) {
     receiver_alive[static_cast<size_t>(r)] = true;
-    auto actor = sg4::Actor::create(fmt::format("x{}-recv{}", index, r), hosts.at(spec.receiver_host(r)),
-                                    [this, r] { run_receiver(*this, r); });
-    to_receiver[static_cast<size_t>(r)]->set_receiver(actor);
+    sg4::Actor::create(fmt::format("x{}-recv{}", index, r), hosts.at(spec.receiver_host(r)),
+                       [this, r] { run_receiver(*this, r); });
   }
   for (int s = 0; s < spec.senders(); ++s) {
     sender_alive[static_cast<size_t>(s)] = true;
@@ -120,8 +141,7 @@ void ExchangeRun::run_fault(const FaultSpec& f) {
     return;
   }
   if (!receiver_alive[static_cast<size_t>(f.receiver)]) return;
-  control_requests_.push_back(Request{RequestKind::close, -1, -1, 0, 0, 0, 0, false, 0});
-  to_receiver[static_cast<size_t>(f.receiver)]->put_init(&control_requests_.back(), 0)->detach();
+  to_receiver[static_cast<size_t>(f.receiver)].push({ReceiverEvent::Kind::close});
 }
 
 void ExchangeRun::abort(ExchangeStatus why, const std::string& reason) {
@@ -138,10 +158,7 @@ void ExchangeRun::abort(ExchangeStatus why, const std::string& reason) {
   error = reason;
   // The coordinator's cancellation reaches every instance as a message.
   for (size_t r = 0; r < receivers.size(); ++r)
-    if (receiver_alive[r]) {
-      control_requests_.push_back(Request{RequestKind::cancel, -1, -1, 0, 0, 0, 0, false, 0});
-      to_receiver[r]->put_init(&control_requests_.back(), 0)->detach();
-    }
+    if (receiver_alive[r]) to_receiver[r].push({ReceiverEvent::Kind::cancel});
   for (size_t s = 0; s < senders.size(); ++s)
     if (sender_alive[s])
       to_sender[s].push(Response{-1, -1, RpcStatus::cancelled, 0, sg4::Engine::get_clock()});
@@ -154,8 +171,6 @@ void ExchangeRun::instance_done() {
 void ExchangeRun::finish() {
   end_s = sg4::Engine::get_clock();
   sim.exchanges_finished++;
-  for (auto* mb : to_receiver)
-    mb->set_receiver(nullptr);
   for (int i = 0; i < dependents; ++i)
     done_signal->release();
 }

@@ -1,6 +1,6 @@
-// One exchange at run time: its mailboxes, its instances' counters, its fault schedule and its
-// lifecycle (waiting for `after` dependencies, start, abort, completion). Only sim/ knows that
-// senders and receivers are SimGrid actors exchanging messages through mailboxes.
+// One exchange at run time: its instances' inboxes, counters, fault schedule and lifecycle
+// (waiting for `after` dependencies, start, abort, completion). Only sim/ knows that senders and
+// receivers are SimGrid actors woken through queues and semaphores.
 #pragma once
 
 #include "models/channel.hpp"
@@ -19,9 +19,9 @@ namespace exsim {
 
 class Simulation;
 
-enum class RequestKind { transmit, eos, cancel, close };
+enum class RequestKind { transmit, eos };
 
-// A TransmitData or EndDataStream request (or a control message) travelling to a receiver.
+// A TransmitData or EndDataStream request travelling to a receiver.
 struct Request {
   RequestKind kind = RequestKind::transmit;
   int sender = 0;
@@ -64,6 +64,30 @@ private:
   std::vector<Entry> heap_;
   uint64_t seq_ = 0;
   sg4::SemaphorePtr arrivals_;
+};
+
+// What wakes a receiver instance: a request its connection delivered, one of its own pieces of
+// CPU work finishing, or the coordinator closing or cancelling it.
+struct ReceiverEvent {
+  enum class Kind { request, deserialized, consumed, close, cancel };
+  Kind kind = Kind::request;
+  Request* req = nullptr; // owned by the receiver once delivered (kind request)
+  uint64_t job = 0;       // the CPU piece (kinds deserialized and consumed)
+};
+
+// A receiver instance's events in the order they happened; the receiver blocks on next().
+class ReceiverInbox {
+public:
+  ReceiverInbox() : events_(sg4::Semaphore::create(0)) {}
+  void push(const ReceiverEvent& e);
+  ReceiverEvent next();
+  // The receiver's actor has ended: requests delivered later are dropped, as nobody answers.
+  void close();
+
+private:
+  std::deque<ReceiverEvent> queue_;
+  sg4::SemaphorePtr events_;
+  bool closed_ = false;
 };
 
 struct SenderCounters {
@@ -118,7 +142,7 @@ public:
   const int index;
   const ExchangeSpec& spec;
 
-  std::vector<sg4::Mailbox*> to_receiver; // per receiver instance: requests
+  std::vector<ReceiverInbox> to_receiver; // per receiver instance: requests and its events
   std::vector<ResponseQueue> to_sender;   // per sender instance: responses
   std::vector<SenderCounters> senders;
   std::vector<ReceiverCounters> receivers;
@@ -157,7 +181,6 @@ private:
 
   int live_ = 0;
   std::map<std::pair<int, int>, double> rpc_errors_;
-  std::deque<Request> control_requests_;
 };
 
 } // namespace exsim

@@ -19,46 +19,40 @@ class Receiver {
 public:
   Receiver(ExchangeRun& x, int index)
       : x_(x), spec_(x.spec), index_(index), c_(x.receivers[static_cast<size_t>(index)]),
-        inbox_(x.to_receiver[static_cast<size_t>(index)]),
+        inbox_(x.to_receiver[static_cast<size_t>(index)]), cpu_(x.sim.cpu(c_.host)),
         queues_(spec_.merging, spec_.senders(), spec_.flags.exchg_node_buffer_size_bytes),
         slowdown_(spec_.receiver_consumer_slowdown.at(static_cast<size_t>(index))), started_at_(now()) {}
 
   void run() {
-    Request* msg = nullptr;
-    sg4::CommPtr pending = inbox_->get_async<Request>(&msg);
-    std::vector<sg4::ActivityPtr> waits;
     while (true) {
       if (state_ == State::running) consume_next();
       if (state_ == State::running && queues_.all_finished() && !consuming_) {
         c_.end_s = now();
         break;
       }
-      // Wake for a new request, the consumer's batch or a finished deserialization.
-      ssize_t done = 0;
-      if (!consuming_ && running_.empty()) {
-        pending->wait();
-      } else {
-        waits.assign(1, pending);
-        if (consuming_) waits.push_back(consume_);
-        for (const auto& d : running_)
-          waits.push_back(d.exec);
-        done = sg4::Activity::wait_any(waits);
-      }
-      if (done == 0) {
-        Request* req = msg;
-        msg = nullptr;
-        pending = inbox_->get_async<Request>(&msg);
+      // Wake for a new request, a finished deserialization or the consumer's batch.
+      const ReceiverEvent ev = inbox_.next();
+      switch (ev.kind) {
+      case ReceiverEvent::Kind::request:
         // The connection spent the route latency before the transfer: the request is here now.
-        req->arrived_at = now();
-        handle(req);
-      } else if (done > 0) {
-        const size_t i = static_cast<size_t>(done) - 1;
-        if (consuming_ && i == 0)
-          finish_consume();
-        else
-          finish_deserialization(i - (consuming_ ? 1 : 0));
+        ev.req->arrived_at = now();
+        handle(ev.req);
+        break;
+      case ReceiverEvent::Kind::deserialized:
+        finish_deserialization(ev.job);
+        break;
+      case ReceiverEvent::Kind::consumed:
+        if (consuming_ && ev.job == consume_job_) finish_consume();
+        break;
+      case ReceiverEvent::Kind::close:
+        stop(State::closed);
+        break;
+      case ReceiverEvent::Kind::cancel:
+        stop(State::cancelled);
+        break;
       }
     }
+    inbox_.close();
   }
 
 private:
@@ -67,12 +61,6 @@ private:
 
   void handle(Request* req) {
     switch (req->kind) {
-    case RequestKind::cancel:
-      stop(State::cancelled);
-      return; // control messages are owned by the exchange
-    case RequestKind::close:
-      stop(State::closed);
-      return;
     case RequestKind::eos:
       c_.TotalEosReceived++;
       if (state_ == State::running) queues_.end_of_stream(req->sender);
@@ -129,15 +117,22 @@ private:
     return svc > 0 ? svc : x_.sim.scenario.cluster.cores_per_executor;
   }
 
+  // CPU work of this receiver reports back through its inbox.
+  uint64_t start_cpu(double ns, ReceiverEvent::Kind kind) {
+    return cpu_.start(ns, [inbox = &inbox_, kind](uint64_t job) { inbox->push({kind, nullptr, job}); });
+  }
+
   void start_deserialization(Request* req, Pool pool) {
     const double ns = deserialize_ns(spec_.costs, req->uncompressed_bytes, req->compressed);
-    running_.push_back({sg4::this_actor::exec_async(ns), req, now(), pool});
+    running_.push_back({start_cpu(ns, ReceiverEvent::Kind::deserialized), req, now(), pool});
     busy_[pool]++;
   }
 
-  void finish_deserialization(size_t i) {
-    const Deserialization d = running_.at(i);
-    running_.erase(running_.begin() + static_cast<std::ptrdiff_t>(i));
+  void finish_deserialization(uint64_t job) {
+    auto it = std::find_if(running_.begin(), running_.end(), [job](const Deserialization& d) { return d.job == job; });
+    if (it == running_.end()) return; // cancelled after it had finished
+    const Deserialization d = *it;
+    running_.erase(it);
     busy_[d.pool]--;
     c_.DeserializeRowBatchTime += now() - d.started;
     complete_enqueue(d.req);
@@ -187,7 +182,7 @@ private:
       admit_deferred(q);
       const double ns = consume_ns(spec_.costs, b.rows, slowdown_);
       if (ns > 0) {
-        consume_ = sg4::this_actor::exec_async(ns);
+        consume_job_ = start_cpu(ns, ReceiverEvent::Kind::consumed);
         consume_started_ = now();
         consuming_ = true;
       }
@@ -196,7 +191,6 @@ private:
 
   void finish_consume() {
     c_.ConsumerTime += now() - consume_started_;
-    consume_ = nullptr;
     consuming_ = false;
   }
 
@@ -236,11 +230,11 @@ private:
       respond(req, answer_when_stopped(RpcStatus::ok));
     }
     if (consuming_) {
-      consume_->cancel();
+      cpu_.cancel(consume_job_);
       finish_consume();
     }
     for (auto& d : running_) {
-      d.exec->cancel();
+      cpu_.cancel(d.job);
       respond(d.req, answer_when_stopped(RpcStatus::ok));
     }
     running_.clear();
@@ -266,14 +260,15 @@ private:
   const ExchangeSpec& spec_;
   const int index_;
   ReceiverCounters& c_;
-  sg4::Mailbox* inbox_;
+  ReceiverInbox& inbox_;
+  HostCpu& cpu_;
   ReceiverQueues queues_;
   const double slowdown_;
   const double started_at_;
   State state_ = State::running;
   std::map<int64_t, Request*> deferred_;
   struct Deserialization {
-    sg4::ExecPtr exec;
+    uint64_t job;
     Request* req;
     double started;
     Pool pool;
@@ -282,7 +277,7 @@ private:
   std::deque<Request*> waiting_[2];      // admitted, waiting for a thread of the pool
   int busy_[2] = {0, 0};
   int64_t next_id_ = 0;
-  sg4::ExecPtr consume_;
+  uint64_t consume_job_ = 0;
   bool consuming_ = false;
   double consume_started_ = 0;
   double waiting_since_ = -1;

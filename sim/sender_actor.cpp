@@ -26,7 +26,8 @@ class Sender {
 public:
   Sender(ExchangeRun& x, int index)
       : x_(x), spec_(x.spec), index_(index), c_(x.senders[static_cast<size_t>(index)]),
-        inbox_(x.to_sender[static_cast<size_t>(index)]), receivers_(spec_.receivers()),
+        inbox_(x.to_sender[static_cast<size_t>(index)]), cpu_(x.sim.cpu(c_.host)),
+        wake_(sg4::Semaphore::create(0)), receivers_(spec_.receivers()),
         rng_seed_(Rng::stream_seed(x.sim.scenario.seed, (static_cast<uint64_t>(x.spec.index) << 32) |
                                                             static_cast<uint64_t>(index))) {
     for (int r = 0; r < receivers_; ++r) {
@@ -129,7 +130,7 @@ private:
   void run_cpu() {
     if (cpu_debt_ns_ <= 0) return;
     const double t0 = now();
-    sg4::this_actor::execute(cpu_debt_ns_);
+    cpu_.run(cpu_debt_ns_, wake_);
     c_.CpuTime += now() - t0;
     cpu_debt_ns_ = 0;
   }
@@ -194,7 +195,7 @@ private:
     add_held(req->wire_bytes);
     const int to = spec_.receiver_host(r);
     x_.sim.connection(c_.host, to)
-        .send(x_.to_receiver[static_cast<size_t>(r)], req, x_.sim.platform.one_way_s(c_.host, to));
+        .send(&x_.to_receiver[static_cast<size_t>(r)], req, x_.sim.platform.one_way_s(c_.host, to));
   }
 
   // Blocks (InactiveTotalTime) until channel r has at most `max_in_flight` RPCs in flight.
@@ -310,6 +311,8 @@ private:
   const int index_;
   SenderCounters& c_;
   ResponseQueue& inbox_;
+  HostCpu& cpu_;
+  sg4::SemaphorePtr wake_; // the sender waits here while its CPU work runs
   const int receivers_;
   const uint64_t rng_seed_;
   int64_t rows_ = 0;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "sim/connection.hpp"
+#include "sim/cpu.hpp"
 #include "sim/exchange.hpp"
 #include "sim/platform.hpp"
 #include "sim/scenario.hpp"
@@ -31,6 +32,9 @@ public:
   void abort_query(ExchangeRun& origin, ExchangeStatus why, const std::string& reason);
   bool query_aborted(const std::string& query) const;
 
+  // The cores of host `host` (every piece of CPU work runs there).
+  HostCpu& cpu(int host);
+
   // The data-stream connection from host `from` to host `to`, opened on first use.
   Connection& connection(int from, int to);
 
@@ -38,6 +42,7 @@ public:
 
 private:
   std::unique_ptr<sg4::Engine> engine_;
+  std::vector<std::unique_ptr<HostCpu>> cpus_;           // [host]
   std::vector<std::unique_ptr<Connection>> connections_; // [from * hosts + to]
   std::map<std::string, std::pair<ExchangeStatus, std::string>> aborted_queries_;
 };

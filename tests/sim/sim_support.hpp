@@ -31,8 +31,8 @@ inline json scenario(json cluster, json flags, json exchanges) {
 }
 
 // SimGrid allows one engine per process and its clock never resets, so every simulation runs
-// in a forked child that sends the results document back through a pipe.
-inline json simulate_doc(const json& doc, int jobs = 1) {
+// in a forked child that sends its JSON answer back through a pipe.
+template <class F> json in_child(F body) {
   int fds[2];
   REQUIRE(pipe(fds) == 0);
   const pid_t pid = fork();
@@ -42,8 +42,7 @@ inline json simulate_doc(const json& doc, int jobs = 1) {
     std::string out;
     int code = 0;
     try {
-      const Scenario sc = build_scenario(doc, "test-scenario.json");
-      out = simulate(sc, false, jobs).dump();
+      out = body().dump();
     } catch (const std::exception& e) {
       out = json{{"child_error", e.what()}}.dump();
       code = 3;
@@ -70,6 +69,10 @@ inline json simulate_doc(const json& doc, int jobs = 1) {
   REQUIRE(WIFEXITED(status));
   REQUIRE(WEXITSTATUS(status) == 0);
   return json::parse(text);
+}
+
+inline json simulate_doc(const json& doc, int jobs = 1) {
+  return in_child([&] { return simulate(build_scenario(doc, "test-scenario.json"), false, jobs); });
 }
 
 inline void show(const std::string& what, double expected, double simulated) {
