@@ -12,7 +12,7 @@
 // its loopback link), so this shifts all transfers on a link by the same constant and gives the
 // same arrival times as latency-after-transfer, with one wake-up less per request.
 //   Connection& c = sim.connection(from_host, to_host);
-//   c.send(receiver_inbox, request, one_way_s); // returns at once
+//   c.send(receiver, request, one_way_s); // returns at once
 #pragma once
 
 #include "sim/exchange.hpp"
@@ -20,26 +20,33 @@
 #include <simgrid/s4u.hpp>
 
 #include <deque>
-#include <utility>
 
 namespace exsim {
 
 class Connection {
 public:
-  Connection() : queued_(sg4::Semaphore::create(0)) {}
+  Connection() : wake_(sg4::Semaphore::create(0)) {}
   // Starts the actor that drains the queue (a blocking call: other actors may run meanwhile).
   void open(sg4::Host* from, sg4::Host* to, int from_index, int to_index);
   // Queues a request for the receiver behind `to`, `latency_s` from now; ownership passes to the
   // receiver. Every request of a connection must use the same latency (FIFO order).
-  void send(ReceiverInbox* to, Request* req, double latency_s);
+  void send(ReceiverEndpoint* to, Request* req, double latency_s);
 
 private:
   void run();
+  void arm(double at_s);
 
+  struct Queued {
+    double ready_s; // sent + route latency: it may leave from then on
+    ReceiverEndpoint* to;
+    Request* req;
+  };
   sg4::Host* from_ = nullptr;
   sg4::Host* to_ = nullptr;
-  std::deque<std::pair<ReceiverInbox*, Request*>> queue_;
-  sg4::SemaphorePtr queued_;
+  std::deque<Queued> queue_;
+  sg4::SemaphorePtr wake_;
+  bool waiting_ = false; // the actor is blocked on wake_
+  bool armed_ = false;   // a wake-up is scheduled
 };
 
 } // namespace exsim

@@ -1,6 +1,6 @@
 #include "sim/exchange.hpp"
 
-#include "sim/receiver_actor.hpp"
+#include "sim/receiver.hpp"
 #include "sim/sender_actor.hpp"
 #include "sim/simulation.hpp"
 
@@ -47,34 +47,11 @@ void ResponseQueue::push(const Response& r) {
   heap_.push_back({r, seq_++});
   std::push_heap(heap_.begin(), heap_.end(), std::greater<>());
   // One release per response, when it is due: a kernel timer, so that waiting costs the sender
-  // no timed activity (timed activities sit in SimGrid's CPU solver until they expire).
-  if (r.due <= sg4::Engine::get_clock())
-    arrivals_->release();
-  else
-    simgrid::kernel::timer::Timer::set(r.due, [sem = arrivals_] { sem->release(); });
-}
-
-void ReceiverInbox::push(const ReceiverEvent& e) {
-  if (closed_) {
-    delete e.req;
-    return;
-  }
-  queue_.push_back(e);
-  events_->release();
-}
-
-ReceiverEvent ReceiverInbox::next() {
-  events_->acquire();
-  ReceiverEvent e = queue_.front();
-  queue_.pop_front();
-  return e;
-}
-
-void ReceiverInbox::close() {
-  closed_ = true;
-  for (const ReceiverEvent& e : queue_)
-    delete e.req;
-  queue_.clear();
+  // no timed activity (timed activities sit in SimGrid's CPU solver until they expire), and so
+  // that pushing never lets another actor run in the middle of the pusher's work (a receiver
+  // answers from whatever context delivered its event).
+  simgrid::kernel::timer::Timer::set(std::max(r.due, sg4::Engine::get_clock()),
+                                     [sem = arrivals_] { sem->release(); });
 }
 
 Response ResponseQueue::next() {
@@ -116,9 +93,7 @@ void ExchangeRun::launch() {
   const auto& hosts = sim.platform.hosts;
   live_ = spec.senders() + spec.receivers();
   for (int r = 0; r < spec.receivers(); ++r) {
-    receiver_alive[static_cast<size_t>(r)] = true;
-    sg4::Actor::create(fmt::format("x{}-recv{}", index, r), hosts.at(spec.receiver_host(r)),
-                       [this, r] { run_receiver(*this, r); });
+    to_receiver[static_cast<size_t>(r)] = start_receiver(*this, r);
   }
   for (int s = 0; s < spec.senders(); ++s) {
     sender_alive[static_cast<size_t>(s)] = true;
@@ -141,7 +116,7 @@ void ExchangeRun::run_fault(const FaultSpec& f) {
     return;
   }
   if (!receiver_alive[static_cast<size_t>(f.receiver)]) return;
-  to_receiver[static_cast<size_t>(f.receiver)].push({ReceiverEvent::Kind::close});
+  to_receiver[static_cast<size_t>(f.receiver)]->close();
 }
 
 void ExchangeRun::abort(ExchangeStatus why, const std::string& reason) {
@@ -158,7 +133,7 @@ void ExchangeRun::abort(ExchangeStatus why, const std::string& reason) {
   error = reason;
   // The coordinator's cancellation reaches every instance as a message.
   for (size_t r = 0; r < receivers.size(); ++r)
-    if (receiver_alive[r]) to_receiver[r].push({ReceiverEvent::Kind::cancel});
+    if (receiver_alive[r]) to_receiver[r]->cancel();
   for (size_t s = 0; s < senders.size(); ++s)
     if (sender_alive[s])
       to_sender[s].push(Response{-1, -1, RpcStatus::cancelled, 0, sg4::Engine::get_clock()});

@@ -1,6 +1,6 @@
-// One exchange at run time: its instances' inboxes, counters, fault schedule and lifecycle
-// (waiting for `after` dependencies, start, abort, completion). Only sim/ knows that senders and
-// receivers are SimGrid actors woken through queues and semaphores.
+// One exchange at run time: its instances' endpoints, counters, fault schedule and lifecycle
+// (waiting for `after` dependencies, start, abort, completion). Only sim/ knows that senders are
+// SimGrid actors and receivers objects driven by the events delivered to them.
 #pragma once
 
 #include "models/channel.hpp"
@@ -66,28 +66,16 @@ private:
   sg4::SemaphorePtr arrivals_;
 };
 
-// What wakes a receiver instance: a request its connection delivered, one of its own pieces of
-// CPU work finishing, or the coordinator closing or cancelling it.
-struct ReceiverEvent {
-  enum class Kind { request, deserialized, consumed, close, cancel };
-  Kind kind = Kind::request;
-  Request* req = nullptr; // owned by the receiver once delivered (kind request)
-  uint64_t job = 0;       // the CPU piece (kinds deserialized and consumed)
-};
-
-// A receiver instance's events in the order they happened; the receiver blocks on next().
-class ReceiverInbox {
+// A receiver instance as the connections and the coordinator see it (sim/receiver.hpp).
+class ReceiverEndpoint {
 public:
-  ReceiverInbox() : events_(sg4::Semaphore::create(0)) {}
-  void push(const ReceiverEvent& e);
-  ReceiverEvent next();
-  // The receiver's actor has ended: requests delivered later are dropped, as nobody answers.
-  void close();
-
-private:
-  std::deque<ReceiverEvent> queue_;
-  sg4::SemaphorePtr events_;
-  bool closed_ = false;
+  virtual ~ReceiverEndpoint() = default;
+  // The request's bytes have arrived; ownership passes to the receiver.
+  virtual void deliver(Request* req) = 0;
+  // The fragment above stopped reading (answers "receiver closed" from now on).
+  virtual void close() = 0;
+  // The query is being cancelled.
+  virtual void cancel() = 0;
 };
 
 struct SenderCounters {
@@ -142,7 +130,7 @@ public:
   const int index;
   const ExchangeSpec& spec;
 
-  std::vector<ReceiverInbox> to_receiver; // per receiver instance: requests and its events
+  std::vector<std::unique_ptr<ReceiverEndpoint>> to_receiver; // per receiver instance, from launch
   std::vector<ResponseQueue> to_sender;   // per sender instance: responses
   std::vector<SenderCounters> senders;
   std::vector<ReceiverCounters> receivers;

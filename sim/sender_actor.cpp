@@ -195,7 +195,7 @@ private:
     add_held(req->wire_bytes);
     const int to = spec_.receiver_host(r);
     x_.sim.connection(c_.host, to)
-        .send(&x_.to_receiver[static_cast<size_t>(r)], req, x_.sim.platform.one_way_s(c_.host, to));
+        .send(x_.to_receiver[static_cast<size_t>(r)].get(), req, x_.sim.platform.one_way_s(c_.host, to));
   }
 
   // Blocks (InactiveTotalTime) until channel r has at most `max_in_flight` RPCs in flight.

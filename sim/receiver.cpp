@@ -1,4 +1,4 @@
-#include "sim/receiver_actor.hpp"
+#include "sim/receiver.hpp"
 
 #include "models/cost.hpp"
 #include "models/receiver_queue.hpp"
@@ -10,49 +10,46 @@
 #include <algorithm>
 #include <deque>
 #include <map>
+#include <memory>
 
 namespace exsim {
 
 namespace {
 
-class Receiver {
+class Receiver : public ReceiverEndpoint {
 public:
   Receiver(ExchangeRun& x, int index)
       : x_(x), spec_(x.spec), index_(index), c_(x.receivers[static_cast<size_t>(index)]),
-        inbox_(x.to_receiver[static_cast<size_t>(index)]), cpu_(x.sim.cpu(c_.host)),
+        cpu_(x.sim.cpu(c_.host)),
         queues_(spec_.merging, spec_.senders(), spec_.flags.exchg_node_buffer_size_bytes),
-        slowdown_(spec_.receiver_consumer_slowdown.at(static_cast<size_t>(index))), started_at_(now()) {}
+        slowdown_(spec_.receiver_consumer_slowdown.at(static_cast<size_t>(index))), started_at_(now()) {
+    x_.receiver_alive[static_cast<size_t>(index_)] = true;
+  }
 
-  void run() {
-    while (true) {
-      if (state_ == State::running) consume_next();
-      if (state_ == State::running && queues_.all_finished() && !consuming_) {
-        c_.end_s = now();
-        break;
-      }
-      // Wake for a new request, a finished deserialization or the consumer's batch.
-      const ReceiverEvent ev = inbox_.next();
-      switch (ev.kind) {
-      case ReceiverEvent::Kind::request:
-        // The connection spent the route latency before the transfer: the request is here now.
-        ev.req->arrived_at = now();
-        handle(ev.req);
-        break;
-      case ReceiverEvent::Kind::deserialized:
-        finish_deserialization(ev.job);
-        break;
-      case ReceiverEvent::Kind::consumed:
-        if (consuming_ && ev.job == consume_job_) finish_consume();
-        break;
-      case ReceiverEvent::Kind::close:
-        stop(State::closed);
-        break;
-      case ReceiverEvent::Kind::cancel:
-        stop(State::cancelled);
-        break;
-      }
+  // The connection spent the route latency before the transfer: the request is here now.
+  void deliver(Request* req) override {
+    if (finished_) {
+      delete req; // ended normally: every sender has had its end of stream answered
+      return;
     }
-    inbox_.close();
+    req->arrived_at = now();
+    handle(req);
+    progress();
+  }
+  void close() override { stop(State::closed); }
+  void cancel() override { stop(State::cancelled); }
+
+  // After every event: the consumer takes what it can; once every sender's stream has ended and
+  // been consumed, the instance is done.
+  void progress() {
+    if (state_ != State::running || finished_) return;
+    consume_next();
+    if (queues_.all_finished() && !consuming_) {
+      finished_ = true;
+      c_.end_s = now();
+      x_.receiver_alive[static_cast<size_t>(index_)] = false;
+      x_.instance_done(); // last: it may let other actors run
+    }
   }
 
 private:
@@ -117,20 +114,19 @@ private:
     return svc > 0 ? svc : x_.sim.scenario.cluster.cores_per_executor;
   }
 
-  // CPU work of this receiver reports back through its inbox.
-  uint64_t start_cpu(double ns, ReceiverEvent::Kind kind) {
-    return cpu_.start(ns, [inbox = &inbox_, kind](uint64_t job) { inbox->push({kind, nullptr, job}); });
-  }
-
+  // The CPU's callbacks run in the simulation kernel when the work is done.
   void start_deserialization(Request* req, Pool pool) {
     const double ns = deserialize_ns(spec_.costs, req->uncompressed_bytes, req->compressed);
-    running_.push_back({start_cpu(ns, ReceiverEvent::Kind::deserialized), req, now(), pool});
+    const uint64_t job = cpu_.start(ns, [this](uint64_t id) {
+      finish_deserialization(id);
+      progress();
+    });
+    running_.push_back({job, req, now(), pool});
     busy_[pool]++;
   }
 
   void finish_deserialization(uint64_t job) {
     auto it = std::find_if(running_.begin(), running_.end(), [job](const Deserialization& d) { return d.job == job; });
-    if (it == running_.end()) return; // cancelled after it had finished
     const Deserialization d = *it;
     running_.erase(it);
     busy_[d.pool]--;
@@ -182,7 +178,10 @@ private:
       admit_deferred(q);
       const double ns = consume_ns(spec_.costs, b.rows, slowdown_);
       if (ns > 0) {
-        consume_job_ = start_cpu(ns, ReceiverEvent::Kind::consumed);
+        consume_job_ = cpu_.start(ns, [this](uint64_t) {
+          finish_consume();
+          progress();
+        });
         consume_started_ = now();
         consuming_ = true;
       }
@@ -219,7 +218,7 @@ private:
   // Closing or cancelling: queued data is dropped, deferred RPCs are answered without data, and
   // later RPCs are answered at once. The instance no longer holds up the exchange.
   void stop(State why) {
-    if (state_ != State::running) return;
+    if (state_ != State::running || finished_) return;
     state_ = why;
     c_.closed = why == State::closed;
     const int64_t held = queues_.buffered_bytes() + queues_.deferred_bytes();
@@ -247,9 +246,8 @@ private:
     x_.add_receiver_bytes(-held);
     c_.end_s = now();
     x_.receiver_alive[static_cast<size_t>(index_)] = false;
-    // It keeps answering late RPCs until the simulation ends, without keeping it alive.
-    sg4::Actor::self()->daemonize();
-    x_.instance_done();
+    // It keeps answering late RPCs (at once) for as long as they come.
+    x_.instance_done(); // last: it may let other actors run
   }
 
   void note_peak() {
@@ -260,12 +258,12 @@ private:
   const ExchangeSpec& spec_;
   const int index_;
   ReceiverCounters& c_;
-  ReceiverInbox& inbox_;
   HostCpu& cpu_;
   ReceiverQueues queues_;
   const double slowdown_;
   const double started_at_;
   State state_ = State::running;
+  bool finished_ = false;
   std::map<int64_t, Request*> deferred_;
   struct Deserialization {
     uint64_t job;
@@ -287,13 +285,10 @@ private:
 
 } // namespace
 
-void run_receiver(ExchangeRun& x, int index) {
-  Receiver rx(x, index);
-  rx.run();
-  if (x.receiver_alive[static_cast<size_t>(index)]) {
-    x.receiver_alive[static_cast<size_t>(index)] = false;
-    x.instance_done();
-  }
+std::unique_ptr<ReceiverEndpoint> start_receiver(ExchangeRun& x, int index) {
+  auto rx = std::make_unique<Receiver>(x, index);
+  rx->progress(); // the consumer starts waiting for data now
+  return rx;
 }
 
 } // namespace exsim
