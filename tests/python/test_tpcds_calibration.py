@@ -8,7 +8,7 @@ scenarios/tpcds_sf100/calibration.json); the others are checks the fit did not
 see. A check that an honest derivation cannot reach is marked xfail with the
 reason (strict: if it starts passing, the test says so and the mark must go).
 
-Needs only the committed workload (not ../shared). About 2.5 + 4 minutes on 2 cores.
+Needs only the committed workload (not ../shared). About 1.2 + 1.8 minutes on 2 cores.
 Run: /usr/bin/python3 -m pytest tests/python/test_tpcds_calibration.py
 """
 
