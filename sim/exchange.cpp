@@ -93,6 +93,7 @@ void ExchangeRun::launch() {
   const auto& hosts = sim.platform.hosts;
   live_ = spec.senders() + spec.receivers();
   for (int r = 0; r < spec.receivers(); ++r) {
+    receiver_alive[static_cast<size_t>(r)] = true;
     to_receiver[static_cast<size_t>(r)] = start_receiver(*this, r);
   }
   for (int s = 0; s < spec.senders(); ++s) {
@@ -131,7 +132,7 @@ void ExchangeRun::abort(ExchangeStatus why, const std::string& reason) {
   aborted = true;
   status = why;
   error = reason;
-  // The coordinator's cancellation reaches every instance as a message.
+  // The coordinator's cancellation reaches every receiver at once and every sender as a wake-up.
   for (size_t r = 0; r < receivers.size(); ++r)
     if (receiver_alive[r]) to_receiver[r]->cancel();
   for (size_t s = 0; s < senders.size(); ++s)

@@ -22,9 +22,7 @@ public:
       : x_(x), spec_(x.spec), index_(index), c_(x.receivers[static_cast<size_t>(index)]),
         cpu_(x.sim.cpu(c_.host)),
         queues_(spec_.merging, spec_.senders(), spec_.flags.exchg_node_buffer_size_bytes),
-        slowdown_(spec_.receiver_consumer_slowdown.at(static_cast<size_t>(index))), started_at_(now()) {
-    x_.receiver_alive[static_cast<size_t>(index_)] = true;
-  }
+        slowdown_(spec_.receiver_consumer_slowdown.at(static_cast<size_t>(index))), started_at_(now()) {}
 
   // The connection spent the route latency before the transfer: the request is here now.
   void deliver(Request* req) override {

@@ -38,6 +38,8 @@ Simulation::Simulation(const Scenario& s) : scenario(s) {
   engine_ = std::make_unique<sg4::Engine>(&argc, argv);
   configure_engine(*engine_);
   platform = build_platform(scenario.cluster);
+  for (size_t i = 0; i < platform.hosts.size(); ++i)
+    cpus_.push_back(std::make_unique<HostCpu>(scenario.cluster.cores_per_executor));
   for (size_t i = 0; i < scenario.exchanges.size(); ++i)
     exchanges.push_back(std::make_unique<ExchangeRun>(*this, static_cast<int>(i), scenario.exchanges[i]));
   for (const auto& spec : scenario.exchanges)
@@ -47,12 +49,7 @@ Simulation::Simulation(const Scenario& s) : scenario(s) {
 
 Simulation::~Simulation() = default;
 
-HostCpu& Simulation::cpu(int host) {
-  if (cpus_.empty())
-    for (size_t i = 0; i < platform.hosts.size(); ++i)
-      cpus_.push_back(std::make_unique<HostCpu>(scenario.cluster.cores_per_executor));
-  return *cpus_.at(static_cast<size_t>(host));
-}
+HostCpu& Simulation::cpu(int host) { return *cpus_.at(static_cast<size_t>(host)); }
 
 Connection& Simulation::connection(int from, int to) {
   const size_t hosts = platform.hosts.size();
