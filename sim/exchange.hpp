@@ -5,7 +5,7 @@
 
 #include "models/channel.hpp"
 #include "sim/platform.hpp"
-#include "sim/scenario.hpp"
+#include "input/scenario.hpp"
 
 #include <simgrid/s4u.hpp>
 

@@ -1,6 +1,6 @@
 #include "sim/simulation.hpp"
 
-#include "sim/results.hpp"
+#include "output/results.hpp"
 
 #include <simgrid/s4u.hpp>
 #include <xbt/log.h>

@@ -7,7 +7,7 @@
 #include "sim/cpu.hpp"
 #include "sim/exchange.hpp"
 #include "sim/platform.hpp"
-#include "sim/scenario.hpp"
+#include "input/scenario.hpp"
 
 #include <nlohmann/json.hpp>
 

@@ -2,7 +2,7 @@
 // and print the analytic expectation next to the simulated value.
 #pragma once
 
-#include "sim/scenario.hpp"
+#include "input/scenario.hpp"
 #include "sim/simulation.hpp"
 
 #include <catch2/catch.hpp>

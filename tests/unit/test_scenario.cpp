@@ -1,6 +1,6 @@
 // Scenario parameters: the table, defaults, overrides and the committed schema.
-#include "sim/parameters.hpp"
-#include "sim/scenario.hpp"
+#include "input/parameters.hpp"
+#include "input/scenario.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,4 +1,4 @@
-#include "sim/parameters.hpp"
+#include "input/parameters.hpp"
 
 #include "models/partitioner.hpp"
 

@@ -1,4 +1,4 @@
-#include "sim/results.hpp"
+#include "output/results.hpp"
 
 #include "models/batch.hpp"
 #include "models/bound.hpp"

@@ -1,6 +1,6 @@
-#include "sim/scenario.hpp"
+#include "input/scenario.hpp"
 
-#include "sim/parameters.hpp"
+#include "input/parameters.hpp"
 
 #include <fmt/format.h>
 
