@@ -179,7 +179,11 @@ int main(int argc, char** argv) {
       if (a.scenario.empty())
         throw exsim::InputError("validate: expected a SCENARIO file (see exsim --help)");
       const exsim::Scenario sc = exsim::load_scenario(a.scenario, a.overrides);
-      std::cout << fmt::format("{}: valid ({} exchange(s))\n", a.scenario, sc.exchanges.size());
+      size_t whole = 0;
+      for (const exsim::QuerySpec& q : sc.queries)
+        whole += q.exchange_only ? 0 : 1;
+      std::cout << fmt::format("{}: valid ({} exchange(s), {} whole quer{})\n", a.scenario, sc.exchange_count(), whole,
+                               whole == 1 ? "y" : "ies");
       return kExitOk;
     }
     if (a.command == "schema") {

@@ -16,10 +16,22 @@ const char* to_string(Section s) {
     return "cluster";
   case Section::flags:
     return "flags";
+  case Section::costs:
+    return "costs";
+  case Section::query_rows:
+    return "queries.<query> (schema 1)";
   case Section::query:
-    return "queries.<query>";
+    return "queries[]";
+  case Section::plan:
+    return "queries[].parallel";
+  case Section::fragment:
+    return "queries[].fragments[]";
+  case Section::sink:
+    return "queries[].fragments[].sink";
+  case Section::op:
+    return "operators (queries[].fragments[].root and below)";
   case Section::exchange:
-    return "exchanges[]";
+    return "exchanges[] and queries[].exchanges[]";
   case Section::fault:
     return "exchanges[].faults[]";
   }
@@ -83,6 +95,20 @@ ParamSpec choices(ParamSpec p, std::vector<std::string> values) {
   return p;
 }
 
+ParamSpec only_until(ParamSpec p, int version, std::string replaced_by) {
+  p.until = version;
+  p.replaced_by = std::move(replaced_by);
+  return p;
+}
+ParamSpec only_since(ParamSpec p, int version) {
+  p.since = version;
+  return p;
+}
+ParamSpec standalone(ParamSpec p) {
+  p.standalone_only = true;
+  return p;
+}
+
 std::vector<ParamSpec> build_table() {
   using S = Section;
   using T = ParamType;
@@ -90,8 +116,8 @@ std::vector<ParamSpec> build_table() {
   const auto none = std::nullopt;
   std::vector<ParamSpec> t;
   // Scenario (top level).
-  t.push_back(required(
-      P(S::scenario, "schema_version", T::integer, "", null, 1, 1, "scenario format version; must be 1")));
+  t.push_back(required(P(S::scenario, "schema_version", T::integer, "", null, 1, kSchemaVersion,
+                         "scenario format version: 2 (1 is still read)")));
   t.push_back(derived(P(S::scenario, "name", T::string, "", null, none, none, "label copied to the results"),
                       "the file name without .json"));
   t.push_back(P(S::scenario, "description", T::string, "", "", none, none,
@@ -102,38 +128,57 @@ std::vector<ParamSpec> build_table() {
                 "free-form record of where the numbers come from; not read by the simulator"));
   t.push_back(choices(
       P(S::scenario, "query_order", T::enumeration, "", "concurrent", none, none,
-        "concurrent: exchanges run together unless ordered by `after`; sequential: queries run one "
-        "after another in order of first appearance, each alone on the cluster (every exchange names "
-        "its query, `after` stays within a query), so each query can be simulated in its own process"),
+        "concurrent: every query starts at once, exchanges of the exchange-only form unless ordered by "
+        "`after`; sequential: queries run one after another in file order (exchange-only ones grouped by "
+        "their `query` key, first), each alone on the cluster, so each can be simulated in its own process"),
       {"concurrent", "sequential"}));
-  t.push_back(P(S::scenario, "query_overhead_s", T::number, "s", 0, 0, 1e6,
-                "fixed time of every query outside its exchanges (planning, admission, start-up, "
-                "tear-down), added to its runtime_s; with query_order sequential the next query starts "
-                "that much later"));
-  t.push_back(P(S::scenario, "query_work_ns_per_row", T::number, "ns", 0, 0, 1e6,
-                "CPU per row of a query's work outside its exchanges: a query's runtime_s adds "
-                "(scan_rows / scan threads + work_rows / max(1, mt_dop)) x this / executors, where scan "
-                "threads = query_scanner_threads at mt_dop 0 and mt_dop otherwise; in sequential order the "
-                "next query starts that much later"));
-  t.push_back(P(S::scenario, "query_scanner_threads", T::integer, "threads", 0, 0, 1024,
-                "threads per executor decoding a query's scans at mt_dop 0 (Impala's num_scanner_threads; "
-                "0 means one per core); with mt_dop > 0 each fragment instance scans on its own thread"));
-  t.push_back(P(S::scenario, "queries", T::object, "", json::object(), none, none,
-                "per-query settings, keyed by the query names the exchanges use"));
+  t.push_back(only_until(P(S::scenario, "query_overhead_s", T::number, "s", 0, 0, 1e6,
+                           "fixed time of every query outside its exchanges, added to its runtime_s"),
+                         1, "costs.query_startup_s; the time outside the exchanges is simulated from queries[]"));
+  t.push_back(only_until(
+      P(S::scenario, "query_work_ns_per_row", T::number, "ns", 0, 0, 1e6,
+        "CPU per row of a query's work outside its exchanges: a query's runtime_s adds (scan_rows / scan "
+        "threads + work_rows / max(1, mt_dop)) x this / executors"),
+      1, "the operator costs in `costs`; the time outside the exchanges is simulated from queries[]"));
+  t.push_back(only_until(P(S::scenario, "query_scanner_threads", T::integer, "threads", 0, 0, 1024,
+                           "threads per executor decoding a query's scans at mt_dop 0 (0 = one per core)"),
+                         1, "flags.num_scanner_threads"));
+  t.push_back(only_until(P(S::scenario, "queries", T::object, "", json::object(), none, none,
+                           "per-query rows outside the exchanges, keyed by the exchanges' query names"),
+                         1, "queries[] with fragments and operators"));
+  t.push_back(only_since(P(S::scenario, "queries", T::array, "", json::array(), none, none,
+                           "whole queries: fragments with their operators, and the exchanges between them"),
+                         2));
   t.push_back(P(S::scenario, "cluster", T::object, "", json::object(), none, none,
                 "the executors and their network"));
   t.push_back(P(S::scenario, "flags", T::object, "", json::object(), none, none,
                 "Impala flags for every exchange (an exchange may override them)"));
+  t.push_back(only_since(P(S::scenario, "costs", T::object, "", json::object(), none, none,
+                           "CPU costs of the operator classes and the start-up of a query"),
+                         2));
   t.push_back(P(S::scenario, "exchange_defaults", T::object, "", json::object(), none, none,
-                "exchange keys (except id and faults) applied to every exchange that does not set them"));
-  t.push_back(
-      required(P(S::scenario, "exchanges", T::array, "", null, 1, none, "the exchanges to simulate")));
+                "exchange keys (except id and faults) applied to every exchange, in queries too, that does "
+                "not set them"));
+  t.push_back(only_until(
+      required(P(S::scenario, "exchanges", T::array, "", null, 1, none, "the exchanges to simulate")), 1, ""));
+  t.push_back(only_since(P(S::scenario, "exchanges", T::array, "", json::array(), none, none,
+                           "exchange-only form: exchanges simulated alone, each between a producer and a "
+                           "consumer of given CPU costs"),
+                         2));
 
   // Cluster.
   t.push_back(P(S::cluster, "executors", T::integer, "hosts", 5, 1, 1000,
                 "executor daemons, one simulated host each"));
-  t.push_back(P(S::cluster, "cores_per_executor", T::integer, "cores", 16, 1, 1024,
-                "cores per executor, shared by every instance on it"));
+  t.push_back(derived(P(S::cluster, "cores_per_executor", T::integer, "cores", 8, 1, 1024,
+                        "physical cores per executor, shared by every thread on it (m6id.4xlarge: 8)"),
+                      "8 (16 in schema 1 files)"));
+  t.push_back(derived(P(S::cluster, "threads_per_core", T::integer, "threads", 2, 1, 8,
+                        "hardware threads per core (m6id.4xlarge: 2); Impala's per-core defaults count "
+                        "cores x threads (logical CPUs)"),
+                      "2 (1 in schema 1 files)"));
+  t.push_back(P(S::cluster, "second_thread_gain", T::number, "fraction", 0.26, 0, 1,
+                "extra throughput of a core running a second busy hardware thread (assumption: Hassanein, "
+                "Rashid & Hammad, Int. J. Parallel Programming 36, 2008: 1.26x on TPC-H-like queries)"));
   t.push_back(exclusive_min(P(S::cluster, "nic_bandwidth_gbps", T::number, "Gbit/s", 12.5, 0, none,
                               "NIC bandwidth of each executor, each direction")));
   t.push_back(P(S::cluster, "rtt_us", T::number, "us", 390, 0, 1e7,
@@ -147,36 +192,135 @@ std::vector<ParamSpec> build_table() {
   t.push_back(P(S::flags, "data_stream_sender_buffer_size", T::integer, "bytes", 16384, 1, 1LL << 31,
                 "hash collector size: rows per batch = max(1, this / fixed row bytes)"));
   t.push_back(P(S::flags, "exchg_node_buffer_size_bytes", T::integer, "bytes", 10485760, 1, 1LL << 40,
-                "receiver buffer limit per receiver instance"));
+                "receiver buffer limit per receiver instance (a merging receiver divides it among the "
+                "senders that have not ended their stream)"));
   t.push_back(P(S::flags, "batch_size", T::integer, "rows", 1024, 1, 1 << 20,
-                "rows per input batch (RANDOM and broadcast send whole batches)"));
+                "rows per row batch (RANDOM and broadcast send whole batches)"));
   t.push_back(P(S::flags, "mt_dop", T::integer, "instances per executor", 0, 0, 64,
-                "fragment instances per executor; 0 runs one"));
+                "fragment instances per executor; 0 runs one; > 0 runs a query's `parallel` plan when it has one"));
   t.push_back(P(S::flags, "rpcs_in_flight_per_channel", T::integer, "RPCs (K)", 1, 1, 64,
                 "TransmitData RPCs a channel may keep in flight; applies to non-merging HASH_PARTITIONED and "
                 "RANDOM senders unless an exchange sets it in its own flags"));
   t.push_back(P(S::flags, "compression", T::boolean, "", true, none, none,
                 "LZ4-compress batches sent to another daemon"));
-  t.push_back(
-      P(S::flags, "datastream_service_num_svc_threads", T::integer, "threads", 0, 0, 1024,
-        "threads deserializing admitted batches inline, per receiver instance; 0 means one per core"));
-  t.push_back(P(S::flags, "datastream_service_num_deserialization_threads", T::integer, "threads", 16, 1,
-                1024, "threads deserializing deferred batches once room frees up, per receiver instance"));
+  t.push_back(P(S::flags, "datastream_service_num_svc_threads", T::integer, "threads", 0, 0, 1024,
+                "service threads per daemon, deserializing admitted batches; 0 means one per logical CPU "
+                "(daemon-wide: top-level flags only)"));
+  t.push_back(P(S::flags, "datastream_service_num_deserialization_threads", T::integer, "threads", 16, 1, 1024,
+                "threads per daemon deserializing deferred batches once room frees up (daemon-wide: "
+                "top-level flags only)"));
   t.push_back(
       choices(P(S::flags, "eos_flush", T::enumeration, "", "pipelined", none, none,
                 "end of stream: pipelined (last batches, wait, EOS to all, wait) or serial (per channel)"),
               {"pipelined", "serial"}));
+  t.push_back(only_since(P(S::flags, "num_scanner_threads", T::integer, "threads", 0, 0, 1024,
+                           "scanner threads per scan node instance at mt_dop 0; 0 means one per logical "
+                           "CPU (with mt_dop > 0 each instance scans on its own thread)"),
+                         2));
+
+  // Costs (ns of one hardware thread running alone on a core).
+  for (auto [name, what] : std::vector<std::pair<const char*, const char*>>{
+           {"scan_ns_per_row", "CPU per row a scan reads (before its predicates)"},
+           {"join_build_ns_per_row", "CPU per row inserted into a join's hash table"},
+           {"join_probe_ns_per_row", "CPU per probe-side row of a join"},
+           {"aggregate_ns_per_row", "CPU per input row of an aggregation (streaming or not)"},
+           {"sort_ns_per_row", "CPU per input row of a sort or top-n"},
+           {"analytic_ns_per_row", "CPU per input row of an analytic evaluation"},
+           {"other_ns_per_row", "CPU per input row of select, union, limit"}})
+    t.push_back(only_since(P(S::costs, name, T::number, "ns", 0, 0, 1e9, what), 2));
+  t.push_back(only_since(P(S::costs, "query_startup_s", T::number, "s", 0, 0, 1e6,
+                           "time of every query before its fragments start (planning, admission, "
+                           "coordinator start-up); a delay, not CPU on the executors"),
+                         2));
+  t.push_back(only_since(P(S::costs, "codegen_s_per_fragment", T::number, "s", 0, 0, 1e6,
+                           "CPU time once per fragment per executor that runs it, before its instances "
+                           "there start (code generation)"),
+                         2));
+
+  // Schema 1: queries.<name>.
+  t.push_back(only_until(P(S::query_rows, "work_rows", T::integer, "rows", 0, 0, 1e15,
+                           "rows the query's operators process outside its exchanges"),
+                         1, ""));
+  t.push_back(only_until(P(S::query_rows, "scan_rows", T::integer, "rows", 0, 0, 1e15,
+                           "rows the query's scans produce"),
+                         1, ""));
 
   // Query.
-  t.push_back(P(S::query, "work_rows", T::integer, "rows", 0, 0, 1e15,
-                "rows the query's operators (joins, aggregations, sorts) process on fragment threads "
-                "outside its exchanges (see query_work_ns_per_row)"));
-  t.push_back(P(S::query, "scan_rows", T::integer, "rows", 0, 0, 1e15,
-                "rows the query's scans produce, decoded by scanner threads (see query_work_ns_per_row)"));
+  t.push_back(required(P(S::query, "name", T::string, "", null, none, none, "unique name of the query")));
+  t.push_back(P(S::query, "source", T::string, "", "", none, none, "where this query's plan and rows come from"));
+  t.push_back(required(P(S::query, "fragments", T::array, "", null, 1, none,
+                         "the fragments of the plan run at mt_dop 0 (and at mt_dop > 0 without `parallel`)")));
+  t.push_back(P(S::query, "exchanges", T::array, "", json::array(), none, none, "the exchanges of that plan"));
+  t.push_back(P(S::query, "parallel", T::object, "", null, none, none,
+                "the plan run at mt_dop > 0: {\"fragments\": [...], \"exchanges\": [...]}"));
+  t.push_back(P(S::query, "expected", T::object, "", json::object(), none, none,
+                "measured values to compare with (e.g. runtime_s); copied to the results"));
+  t.push_back(required(P(S::plan, "fragments", T::array, "", null, 1, none, "the fragments of the plan")));
+  t.push_back(P(S::plan, "exchanges", T::array, "", json::array(), none, none, "the exchanges of the plan"));
+
+  // Fragment.
+  t.push_back(required(P(S::fragment, "id", T::string, "", null, none, none, "unique name in the query")));
+  t.push_back(P(S::fragment, "source", T::string, "", "", none, none, "where this fragment comes from"));
+  t.push_back(derived(P(S::fragment, "executors", T::integer, "hosts", 0, 0, 1000,
+                        "executors running its instances; 0 = those of its leftmost input (all for a scan)"),
+                      "Impala's placement"));
+  t.push_back(P(S::fragment, "first_executor", T::integer, "index", 0, 0, 999,
+                "its instances run on executors first..first+executors-1 (executor 0 is the coordinator)"));
+  t.push_back(derived(P(S::fragment, "instances_per_executor", T::integer, "instances", 0, 0, 1024,
+                        "instances per executor; 0 = Impala's rule for mt_dop"),
+                      "1 at mt_dop 0; min(mt_dop, scan ranges per executor) for a scan; its leftmost input's"));
+  t.push_back(required(P(S::fragment, "root", T::object, "", null, none, none, "its operator tree")));
+  t.push_back(required(P(S::fragment, "sink", T::object, "", null, none, none,
+                         "where its rows go: {\"exchange\": id}, {\"result\": true} or {\"join_build\": join id}")));
+  t.push_back(P(S::sink, "exchange", T::string, "", null, none, none, "sends its rows on this exchange"));
+  t.push_back(P(S::sink, "result", T::boolean, "", null, none, none, "returns the query's rows (the root)"));
+  t.push_back(P(S::sink, "join_build", T::string, "", null, none, none,
+                "builds the hash table of the join with this id (a join-build fragment)"));
+
+  // Operators.
+  t.push_back(required(choices(P(S::op, "op", T::enumeration, "", null, none, none, "the operator"),
+                               {"scan", "exchange", "hash_join", "nested_loop_join", "aggregate", "sort",
+                                "top_n", "analytic", "select", "limit", "union"})));
+  t.push_back(required(P(S::op, "id", T::string, "", null, none, none, "the plan node id, unique in the query")));
+  t.push_back(P(S::op, "source", T::string, "", "", none, none, "where this operator's rows come from"));
+  t.push_back(derived(P(S::op, "rows", T::number, "rows", null, 0, 1e15,
+                        "rows it outputs over all instances, as the plan estimates (required except on an "
+                        "exchange)"),
+                      "required"));
+  t.push_back(P(S::op, "table", T::string, "", "", none, none, "scan: the table"));
+  t.push_back(derived(P(S::op, "rows_read", T::number, "rows", null, 0, 1e15,
+                        "scan: rows read before predicates"),
+                      "rows"));
+  t.push_back(P(S::op, "scan_ranges", T::integer, "ranges", 0, 0, 1e12,
+                "scan: ranges (files) it reads; bounds the instances at mt_dop > 0 and the scanner threads; 0 = "
+                "no bound"));
+  t.push_back(derived(exclusive_min(P(S::op, "instance_weights", T::number_array, "relative", null, 0, none,
+                                      "scan: share of its rows per instance (skew); one positive number per "
+                                      "instance")),
+                      "even"));
+  t.push_back(P(S::op, "exchange", T::string, "", null, none, none, "exchange: the id of the exchange it reads"));
+  t.push_back(P(S::op, "input", T::object, "", null, none, none, "the input of a unary operator"));
+  t.push_back(P(S::op, "inputs", T::array, "", null, 1, none, "union: its inputs, read one after another"));
+  t.push_back(P(S::op, "probe", T::object, "", null, none, none, "join: the probe side"));
+  t.push_back(P(S::op, "build", T::object, "", null, none, none,
+                "join: the build side, an operator in this fragment or {\"fragment\": id} of a join-build "
+                "fragment"));
+  t.push_back(derived(P(S::op, "shared", T::boolean, "", null, none, none,
+                        "join with a build fragment: one build per executor serves every probe instance "
+                        "there (broadcast), else build instance i serves probe instance i"),
+                      "true"));
+  t.push_back(choices(P(S::op, "phase", T::enumeration, "", "finalize", none, none,
+                        "aggregate: streaming (a pre-aggregation: passes batches on) or finalize (blocking)"),
+                      {"streaming", "finalize"}));
+  t.push_back(P(S::op, "groups", T::number, "rows", 0, 0, 1e15,
+                "streaming aggregate: it outputs at most this many rows per instance; 0 = no bound"));
+  t.push_back(derived(P(S::op, "limit", T::number, "rows", null, 0, 1e15,
+                        "top_n and limit: rows per instance at most"),
+                      "required for top_n and limit"));
 
   // Exchange.
   t.push_back(required(P(S::exchange, "id", T::string, "", null, none, none, "unique name of the exchange")));
-  t.push_back(P(S::exchange, "query", T::string, "", "", none, none, "query the exchange belongs to"));
+  t.push_back(standalone(P(S::exchange, "query", T::string, "", "", none, none, "query the exchange belongs to")));
   t.push_back(
       P(S::exchange, "source", T::string, "", "", none, none, "where this exchange's numbers come from"));
   t.push_back(required(choices(P(S::exchange, "partitioning", T::enumeration, "", null, none, none,
@@ -184,24 +328,24 @@ std::vector<ParamSpec> build_table() {
                                partitioning_names())));
   t.push_back(P(S::exchange, "merging", T::boolean, "", false, none, none,
                 "merging receiver: one queue per sender, consumer pulls from specific queues"));
-  t.push_back(derived(P(S::exchange, "sender_executors", T::integer, "hosts", 0, 0, 1000,
-                        "executors running sender instances; 0 means all"),
-                      "0 = cluster.executors"));
-  t.push_back(derived(P(S::exchange, "receiver_executors", T::integer, "hosts", 0, 0, 1000,
-                        "executors running receiver instances; 0 means all"),
-                      "0 = cluster.executors"));
-  t.push_back(P(S::exchange, "sender_first_executor", T::integer, "index", 0, 0, 999,
-                "senders run on executors first..first+sender_executors-1"));
-  t.push_back(P(S::exchange, "receiver_first_executor", T::integer, "index", 0, 0, 999,
-                "receivers run on executors first..first+receiver_executors-1"));
-  t.push_back(derived(P(S::exchange, "sender_instances_per_executor", T::integer, "instances", 0, 0, 1024,
-                        "sender fragment instances per executor; 0 means max(1, mt_dop)"),
-                      "0 = max(1, mt_dop)"));
-  t.push_back(derived(P(S::exchange, "receiver_instances_per_executor", T::integer, "instances", 0, 0, 1024,
-                        "receiver fragment instances per executor; 0 means max(1, mt_dop)"),
-                      "0 = max(1, mt_dop)"));
-  t.push_back(required(P(S::exchange, "rows_total", T::integer, "rows", null, 0, 1e15,
-                         "rows sent by all sender instances together, split evenly")));
+  t.push_back(standalone(derived(P(S::exchange, "sender_executors", T::integer, "hosts", 0, 0, 1000,
+                                   "executors running sender instances; 0 means all"),
+                                 "0 = cluster.executors")));
+  t.push_back(standalone(derived(P(S::exchange, "receiver_executors", T::integer, "hosts", 0, 0, 1000,
+                                   "executors running receiver instances; 0 means all"),
+                                 "0 = cluster.executors")));
+  t.push_back(standalone(P(S::exchange, "sender_first_executor", T::integer, "index", 0, 0, 999,
+                           "senders run on executors first..first+sender_executors-1")));
+  t.push_back(standalone(P(S::exchange, "receiver_first_executor", T::integer, "index", 0, 0, 999,
+                           "receivers run on executors first..first+receiver_executors-1")));
+  t.push_back(standalone(derived(P(S::exchange, "sender_instances_per_executor", T::integer, "instances", 0, 0,
+                                   1024, "sender fragment instances per executor; 0 means max(1, mt_dop)"),
+                                 "0 = max(1, mt_dop)")));
+  t.push_back(standalone(derived(P(S::exchange, "receiver_instances_per_executor", T::integer, "instances", 0, 0,
+                                   1024, "receiver fragment instances per executor; 0 means max(1, mt_dop)"),
+                                 "0 = max(1, mt_dop)")));
+  t.push_back(standalone(required(P(S::exchange, "rows_total", T::integer, "rows", null, 0, 1e15,
+                                    "rows sent by all sender instances together, split evenly"))));
   t.push_back(P(S::exchange, "fixed_row_bytes", T::integer, "bytes", 64, 1, 1 << 24,
                 "fixed-length tuple bytes per row (sizes the hash collectors)"));
   t.push_back(P(S::exchange, "var_row_bytes", T::integer, "bytes", 0, 0, 1 << 24,
@@ -213,15 +357,15 @@ std::vector<ParamSpec> build_table() {
       exclusive_min(P(S::exchange, "receiver_weights", T::number_array, "relative", null, 0, none,
                       "share of rows per receiver instance (skew); one positive number per receiver")),
       "uniform"));
-  t.push_back(
+  t.push_back(standalone(
       derived(exclusive_min(P(
                   S::exchange, "receiver_consumer_slowdown", T::number_array, "factor", null, 0, none,
                   "multiplies consumer_ns_per_row per receiver instance; one positive number per receiver")),
-              "1 for every receiver"));
+              "1 for every receiver")));
   t.push_back(P(S::exchange, "directed_fanout", T::integer, "channels", 2, 1, 1024,
                 "DIRECTED: channels each row is sent to"));
-  t.push_back(P(S::exchange, "producer_ns_per_row", T::number, "ns", 0, 0, 1e9,
-                "CPU per row of the operators below the sender"));
+  t.push_back(standalone(P(S::exchange, "producer_ns_per_row", T::number, "ns", 0, 0, 1e9,
+                           "CPU per row of the producer below the sender (on the sender's thread)")));
   t.push_back(P(S::exchange, "hash_ns_per_row", T::number, "ns", 5, 0, 1e9,
                 "CPU per row to hash the partition expressions (HASH, KUDU, DIRECTED)"));
   t.push_back(P(S::exchange, "copy_ns_per_row", T::number, "ns", 10, 0, 1e9,
@@ -232,15 +376,18 @@ std::vector<ParamSpec> build_table() {
                 "serialization copy CPU per uncompressed byte"));
   t.push_back(P(S::exchange, "deserialize_ns_per_byte", T::number, "ns", 0.3, 0, 1e6,
                 "receiver LZ4 decompression and copy CPU per uncompressed byte"));
-  t.push_back(P(S::exchange, "consumer_ns_per_row", T::number, "ns", 0, 0, 1e9,
-                "CPU per row of the operators above the receiver (drain rate)"));
-  t.push_back(P(S::exchange, "start_s", T::number, "s", 0, 0, 1e9, "earliest start time"));
-  t.push_back(P(S::exchange, "after", T::string_array, "", json::array(), none, none,
-                "ids of exchanges that must finish before this one starts"));
+  t.push_back(standalone(P(S::exchange, "consumer_ns_per_row", T::number, "ns", 0, 0, 1e9,
+                           "CPU per row of the consumer above the receiver (on the receiving fragment's thread)")));
+  t.push_back(standalone(P(S::exchange, "start_s", T::number, "s", 0, 0, 1e9, "earliest start time")));
+  t.push_back(standalone(P(S::exchange, "after", T::string_array, "", json::array(), none, none,
+                           "ids of exchanges of the same query that must finish before this one starts")));
   t.push_back(
       P(S::exchange, "flags", T::object, "", json::object(), none, none, "flag overrides for this exchange"));
-  t.push_back(P(S::exchange, "faults", T::array, "", json::array(), none, none,
-                "faults injected into this exchange"));
+  t.push_back(standalone(P(S::exchange, "faults", T::array, "", json::array(), none, none,
+                           "faults injected into this exchange")));
+  t.push_back(only_since(P(S::exchange, "expected", T::object, "", json::object(), none, none,
+                           "measured counters to compare with (keys as in the results); copied to the results"),
+                         2));
 
   // Faults.
   t.push_back(required(choices(P(S::fault, "kind", T::enumeration, "", null, none, none,
@@ -264,17 +411,23 @@ const std::vector<ParamSpec>& parameter_table() {
   return table;
 }
 
-const ParamSpec* find_param(Section section, const std::string& name) {
+const ParamSpec* find_param(Section section, const std::string& name, int version) {
   for (const auto& p : parameter_table())
-    if (p.section == section && p.name == name) return &p;
+    if (p.section == section && p.name == name && p.since <= version && version <= p.until) return &p;
   return nullptr;
 }
 
-std::vector<const ParamSpec*> params_of(Section section) {
+std::vector<const ParamSpec*> params_of(Section section, int version) {
   std::vector<const ParamSpec*> out;
   for (const auto& p : parameter_table())
-    if (p.section == section) out.push_back(&p);
+    if (p.section == section && p.since <= version && version <= p.until) out.push_back(&p);
   return out;
+}
+
+const ParamSpec* removed_param(Section section, const std::string& name, int version) {
+  for (const auto& p : parameter_table())
+    if (p.section == section && p.name == name && p.until < version) return &p;
+  return nullptr;
 }
 
 namespace {
@@ -370,10 +523,11 @@ json schema_of(const ParamSpec& p) {
   return s;
 }
 
-json object_schema(Section section, const std::map<std::string, json>& nested = {}) {
+json object_schema(Section section, const std::map<std::string, json>& nested = {}, bool in_query = false) {
   json props = json::object();
   json req = json::array();
   for (const ParamSpec* p : params_of(section)) {
+    if (in_query && p->standalone_only) continue;
     auto it = nested.find(p->name);
     props[p->name] = it != nested.end() ? it->second : schema_of(*p);
     if (it != nested.end()) props[p->name]["description"] = schema_of(*p)["description"];
@@ -389,36 +543,56 @@ json object_schema(Section section, const std::map<std::string, json>& nested = 
 json scenario_schema() {
   const json flags = object_schema(Section::flags);
   const json fault = object_schema(Section::fault);
-  json exchange_flags = flags;
   const json exchange = object_schema(
-      Section::exchange, {{"flags", exchange_flags}, {"faults", {{"type", "array"}, {"items", fault}}}});
+      Section::exchange, {{"flags", flags}, {"faults", {{"type", "array"}, {"items", fault}}}});
+  const json query_exchange = object_schema(Section::exchange, {{"flags", flags}}, true);
   json defaults = exchange;
   defaults["properties"].erase("id");
   defaults["properties"].erase("faults");
   defaults.erase("required");
-  json top = object_schema(
-      Section::scenario,
-      {{"cluster", object_schema(Section::cluster)},
-       {"flags", flags},
-       {"queries", {{"type", "object"}, {"additionalProperties", object_schema(Section::query)}}},
-       {"exchange_defaults", defaults},
-       {"exchanges", {{"type", "array"}, {"minItems", 1}, {"items", exchange}}}});
+  const json op_ref = {{"$ref", "#/$defs/operator"}};
+  const json build_fragment = {{"type", "object"},
+                               {"additionalProperties", false},
+                               {"properties", {{"fragment", {{"type", "string"}}}}},
+                               {"required", {"fragment"}}};
+  const json op = object_schema(Section::op, {{"input", op_ref},
+                                              {"probe", op_ref},
+                                              {"build", {{"oneOf", {op_ref, build_fragment}}}},
+                                              {"inputs", {{"type", "array"}, {"minItems", 1}, {"items", op_ref}}}});
+  json sink = object_schema(Section::sink);
+  sink["minProperties"] = 1;
+  sink["maxProperties"] = 1;
+  const json fragment = object_schema(Section::fragment, {{"root", op_ref}, {"sink", sink}});
+  const json fragments = {{"type", "array"}, {"minItems", 1}, {"items", fragment}};
+  const json exchanges = {{"type", "array"}, {"items", query_exchange}};
+  const json plan = object_schema(Section::plan, {{"fragments", fragments}, {"exchanges", exchanges}});
+  const json query =
+      object_schema(Section::query, {{"fragments", fragments}, {"exchanges", exchanges}, {"parallel", plan}});
+  json top = object_schema(Section::scenario, {{"cluster", object_schema(Section::cluster)},
+                                               {"flags", flags},
+                                               {"costs", object_schema(Section::costs)},
+                                               {"exchange_defaults", defaults},
+                                               {"exchanges", {{"type", "array"}, {"items", exchange}}},
+                                               {"queries", {{"type", "array"}, {"items", query}}}});
   top["$schema"] = "https://json-schema.org/draft/2020-12/schema";
-  top["$id"] = "exsim-scenario-v1";
+  top["$id"] = fmt::format("exsim-scenario-v{}", kSchemaVersion);
   top["title"] = "exsim scenario";
+  top["$defs"] = {{"operator", op}};
   return top;
 }
 
 std::string parameters_help() {
   std::string out;
-  for (Section s : {Section::scenario, Section::cluster, Section::flags, Section::query, Section::exchange,
-                    Section::fault}) {
+  for (Section s : {Section::scenario, Section::cluster, Section::flags, Section::costs, Section::query,
+                    Section::plan, Section::fragment, Section::sink, Section::op, Section::exchange, Section::fault}) {
     out += fmt::format("\n{}:\n", to_string(s));
     for (const ParamSpec* p : params_of(s)) {
       std::string def = p->required ? "required" : !p->derived.empty() ? p->derived : p->default_value.dump();
       out += fmt::format("  {:<34} {:<12} default {:<22} {}\n", p->name, p->unit.empty() ? "-" : p->unit, def,
                          describe_expectation(*p));
-      out += fmt::format("  {:<34} {}\n", "", p->description);
+      std::string what = p->description;
+      if (p->standalone_only) what += " (exchanges[] only)";
+      out += fmt::format("  {:<34} {}\n", "", what);
     }
   }
   return out;

@@ -11,7 +11,23 @@
 
 namespace exsim {
 
-enum class Section { scenario, cluster, flags, query, exchange, fault };
+enum class Section {
+  scenario,
+  cluster,
+  flags,
+  costs,
+  query_rows, // schema 1: queries.<name>
+  query,      // queries[]
+  plan,       // queries[].parallel
+  fragment,   // queries[].fragments[]
+  sink,       // queries[].fragments[].sink
+  op,         // operator nodes
+  exchange,
+  fault
+};
+
+// The newest scenario format; files of older versions are read with their own keys.
+constexpr int kSchemaVersion = 2;
 enum class ParamType {
   integer,
   number,
@@ -40,16 +56,24 @@ struct ParamSpec {
   std::vector<std::string> choices; // enumeration values
   std::string derived;              // how the default is derived when default_value is null
   std::string description;
+  int since = 1;                     // first schema_version that has the key
+  int until = kSchemaVersion;        // last schema_version that has the key
+  bool standalone_only = false;      // exchanges[] only, not the exchanges of a query
+  std::string replaced_by;           // for a key a newer version removed: what to use instead
 };
 
 const std::vector<ParamSpec>& parameter_table();
-const ParamSpec* find_param(Section section, const std::string& name);
-std::vector<const ParamSpec*> params_of(Section section);
+// The key `name` of `section` in schema `version`; nullptr when that version has no such key.
+const ParamSpec* find_param(Section section, const std::string& name, int version = kSchemaVersion);
+// Every key of `section` in schema `version`.
+std::vector<const ParamSpec*> params_of(Section section, int version = kSchemaVersion);
+// A key of an older version that `version` removed, or nullptr.
+const ParamSpec* removed_param(Section section, const std::string& name, int version);
 
 // "expected an integer >= 1" and the like, for error messages and --help.
 std::string describe_expectation(const ParamSpec& p);
 
-// JSON Schema (draft 2020-12) of scenario files, generated from the table.
+// JSON Schema (draft 2020-12) of scenario files of the current version, generated from the table.
 nlohmann::json scenario_schema();
 
 // Human-readable table of every parameter, for `exsim params` and --help.

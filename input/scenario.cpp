@@ -1,6 +1,7 @@
 #include "input/scenario.hpp"
 
 #include "input/parameters.hpp"
+#include "models/plan.hpp"
 
 #include <fmt/format.h>
 
@@ -132,40 +133,60 @@ void check_value(const ParamSpec& p, const json& v, const std::string& path, Err
   }
 }
 
-std::string known_keys(Section s, const std::set<std::string>& excluded = {}) {
+std::string known_keys(Section s, int version, const std::set<std::string>& excluded = {}, bool in_query = false) {
   std::string out;
-  for (const ParamSpec* p : params_of(s))
-    if (!excluded.count(p->name)) out += (out.empty() ? "" : ", ") + p->name;
+  for (const ParamSpec* p : params_of(s, version))
+    if (!excluded.count(p->name) && !(in_query && p->standalone_only)) out += (out.empty() ? "" : ", ") + p->name;
   return out;
 }
 
 // Checks an object's keys and values against a section of the table. Nested objects and arrays
-// (cluster, flags, exchanges, faults) are checked by the caller.
-void check_object(Section s, const json& obj, const std::string& path, Errors& err,
-                  const std::set<std::string>& excluded = {}, bool enforce_required = true) {
+// are checked by the caller. `in_query`: the object is an exchange of a query, which has no
+// placement, rows or producer of its own.
+void check_object(Section s, const json& obj, const std::string& path, Errors& err, int version,
+                  const std::set<std::string>& excluded = {}, bool enforce_required = true, bool in_query = false) {
   if (!obj.is_object()) {
     err.add(path, fmt::format("expected an object, got {}", json_kind(obj)));
     return;
   }
   for (const auto& [key, value] : obj.items()) {
-    const ParamSpec* p = find_param(s, key);
+    const ParamSpec* p = find_param(s, key, version);
+    if (p && in_query && p->standalone_only) {
+      err.add(join_path(path, key),
+              "not a key of a query's exchange: its senders, receivers and rows come from its fragments");
+      continue;
+    }
     if (!p || excluded.count(key)) {
-      err.add(join_path(path, key), fmt::format("unknown key; expected one of: {}", known_keys(s, excluded)));
+      const ParamSpec* old = removed_param(s, key, version);
+      if (old && !old->replaced_by.empty())
+        err.add(join_path(path, key), fmt::format("removed in schema_version {}; use {}", old->until + 1,
+                                                  old->replaced_by));
+      else
+        err.add(join_path(path, key),
+                fmt::format("unknown key; expected one of: {}", known_keys(s, version, excluded, in_query)));
       continue;
     }
     check_value(*p, value, join_path(path, key), err);
   }
   if (enforce_required)
-    for (const ParamSpec* p : params_of(s))
-      if (p->required && !excluded.count(p->name) && !obj.contains(p->name))
+    for (const ParamSpec* p : params_of(s, version))
+      if (p->required && !excluded.count(p->name) && !(in_query && p->standalone_only) && !obj.contains(p->name))
         err.add(join_path(path, p->name), "required key is missing; expected " + describe_expectation(*p));
 }
 
 // Fills the table's defaults into an object (keys with a null default are left absent).
-json with_defaults(Section s, json obj) {
-  for (const ParamSpec* p : params_of(s))
-    if (!obj.contains(p->name) && !p->default_value.is_null()) obj[p->name] = p->default_value;
+json with_defaults(Section s, json obj, int version, bool in_query = false) {
+  for (const ParamSpec* p : params_of(s, version))
+    if (!obj.contains(p->name) && !p->default_value.is_null() && !(in_query && p->standalone_only))
+      obj[p->name] = p->default_value;
   return obj;
+}
+
+// Integral JSON numbers written as floats (2e6) are stored as integers from here on.
+void normalise_integers(Section s, json& obj, int version) {
+  for (const ParamSpec* p : params_of(s, version))
+    if (p->type == ParamType::integer && obj.contains(p->name) && obj[p->name].is_number_float())
+      obj[p->name] = static_cast<int64_t>(obj[p->name].get<double>());
 }
 
 Flags flags_from(const json& f) {
@@ -180,14 +201,484 @@ Flags flags_from(const json& f) {
   out.datastream_service_num_svc_threads = f.at("datastream_service_num_svc_threads").get<int>();
   out.datastream_service_num_deserialization_threads =
       f.at("datastream_service_num_deserialization_threads").get<int>();
+  out.num_scanner_threads = f.contains("num_scanner_threads") ? f.at("num_scanner_threads").get<int>() : 0;
   return out;
 }
 
-// Integral JSON numbers written as floats (2e6) are stored as integers from here on.
-void normalise_integers(Section s, json& obj) {
-  for (const ParamSpec* p : params_of(s))
-    if (p->type == ParamType::integer && obj.contains(p->name) && obj[p->name].is_number_float())
-      obj[p->name] = static_cast<int64_t>(obj[p->name].get<double>());
+// Why K is what it is: the configured K applies to non-merging HASH_PARTITIONED and RANDOM senders.
+std::string k_reason(const ExchangeSpec& e) {
+  if (e.k == e.k_configured) return "";
+  if (e.merging) return "a merging exchange keeps K=1: a sender's batches must arrive in order";
+  return fmt::format("{} senders keep K=1, as in the measured K=2 prototype; set rpcs_in_flight_per_channel "
+                     "in the exchange's own flags for a what-if",
+                     to_string(e.partitioning));
+}
+
+// Reads the keys an exchange has in both forms (standalone and in a query). `x` has its
+// defaults filled in; `global_flags` are the scenario's.
+void read_exchange(const json& x, const std::string& xp, const json& global_flags, int version, ExchangeSpec& e,
+                   json& eff_flags, Errors& err) {
+  e.id = x.at("id").get<std::string>();
+  parse_partitioning(x.at("partitioning").get<std::string>(), e.partitioning);
+  e.merging = x.at("merging").get<bool>();
+  const json xflags = x.at("flags");
+  const bool k_explicit = xflags.contains("rpcs_in_flight_per_channel");
+  eff_flags = global_flags;
+  for (const auto& [k, v] : xflags.items()) {
+    if (k == "datastream_service_num_svc_threads" || k == "datastream_service_num_deserialization_threads")
+      err.add(xp + ".flags." + k, "a daemon-wide setting (the pools are shared by every receiver on a daemon): set "
+                                  "it in the top-level flags");
+    eff_flags[k] = v;
+  }
+  normalise_integers(Section::flags, eff_flags, version);
+  e.flags = flags_from(eff_flags);
+  e.k_configured = e.flags.rpcs_in_flight_per_channel;
+  e.k = k_explicit || uses_configured_k(e.partitioning, e.merging) ? e.flags.rpcs_in_flight_per_channel : 1;
+  if (e.merging && e.k > 1)
+    err.add(xp + ".flags.rpcs_in_flight_per_channel",
+            fmt::format("a merging exchange keeps K=1 (batches of one sender must arrive in order); got {}", e.k));
+  e.shape.fixed_row_bytes = x.at("fixed_row_bytes").get<int64_t>();
+  e.shape.var_row_bytes = x.at("var_row_bytes").get<int64_t>();
+  e.shape.tuples_per_row = x.at("tuples_per_row").get<int64_t>();
+  e.shape.compression_ratio = x.at("compression_ratio").get<double>();
+  e.directed_fanout = e.partitioning == Partitioning::directed ? x.at("directed_fanout").get<int>() : 1;
+  e.costs.hash_ns_per_row = x.at("hash_ns_per_row").get<double>();
+  e.costs.copy_ns_per_row = x.at("copy_ns_per_row").get<double>();
+  e.costs.compress_ns_per_byte = x.at("compress_ns_per_byte").get<double>();
+  e.costs.serialize_ns_per_byte = x.at("serialize_ns_per_byte").get<double>();
+  e.costs.deserialize_ns_per_byte = x.at("deserialize_ns_per_byte").get<double>();
+  if (x.contains("expected") && !x.at("expected").empty()) e.expected_json = x.at("expected").dump();
+}
+
+// Once the receivers are known: their weights, the DIRECTED fanout.
+void check_receiver_counts(const json& x, const std::string& xp, ExchangeSpec& e, Errors& err) {
+  const int receivers = e.receivers();
+  if (x.contains("receiver_weights")) {
+    e.receiver_weights = x.at("receiver_weights").get<std::vector<double>>();
+    if (static_cast<int>(e.receiver_weights.size()) != receivers)
+      err.add(xp + ".receiver_weights", fmt::format("expected one number per receiver instance ({}), got {}",
+                                                    receivers, e.receiver_weights.size()));
+  } else {
+    e.receiver_weights.assign(static_cast<size_t>(receivers), 1.0);
+  }
+  if (e.directed_fanout > receivers)
+    err.add(xp + ".directed_fanout", fmt::format("expected at most the number of receiver instances ({}), got {}",
+                                                 receivers, e.directed_fanout));
+}
+
+// Merges exchange_defaults into an exchange (its flags key by key).
+void apply_exchange_defaults(json& x, const json& defaults, bool in_query, int version) {
+  for (const auto& [key, value] : defaults.items()) {
+    const ParamSpec* p = find_param(Section::exchange, key, version);
+    if (in_query && p && p->standalone_only) continue;
+    if (key == "flags" && x.contains("flags") && x["flags"].is_object()) {
+      for (const auto& [fk, fv] : value.items())
+        if (!x["flags"].contains(fk)) x["flags"][fk] = fv;
+    } else if (!x.contains(key)) {
+      x[key] = value;
+    }
+  }
+}
+
+bool has_cycle(const std::vector<std::vector<int>>& after, int& at) {
+  std::vector<int> state(after.size(), 0); // 0 new, 1 on stack, 2 done
+  std::function<bool(int)> visit = [&](int i) {
+    if (state[static_cast<size_t>(i)] == 1) return true;
+    if (state[static_cast<size_t>(i)] == 2) return false;
+    state[static_cast<size_t>(i)] = 1;
+    for (int j : after[static_cast<size_t>(i)])
+      if (visit(j)) return true;
+    state[static_cast<size_t>(i)] = 2;
+    return false;
+  };
+  for (size_t i = 0; i < after.size(); ++i)
+    if (state[i] == 0 && visit(static_cast<int>(i))) {
+      at = static_cast<int>(i);
+      return true;
+    }
+  return false;
+}
+
+// --- the exchange-only form ------------------------------------------------------------
+
+struct Standalone {
+  ExchangeSpec spec;
+  json settings;
+  std::vector<std::string> after;
+  double start_s = 0;
+  int64_t producer_ns = 0;
+  double producer_ns_per_row = 0;
+  double consumer_ns_per_row = 0;
+  std::vector<double> slowdown;
+};
+
+// Each exchange becomes a pair of fragments in its query: a producer of `rows_total` rows that
+// sends on the exchange, and a consumer that reads it.
+void add_standalone(QuerySpec& q, Standalone& s, const std::vector<int>& after_local) {
+  const int local = static_cast<int>(q.exchanges.size());
+  ExchangeSpec e = s.spec;
+  e.sender_fragment = static_cast<int>(q.fragments.size());
+  e.receiver_fragment = e.sender_fragment + 1;
+  FragmentSpec send;
+  send.id = e.id + ".senders";
+  send.executors = e.sender_executors;
+  send.first_executor = e.sender_first_executor;
+  send.instances_per_executor = e.sender_instances_per_executor;
+  OpSpec gen;
+  gen.kind = OpKind::generate;
+  gen.id = e.id + ".producer";
+  gen.rows_exact = e.rows_total;
+  gen.rows = static_cast<double>(e.rows_total);
+  gen.ns_per_row = s.producer_ns_per_row;
+  send.ops.push_back(gen);
+  send.sink = SinkKind::exchange;
+  send.sink_exchange = local;
+  send.start_s = s.start_s;
+  send.after_exchanges = after_local;
+  FragmentSpec recv;
+  recv.id = e.id + ".receivers";
+  recv.executors = e.receiver_executors;
+  recv.first_executor = e.receiver_first_executor;
+  recv.instances_per_executor = e.receiver_instances_per_executor;
+  OpSpec leaf;
+  leaf.kind = OpKind::exchange;
+  leaf.id = e.id + ".exchange";
+  leaf.exchange = local;
+  OpSpec consume;
+  consume.kind = OpKind::consume;
+  consume.id = e.id + ".consumer";
+  consume.inputs = {0};
+  consume.ns_per_row = s.consumer_ns_per_row;
+  consume.instance_factors = s.slowdown;
+  recv.ops = {leaf, consume};
+  recv.root = 1;
+  recv.sink = SinkKind::result;
+  recv.start_s = s.start_s;
+  recv.after_exchanges = after_local;
+  q.fragments.push_back(std::move(send));
+  q.fragments.push_back(std::move(recv));
+  q.exchanges.push_back(std::move(e));
+}
+
+// --- whole queries -----------------------------------------------------------------------
+
+// Which keys each operator uses besides op, id, source.
+const std::map<std::string, std::set<std::string>>& op_keys() {
+  static const std::map<std::string, std::set<std::string>> keys{
+      {"scan", {"rows", "table", "rows_read", "scan_ranges", "instance_weights"}},
+      {"exchange", {"exchange"}},
+      {"hash_join", {"rows", "probe", "build", "shared"}},
+      {"nested_loop_join", {"rows", "probe", "build", "shared"}},
+      {"aggregate", {"rows", "input", "phase", "groups"}},
+      {"sort", {"rows", "input"}},
+      {"top_n", {"rows", "input", "limit"}},
+      {"analytic", {"rows", "input"}},
+      {"select", {"rows", "input"}},
+      {"limit", {"rows", "input", "limit"}},
+      {"union", {"rows", "inputs"}}};
+  return keys;
+}
+
+OpKind op_kind(const std::string& name) {
+  static const std::map<std::string, OpKind> kinds{
+      {"scan", OpKind::scan},         {"exchange", OpKind::exchange}, {"hash_join", OpKind::hash_join},
+      {"nested_loop_join", OpKind::nested_loop_join},                 {"aggregate", OpKind::aggregate},
+      {"sort", OpKind::sort},         {"top_n", OpKind::top_n},       {"analytic", OpKind::analytic},
+      {"select", OpKind::select},     {"limit", OpKind::limit},       {"union", OpKind::union_all}};
+  return kinds.at(name);
+}
+
+struct QueryParse {
+  std::string path; // of the plan (the query, or its `parallel`)
+  std::map<std::string, int> exchange_index;
+  std::map<std::string, int> fragment_index;
+  std::map<std::string, std::pair<int, int>> op_at; // op id -> (fragment, op)
+  std::vector<std::string> fragment_paths;
+  std::vector<std::vector<std::string>> op_paths;    // [fragment][op]
+  std::vector<int> leaf_uses, sink_uses;             // per exchange
+  std::vector<std::pair<std::string, std::string>> build_refs; // (join op path, fragment id) to check
+};
+
+// Parses operator `node` into fragment `f`; returns its index.
+int parse_op(const json& node, const std::string& path, int fi, FragmentSpec& f, QueryParse& qp, QuerySpec& q,
+             Errors& err, int version) {
+  check_object(Section::op, node, path, err, version);
+  if (!node.is_object() || !node.contains("op") || !node.contains("id") || !node["op"].is_string() ||
+      !node["id"].is_string())
+    return -1;
+  const std::string kind = node["op"].get<std::string>();
+  if (!op_keys().count(kind)) return -1; // reported by check_object
+  const std::set<std::string>& allowed = op_keys().at(kind);
+  for (const auto& [key, value] : node.items())
+    if (key != "op" && key != "id" && key != "source" && !allowed.count(key) && find_param(Section::op, key, version))
+      err.add(join_path(path, key), fmt::format("not used by a {} operator", kind));
+  OpSpec o;
+  o.kind = op_kind(kind);
+  o.id = node["id"].get<std::string>();
+  const int index = static_cast<int>(f.ops.size());
+  f.ops.push_back(o);
+  qp.op_paths[static_cast<size_t>(fi)].push_back(path);
+  if (o.id.empty())
+    err.add(path + ".id", "expected a non-empty string");
+  else if (!qp.op_at.emplace(o.id, std::make_pair(fi, index)).second)
+    err.add(path + ".id", fmt::format("duplicate operator id \"{}\" in the query", o.id));
+  auto need = [&](const char* key) {
+    if (!node.contains(key)) err.add(join_path(path, key), fmt::format("required for a {} operator", kind));
+    return node.contains(key);
+  };
+  auto child = [&](const char* key) -> int {
+    if (!need(key)) return -1;
+    return parse_op(node[key], join_path(path, key), fi, f, qp, q, err, version);
+  };
+  std::vector<int> inputs;
+  double rows = 0;
+  if (o.kind != OpKind::exchange && need("rows") && node["rows"].is_number()) rows = node["rows"].get<double>();
+  OpSpec& me = f.ops[static_cast<size_t>(index)];
+  me.rows = rows;
+  switch (o.kind) {
+  case OpKind::scan:
+    me.table = node.value("table", std::string());
+    me.rows_read = node.contains("rows_read") && node["rows_read"].is_number() ? node["rows_read"].get<double>() : rows;
+    if (me.rows_read < rows) err.add(path + ".rows_read", fmt::format("expected at least rows ({})", rows));
+    me.scan_ranges = node.contains("scan_ranges") && node["scan_ranges"].is_number()
+                         ? static_cast<int64_t>(node["scan_ranges"].get<double>())
+                         : 0;
+    if (node.contains("instance_weights") && node["instance_weights"].is_array())
+      for (const json& w : node["instance_weights"])
+        if (w.is_number()) me.instance_weights.push_back(w.get<double>());
+    break;
+  case OpKind::exchange:
+    if (need("exchange") && node["exchange"].is_string()) {
+      const std::string id = node["exchange"].get<std::string>();
+      auto it = qp.exchange_index.find(id);
+      if (it == qp.exchange_index.end()) {
+        err.add(path + ".exchange", fmt::format("no exchange of this plan has id \"{}\"", id));
+      } else {
+        me.exchange = it->second;
+        qp.leaf_uses[static_cast<size_t>(it->second)]++;
+        q.exchanges[static_cast<size_t>(it->second)].receiver_fragment = fi;
+      }
+    }
+    break;
+  case OpKind::hash_join:
+  case OpKind::nested_loop_join: {
+    inputs.push_back(child("probe"));
+    if (need("build")) {
+      const json& b = node["build"];
+      if (b.is_object() && b.contains("fragment")) {
+        if (b.size() != 1 || !b["fragment"].is_string())
+          err.add(path + ".build", "expected {\"fragment\": id} or an operator");
+        else
+          qp.build_refs.emplace_back(path, b["fragment"].get<std::string>());
+      } else {
+        inputs.push_back(parse_op(b, path + ".build", fi, f, qp, q, err, version));
+      }
+    }
+    f.ops[static_cast<size_t>(index)].shared_build = node.value("shared", true);
+    break;
+  }
+  case OpKind::union_all:
+    if (need("inputs") && node["inputs"].is_array())
+      for (size_t k = 0; k < node["inputs"].size(); ++k)
+        inputs.push_back(parse_op(node["inputs"][k], fmt::format("{}.inputs[{}]", path, k), fi, f, qp, q, err, version));
+    break;
+  default:
+    inputs.push_back(child("input"));
+    break;
+  }
+  OpSpec& done = f.ops[static_cast<size_t>(index)];
+  for (int c : inputs)
+    if (c >= 0) done.inputs.push_back(c);
+  if (done.kind == OpKind::aggregate) {
+    done.streaming = node.value("phase", std::string("finalize")) == "streaming";
+    done.groups = node.contains("groups") && node["groups"].is_number() ? node["groups"].get<double>() : 0;
+    if (done.groups > 0 && !done.streaming)
+      err.add(path + ".groups", "only a streaming aggregate bounds its output per instance");
+  }
+  if (done.kind == OpKind::top_n || done.kind == OpKind::limit)
+    if (need("limit") && node["limit"].is_number()) done.limit = node["limit"].get<double>();
+  return index;
+}
+
+void parse_plan(const json& plan, const std::string& plan_path, QuerySpec& q, const json& defaults,
+                const json& global_flags, const ClusterSpec& cluster, int mt_dop, int version, int& exchange_index,
+                json& settings, Errors& err) {
+  QueryParse qp;
+  qp.path = plan_path;
+  // Exchanges first: the operators refer to them.
+  json xs_settings = json::array();
+  const json& xs = plan.contains("exchanges") ? plan["exchanges"] : json::array();
+  std::vector<json> filled;
+  for (size_t i = 0; i < xs.size(); ++i) {
+    const std::string xp = fmt::format("{}.exchanges[{}]", plan_path, i);
+    json x = xs[i];
+    if (!x.is_object()) {
+      err.add(xp, fmt::format("expected an object, got {}", json_kind(x)));
+      continue;
+    }
+    apply_exchange_defaults(x, defaults, true, version);
+    check_object(Section::exchange, x, xp, err, version, {}, true, true);
+    if (x.contains("flags")) check_object(Section::flags, x["flags"], xp + ".flags", err, version);
+    if (!x.contains("id") || !x["id"].is_string()) continue;
+    const std::string id = x["id"].get<std::string>();
+    if (id.empty())
+      err.add(xp + ".id", "expected a non-empty string");
+    else if (!qp.exchange_index.emplace(id, static_cast<int>(q.exchanges.size())).second)
+      err.add(xp + ".id", fmt::format("duplicate exchange id \"{}\" in the query", id));
+    q.exchanges.emplace_back();
+    filled.push_back(x);
+  }
+  err.throw_if_any();
+  for (size_t i = 0; i < q.exchanges.size(); ++i) {
+    const std::string xp = fmt::format("{}.exchanges[{}]", plan_path, i);
+    json x = with_defaults(Section::exchange, filled[i], version, true);
+    normalise_integers(Section::exchange, x, version);
+    json eff_flags;
+    ExchangeSpec& e = q.exchanges[i];
+    read_exchange(x, xp, global_flags, version, e, eff_flags, err);
+    e.query = q.name;
+    e.index = exchange_index++;
+  }
+  qp.leaf_uses.assign(q.exchanges.size(), 0);
+  qp.sink_uses.assign(q.exchanges.size(), 0);
+  // Fragments and their operators.
+  const json& fs = plan.at("fragments");
+  std::vector<std::string> sink_join; // per fragment: the join it builds, if any
+  for (size_t i = 0; i < fs.size(); ++i) {
+    const std::string fp = fmt::format("{}.fragments[{}]", plan_path, i);
+    const json& fj = fs[i];
+    check_object(Section::fragment, fj, fp, err, version);
+    q.fragments.emplace_back();
+    qp.fragment_paths.push_back(fp);
+    qp.op_paths.emplace_back();
+    sink_join.emplace_back();
+    if (!fj.is_object() || !fj.contains("id") || !fj["id"].is_string()) continue;
+    FragmentSpec& f = q.fragments.back();
+    f.id = fj["id"].get<std::string>();
+    if (f.id.empty())
+      err.add(fp + ".id", "expected a non-empty string");
+    else if (!qp.fragment_index.emplace(f.id, static_cast<int>(i)).second)
+      err.add(fp + ".id", fmt::format("duplicate fragment id \"{}\" in the query", f.id));
+  }
+  err.throw_if_any();
+  for (size_t i = 0; i < fs.size(); ++i) {
+    const std::string fp = qp.fragment_paths[i];
+    const json fj = with_defaults(Section::fragment, fs[i], version);
+    FragmentSpec& f = q.fragments[i];
+    f.executors = static_cast<int>(fj.at("executors").get<double>());
+    f.first_executor = static_cast<int>(fj.at("first_executor").get<double>());
+    f.instances_per_executor = static_cast<int>(fj.at("instances_per_executor").get<double>());
+    const json& sink = fj.at("sink");
+    check_object(Section::sink, sink, fp + ".sink", err, version);
+    if (sink.size() != 1) {
+      err.add(fp + ".sink", "expected exactly one of \"exchange\", \"result\", \"join_build\"");
+    } else if (sink.contains("exchange") && sink["exchange"].is_string()) {
+      const std::string id = sink["exchange"].get<std::string>();
+      auto it = qp.exchange_index.find(id);
+      if (it == qp.exchange_index.end()) {
+        err.add(fp + ".sink.exchange", fmt::format("no exchange of this plan has id \"{}\"", id));
+      } else {
+        f.sink = SinkKind::exchange;
+        f.sink_exchange = it->second;
+        qp.sink_uses[static_cast<size_t>(it->second)]++;
+        q.exchanges[static_cast<size_t>(it->second)].sender_fragment = static_cast<int>(i);
+      }
+    } else if (sink.contains("result")) {
+      if (!sink["result"].is_boolean() || !sink["result"].get<bool>()) err.add(fp + ".sink.result", "expected true");
+      f.sink = SinkKind::result;
+    } else if (sink.contains("join_build") && sink["join_build"].is_string()) {
+      f.sink = SinkKind::join_build;
+      sink_join[i] = sink["join_build"].get<std::string>();
+    }
+    f.root = parse_op(fj.at("root"), fp + ".root", static_cast<int>(i), f, qp, q, err, version);
+  }
+  err.throw_if_any();
+  // Every exchange has one sending and one receiving fragment.
+  for (size_t x = 0; x < q.exchanges.size(); ++x) {
+    const std::string xp = fmt::format("{}.exchanges[{}]", plan_path, x);
+    if (qp.sink_uses[x] != 1)
+      err.add(xp, fmt::format("expected exactly one fragment whose sink is this exchange, found {}", qp.sink_uses[x]));
+    if (qp.leaf_uses[x] != 1)
+      err.add(xp, fmt::format("expected exactly one `exchange` operator reading it, found {}", qp.leaf_uses[x]));
+  }
+  int results = 0;
+  for (const FragmentSpec& f : q.fragments)
+    results += f.sink == SinkKind::result ? 1 : 0;
+  if (results != 1)
+    err.add(plan_path + ".fragments",
+            fmt::format("expected exactly one fragment whose sink is {{\"result\": true}}, found {}", results));
+  // Joins built by another fragment, and the fragments that build them, name each other.
+  for (const auto& [join_path_text, frag] : qp.build_refs) {
+    auto fit = qp.fragment_index.find(frag);
+    if (fit == qp.fragment_index.end()) {
+      err.add(join_path_text + ".build.fragment", fmt::format("no fragment of this plan has id \"{}\"", frag));
+      continue;
+    }
+    // Find the join by its path.
+    for (size_t fi = 0; fi < q.fragments.size(); ++fi)
+      for (size_t oi = 0; oi < qp.op_paths[fi].size(); ++oi)
+        if (qp.op_paths[fi][oi] == join_path_text) {
+          OpSpec& j = q.fragments[fi].ops[oi];
+          j.build_fragment = fit->second;
+          FragmentSpec& b = q.fragments[static_cast<size_t>(fit->second)];
+          if (b.sink != SinkKind::join_build || sink_join[static_cast<size_t>(fit->second)] != j.id)
+            err.add(join_path_text + ".build.fragment",
+                    fmt::format("fragment \"{}\" must have the sink {{\"join_build\": \"{}\"}}", frag, j.id));
+          b.sink_join_fragment = static_cast<int>(fi);
+          b.sink_join_op = static_cast<int>(oi);
+        }
+  }
+  for (size_t i = 0; i < q.fragments.size(); ++i)
+    if (q.fragments[i].sink == SinkKind::join_build && q.fragments[i].sink_join_fragment < 0)
+      err.add(qp.fragment_paths[i] + ".sink.join_build",
+              fmt::format("no join of this plan has its build in this fragment (expected a join with id \"{}\" "
+                          "whose build is {{\"fragment\": \"{}\"}})",
+                          sink_join[i], q.fragments[i].id));
+  err.throw_if_any();
+  // Placement, then checks that need the instance counts.
+  try {
+    place_fragments(q, cluster.executors, mt_dop);
+  } catch (const PlanError& e) {
+    err.add(plan_path, e.what());
+  }
+  err.throw_if_any();
+  for (size_t i = 0; i < q.fragments.size(); ++i) {
+    const FragmentSpec& f = q.fragments[i];
+    const std::string fp = qp.fragment_paths[i];
+    if (f.first_executor + f.executors > cluster.executors)
+      err.add(fp, fmt::format("runs on executors {}..{}, but cluster.executors is {}", f.first_executor,
+                              f.first_executor + f.executors - 1, cluster.executors));
+    try {
+      plan_fragment(f);
+    } catch (const PlanError& e) {
+      err.add(fp + ".root", e.what());
+    }
+    for (size_t oi = 0; oi < f.ops.size(); ++oi)
+      if (!f.ops[oi].instance_weights.empty() && static_cast<int>(f.ops[oi].instance_weights.size()) != f.instances())
+        err.add(qp.op_paths[i][oi] + ".instance_weights",
+                fmt::format("expected one number per instance of its fragment ({}), got {}", f.instances(),
+                            f.ops[oi].instance_weights.size()));
+  }
+  for (size_t x = 0; x < q.exchanges.size(); ++x)
+    check_receiver_counts(filled[x], fmt::format("{}.exchanges[{}]", plan_path, x), q.exchanges[x], err);
+  err.throw_if_any();
+  // What ran, for the results.
+  json frag_settings = json::array();
+  for (const FragmentSpec& f : q.fragments)
+    frag_settings.push_back({{"id", f.id},
+                             {"executors", f.executors},
+                             {"first_executor", f.first_executor},
+                             {"instances_per_executor", f.instances_per_executor}});
+  for (const ExchangeSpec& e : q.exchanges)
+    xs_settings.push_back({{"id", e.id},
+                           {"partitioning", to_string(e.partitioning)},
+                           {"merging", e.merging},
+                           {"senders", e.senders()},
+                           {"receivers", e.receivers()},
+                           {"k", e.k}});
+  settings = {{"plan", plan_path.find(".parallel") != std::string::npos ? "parallel" : "fragments"},
+              {"fragments", frag_settings},
+              {"exchanges", xs_settings}};
 }
 
 // --- --set overrides -------------------------------------------------------------------
@@ -255,25 +746,6 @@ void apply_override(json& doc, const Override& o) {
   *node = value;
 }
 
-// --- meaning ---------------------------------------------------------------------------
-
-void check_after_cycles(const std::vector<ExchangeSpec>& xs, Errors& err) {
-  std::vector<int> state(xs.size(), 0); // 0 new, 1 on stack, 2 done
-  std::function<bool(int)> visit = [&](int i) {
-    if (state[i] == 1) return true;
-    if (state[i] == 2) return false;
-    state[i] = 1;
-    for (int j : xs[i].after)
-      if (visit(j)) return true;
-    state[i] = 2;
-    return false;
-  };
-  for (size_t i = 0; i < xs.size(); ++i)
-    if (state[i] == 0 && visit(static_cast<int>(i))) {
-      err.add(fmt::format("exchanges[{}].after", i), "the `after` references form a cycle");
-      return;
-    }
-}
 
 } // namespace
 
@@ -311,24 +783,41 @@ Scenario build_scenario(json doc, const std::string& file, const std::vector<Ove
   for (const auto& o : overrides)
     apply_override(doc, o);
 
-  // Phase 1: structure, against the parameter table.
   Errors err(file);
-  check_object(Section::scenario, doc, "", err);
+  if (!doc.is_object()) {
+    err.add("", fmt::format("expected an object, got {}", json_kind(doc)));
+    err.throw_if_any();
+  }
+  // The version decides which keys exist.
+  int version = kSchemaVersion;
+  {
+    const ParamSpec& p = *find_param(Section::scenario, "schema_version", kSchemaVersion);
+    if (!doc.contains("schema_version"))
+      err.add("schema_version", "required key is missing; expected " + describe_expectation(p));
+    else
+      check_value(p, doc["schema_version"], "schema_version", err);
+    err.throw_if_any();
+    version = static_cast<int>(doc["schema_version"].get<double>());
+  }
+
+  // Phase 1: structure, against the parameter table.
+  check_object(Section::scenario, doc, "", err, version);
   err.throw_if_any();
-  if (doc.contains("cluster")) check_object(Section::cluster, doc["cluster"], "cluster", err);
-  if (doc.contains("queries"))
+  if (doc.contains("cluster")) check_object(Section::cluster, doc["cluster"], "cluster", err, version);
+  if (doc.contains("flags")) check_object(Section::flags, doc["flags"], "flags", err, version);
+  if (doc.contains("costs")) check_object(Section::costs, doc["costs"], "costs", err, version);
+  if (version == 1 && doc.contains("queries"))
     for (const auto& [name, q] : doc["queries"].items())
-      check_object(Section::query, q, "queries." + name, err);
-  if (doc.contains("flags")) check_object(Section::flags, doc["flags"], "flags", err);
+      check_object(Section::query_rows, q, "queries." + name, err, version);
   if (doc.contains("exchange_defaults")) {
     const json& d = doc["exchange_defaults"];
-    check_object(Section::exchange, d, "exchange_defaults", err, {"id", "faults"}, false);
+    check_object(Section::exchange, d, "exchange_defaults", err, version, {"id", "faults"}, false);
     if (d.is_object() && d.contains("flags"))
-      check_object(Section::flags, d["flags"], "exchange_defaults.flags", err);
+      check_object(Section::flags, d["flags"], "exchange_defaults.flags", err, version);
   }
   err.throw_if_any();
   const json defaults = doc.value("exchange_defaults", json::object());
-  json exchanges = doc["exchanges"];
+  json exchanges = doc.value("exchanges", json::array());
   for (size_t i = 0; i < exchanges.size(); ++i) {
     json& x = exchanges[i];
     const std::string xp = fmt::format("exchanges[{}]", i);
@@ -336,25 +825,29 @@ Scenario build_scenario(json doc, const std::string& file, const std::vector<Ove
       err.add(xp, fmt::format("expected an object, got {}", json_kind(x)));
       continue;
     }
-    for (const auto& [key, value] : defaults.items()) {
-      if (key == "flags" && x.contains("flags") && x["flags"].is_object()) {
-        for (const auto& [fk, fv] : value.items())
-          if (!x["flags"].contains(fk)) x["flags"][fk] = fv;
-      } else if (!x.contains(key)) {
-        x[key] = value;
-      }
-    }
-    check_object(Section::exchange, x, xp, err);
-    if (x.contains("flags")) check_object(Section::flags, x["flags"], xp + ".flags", err);
+    apply_exchange_defaults(x, defaults, false, version);
+    check_object(Section::exchange, x, xp, err, version);
+    if (x.contains("flags")) check_object(Section::flags, x["flags"], xp + ".flags", err, version);
     if (x.contains("faults") && x["faults"].is_array())
       for (size_t f = 0; f < x["faults"].size(); ++f)
-        check_object(Section::fault, x["faults"][f], fmt::format("{}.faults[{}]", xp, f), err);
+        check_object(Section::fault, x["faults"][f], fmt::format("{}.faults[{}]", xp, f), err, version);
   }
+  const json queries_json = version >= 2 ? doc.value("queries", json::array()) : json::array();
+  for (size_t i = 0; i < queries_json.size(); ++i) {
+    const std::string qp = fmt::format("queries[{}]", i);
+    check_object(Section::query, queries_json[i], qp, err, version);
+    if (queries_json[i].is_object() && queries_json[i].contains("parallel"))
+      check_object(Section::plan, queries_json[i]["parallel"], qp + ".parallel", err, version);
+  }
+  err.throw_if_any();
+  if (exchanges.empty() && queries_json.empty())
+    err.add(version >= 2 ? "queries" : "exchanges", "expected at least one query or exchange to simulate");
   err.throw_if_any();
 
   // Defaults, then phase 2: meaning.
   Scenario sc;
   sc.file = file;
+  sc.schema_version = version;
   {
     std::string stem = file;
     const size_t slash = stem.find_last_of('/');
@@ -363,27 +856,44 @@ Scenario build_scenario(json doc, const std::string& file, const std::vector<Ove
     sc.name = doc.contains("name") ? doc["name"].get<std::string>() : stem;
   }
   sc.description = doc.value("description", std::string());
-  sc.query_order = doc.value("query_order", std::string("concurrent")) == "sequential"
-                       ? QueryOrder::sequential
-                       : QueryOrder::concurrent;
+  sc.query_order = doc.value("query_order", std::string("concurrent")) == "sequential" ? QueryOrder::sequential
+                                                                                       : QueryOrder::concurrent;
   sc.seed = doc.contains("seed") ? static_cast<uint64_t>(doc["seed"].get<double>()) : 1;
-  sc.query_overhead_s = doc.value("query_overhead_s", 0.0);
-  sc.query_work_ns_per_row = doc.value("query_work_ns_per_row", 0.0);
-  sc.query_scanner_threads = static_cast<int>(doc.value("query_scanner_threads", 0.0));
 
-  json cluster = with_defaults(Section::cluster, doc.value("cluster", json::object()));
-  normalise_integers(Section::cluster, cluster);
+  json cluster = doc.value("cluster", json::object());
+  if (version == 1) { // schema 1 knew cores only, 16 by default, every one a full thread
+    if (!cluster.contains("threads_per_core")) cluster["threads_per_core"] = 1;
+    if (!cluster.contains("cores_per_executor")) cluster["cores_per_executor"] = 16;
+  }
+  cluster = with_defaults(Section::cluster, cluster, version);
+  normalise_integers(Section::cluster, cluster, version);
   sc.cluster.executors = cluster.at("executors").get<int>();
   sc.cluster.cores_per_executor = cluster.at("cores_per_executor").get<int>();
+  sc.cluster.threads_per_core = cluster.at("threads_per_core").get<int>();
+  sc.cluster.second_thread_gain = cluster.at("second_thread_gain").get<double>();
   sc.cluster.nic_bandwidth_gbps = cluster.at("nic_bandwidth_gbps").get<double>();
   sc.cluster.rtt_us = cluster.at("rtt_us").get<double>();
   sc.cluster.loopback_rtt_us = cluster.at("loopback_rtt_us").get<double>();
   sc.cluster.loopback_bandwidth_gbps = cluster.at("loopback_bandwidth_gbps").get<double>();
 
-  json global_flags = with_defaults(Section::flags, doc.value("flags", json::object()));
-  normalise_integers(Section::flags, global_flags);
+  json global_flags = with_defaults(Section::flags, doc.value("flags", json::object()), version);
+  normalise_integers(Section::flags, global_flags, version);
   sc.flags = flags_from(global_flags);
 
+  json costs = with_defaults(Section::costs, doc.value("costs", json::object()), version);
+  if (version >= 2) {
+    sc.costs.scan_ns_per_row = costs.at("scan_ns_per_row").get<double>();
+    sc.costs.join_build_ns_per_row = costs.at("join_build_ns_per_row").get<double>();
+    sc.costs.join_probe_ns_per_row = costs.at("join_probe_ns_per_row").get<double>();
+    sc.costs.aggregate_ns_per_row = costs.at("aggregate_ns_per_row").get<double>();
+    sc.costs.sort_ns_per_row = costs.at("sort_ns_per_row").get<double>();
+    sc.costs.analytic_ns_per_row = costs.at("analytic_ns_per_row").get<double>();
+    sc.costs.other_ns_per_row = costs.at("other_ns_per_row").get<double>();
+    sc.costs.query_startup_s = costs.at("query_startup_s").get<double>();
+    sc.costs.codegen_s_per_fragment = costs.at("codegen_s_per_fragment").get<double>();
+  }
+
+  // The exchange-only form.
   std::map<std::string, int> index_of;
   for (size_t i = 0; i < exchanges.size(); ++i) {
     const std::string id = exchanges[i].at("id").get<std::string>();
@@ -394,34 +904,21 @@ Scenario build_scenario(json doc, const std::string& file, const std::vector<Ove
       err.add(xp, fmt::format("duplicate id \"{}\" (first used by exchanges[{}])", id, index_of[id]));
   }
   err.throw_if_any();
-
+  std::vector<Standalone> standalone(exchanges.size());
   json settings_exchanges = json::array();
   for (size_t i = 0; i < exchanges.size(); ++i) {
     const std::string xp = fmt::format("exchanges[{}]", i);
-    json x = with_defaults(Section::exchange, exchanges[i]);
-    normalise_integers(Section::exchange, x);
-    ExchangeSpec e;
+    json x = with_defaults(Section::exchange, exchanges[i], version);
+    normalise_integers(Section::exchange, x, version);
+    Standalone& s = standalone[i];
+    ExchangeSpec& e = s.spec;
+    json eff_flags;
+    read_exchange(x, xp, global_flags, version, e, eff_flags, err);
     e.index = static_cast<int>(i);
-    e.id = x.at("id").get<std::string>();
     e.query = x.at("query").get<std::string>();
     if (sc.query_order == QueryOrder::sequential && e.query.empty())
       err.add(xp + ".query", "expected a query name: query_order is \"sequential\"");
-    parse_partitioning(x.at("partitioning").get<std::string>(), e.partitioning);
-    e.merging = x.at("merging").get<bool>();
-
-    json xflags = x.at("flags");
-    const bool k_explicit = xflags.contains("rpcs_in_flight_per_channel");
-    json eff_flags = global_flags;
-    for (const auto& [k, v] : xflags.items())
-      eff_flags[k] = v;
-    normalise_integers(Section::flags, eff_flags);
-    e.flags = flags_from(eff_flags);
-    e.k = k_explicit || uses_configured_k(e.partitioning, e.merging) ? e.flags.rpcs_in_flight_per_channel : 1;
-    if (e.merging && e.k > 1)
-      err.add(xp + ".flags.rpcs_in_flight_per_channel",
-              fmt::format("a merging exchange keeps K=1 (batches of one sender must arrive in order); got {}",
-                          e.k));
-
+    e.rows_total = x.at("rows_total").get<int64_t>();
     const int per_exec_default = std::max(1, e.flags.mt_dop);
     e.sender_executors = x.at("sender_executors").get<int>();
     e.receiver_executors = x.at("receiver_executors").get<int>();
@@ -435,69 +932,42 @@ Scenario build_scenario(json doc, const std::string& file, const std::vector<Ove
     e.sender_first_executor = x.at("sender_first_executor").get<int>();
     e.receiver_first_executor = x.at("receiver_first_executor").get<int>();
     for (auto [key, first, count] :
-         {std::tuple<const char*, int, int>{"sender_first_executor", e.sender_first_executor,
-                                            e.sender_executors},
+         {std::tuple<const char*, int, int>{"sender_first_executor", e.sender_first_executor, e.sender_executors},
           std::tuple<const char*, int, int>{"receiver_first_executor", e.receiver_first_executor,
                                             e.receiver_executors}})
       if (first + count > sc.cluster.executors)
-        err.add(
-            xp + "." + key,
-            fmt::format("expected at most {} (cluster.executors {} minus the {} executor(s) used), got {}",
-                        std::max(0, sc.cluster.executors - count), sc.cluster.executors, count, first));
+        err.add(xp + "." + key,
+                fmt::format("expected at most {} (cluster.executors {} minus the {} executor(s) used), got {}",
+                            std::max(0, sc.cluster.executors - count), sc.cluster.executors, count, first));
     e.sender_instances_per_executor = x.at("sender_instances_per_executor").get<int>();
     e.receiver_instances_per_executor = x.at("receiver_instances_per_executor").get<int>();
     if (e.sender_instances_per_executor == 0) e.sender_instances_per_executor = per_exec_default;
     if (e.receiver_instances_per_executor == 0) e.receiver_instances_per_executor = per_exec_default;
-
-    e.rows_total = x.at("rows_total").get<int64_t>();
-    e.shape.fixed_row_bytes = x.at("fixed_row_bytes").get<int64_t>();
-    e.shape.var_row_bytes = x.at("var_row_bytes").get<int64_t>();
-    e.shape.tuples_per_row = x.at("tuples_per_row").get<int64_t>();
-    e.shape.compression_ratio = x.at("compression_ratio").get<double>();
+    check_receiver_counts(x, xp, e, err);
     const int receivers = e.receivers();
-    for (auto [key, vec] :
-         {std::pair<const char*, std::vector<double>*>{"receiver_weights", &e.receiver_weights},
-          std::pair<const char*, std::vector<double>*>{"receiver_consumer_slowdown",
-                                                       &e.receiver_consumer_slowdown}}) {
-      if (x.contains(key)) {
-        *vec = x.at(key).get<std::vector<double>>();
-        if (static_cast<int>(vec->size()) != receivers)
-          err.add(xp + "." + key, fmt::format("expected one number per receiver instance ({}), got {}",
-                                              receivers, vec->size()));
-      } else {
-        vec->assign(static_cast<size_t>(receivers), 1.0);
-        x[key] = *vec;
-      }
+    if (x.contains("receiver_consumer_slowdown")) {
+      s.slowdown = x.at("receiver_consumer_slowdown").get<std::vector<double>>();
+      if (static_cast<int>(s.slowdown.size()) != receivers)
+        err.add(xp + ".receiver_consumer_slowdown",
+                fmt::format("expected one number per receiver instance ({}), got {}", receivers, s.slowdown.size()));
+    } else {
+      s.slowdown.assign(static_cast<size_t>(receivers), 1.0);
     }
-    e.directed_fanout = e.partitioning == Partitioning::directed ? x.at("directed_fanout").get<int>() : 1;
-    if (e.directed_fanout > receivers)
-      err.add(xp + ".directed_fanout",
-              fmt::format("expected at most the number of receiver instances ({}), got {}", receivers,
-                          e.directed_fanout));
-    e.costs.producer_ns_per_row = x.at("producer_ns_per_row").get<double>();
-    e.costs.hash_ns_per_row = x.at("hash_ns_per_row").get<double>();
-    e.costs.copy_ns_per_row = x.at("copy_ns_per_row").get<double>();
-    e.costs.compress_ns_per_byte = x.at("compress_ns_per_byte").get<double>();
-    e.costs.serialize_ns_per_byte = x.at("serialize_ns_per_byte").get<double>();
-    e.costs.deserialize_ns_per_byte = x.at("deserialize_ns_per_byte").get<double>();
-    e.costs.consumer_ns_per_row = x.at("consumer_ns_per_row").get<double>();
-    e.start_s = x.at("start_s").get<double>();
-    const auto after = x.at("after").get<std::vector<std::string>>();
-    for (size_t a = 0; a < after.size(); ++a) {
-      auto it = index_of.find(after[a]);
+    s.producer_ns_per_row = x.at("producer_ns_per_row").get<double>();
+    s.consumer_ns_per_row = x.at("consumer_ns_per_row").get<double>();
+    s.start_s = x.at("start_s").get<double>();
+    s.after = x.at("after").get<std::vector<std::string>>();
+    for (size_t a = 0; a < s.after.size(); ++a) {
+      auto it = index_of.find(s.after[a]);
       if (it == index_of.end())
-        err.add(fmt::format("{}.after[{}]", xp, a), fmt::format("no exchange has id \"{}\"", after[a]));
+        err.add(fmt::format("{}.after[{}]", xp, a), fmt::format("no exchange has id \"{}\"", s.after[a]));
       else if (it->second == static_cast<int>(i))
         err.add(fmt::format("{}.after[{}]", xp, a), "an exchange cannot wait for itself");
-      else if (sc.query_order == QueryOrder::sequential &&
-               exchanges[static_cast<size_t>(it->second)].value("query", std::string()) != e.query)
+      else if (exchanges[static_cast<size_t>(it->second)].value("query", std::string()) != e.query)
         err.add(fmt::format("{}.after[{}]", xp, a),
-                fmt::format(
-                    "\"{}\" belongs to another query; with query_order \"sequential\" queries already run "
-                    "one after another",
-                    after[a]));
-      else
-        e.after.push_back(it->second);
+                fmt::format("\"{}\" belongs to another query; `after` orders exchanges of one query (queries run "
+                            "together, or one after another with query_order \"sequential\")",
+                            s.after[a]));
     }
     const json& faults = x.at("faults");
     for (size_t f = 0; f < faults.size(); ++f) {
@@ -515,14 +985,12 @@ Scenario build_scenario(json doc, const std::string& file, const std::vector<Ove
         if (!wants_sender) err.add(fp + ".sender", fmt::format("not used by a {} fault; remove it", kind));
         fs.sender = fj["sender"].get<int>();
         if (fs.sender >= e.senders())
-          err.add(fp + ".sender",
-                  fmt::format("expected a sender index below {}, got {}", e.senders(), fs.sender));
+          err.add(fp + ".sender", fmt::format("expected a sender index below {}, got {}", e.senders(), fs.sender));
       } else if (wants_sender) {
         err.add(fp + ".sender", fmt::format("required for a {} fault; expected an integer >= 0", kind));
       }
       if (fj.contains("receiver")) {
-        if (!wants_receiver)
-          err.add(fp + ".receiver", fmt::format("not used by a {} fault; remove it", kind));
+        if (!wants_receiver) err.add(fp + ".receiver", fmt::format("not used by a {} fault; remove it", kind));
         fs.receiver = fj["receiver"].get<int>();
         if (fs.receiver >= receivers)
           err.add(fp + ".receiver",
@@ -532,7 +1000,6 @@ Scenario build_scenario(json doc, const std::string& file, const std::vector<Ove
       }
       e.faults.push_back(fs);
     }
-
     x["flags"] = eff_flags;
     x["rpcs_in_flight_per_channel_effective"] = e.k;
     x["sender_executors"] = e.sender_executors;
@@ -540,55 +1007,135 @@ Scenario build_scenario(json doc, const std::string& file, const std::vector<Ove
     x["sender_instances_per_executor"] = e.sender_instances_per_executor;
     x["receiver_instances_per_executor"] = e.receiver_instances_per_executor;
     x["directed_fanout"] = e.directed_fanout;
+    x["receiver_weights"] = e.receiver_weights;
     settings_exchanges.push_back(x);
-    sc.exchanges.push_back(std::move(e));
   }
-  check_after_cycles(sc.exchanges, err);
-  json queries_settings = json::object();
-  if (doc.contains("queries")) {
-    std::set<std::string> names;
-    for (const ExchangeSpec& e : sc.exchanges)
-      names.insert(e.query);
-    for (const auto& [name, q] : doc["queries"].items()) {
-      if (name.empty() || names.count(name) == 0) {
-        err.add("queries." + name,
-                "expected the name of a query that some exchange belongs to (its `query` key)");
-        continue;
-      }
-      const json full = with_defaults(Section::query, q);
-      sc.query_work_rows[name] = static_cast<int64_t>(full.at("work_rows").get<double>());
-      sc.query_scan_rows[name] = static_cast<int64_t>(full.at("scan_rows").get<double>());
-      queries_settings[name] = {{"work_rows", sc.query_work_rows[name]},
-                                {"scan_rows", sc.query_scan_rows[name]}};
+  err.throw_if_any();
+  {
+    // `after` must not loop.
+    std::vector<std::vector<int>> after(exchanges.size());
+    for (size_t i = 0; i < exchanges.size(); ++i)
+      for (const std::string& a : standalone[i].after)
+        after[i].push_back(index_of.at(a));
+    int at = 0;
+    if (has_cycle(after, at)) err.add(fmt::format("exchanges[{}].after", at), "the `after` references form a cycle");
+  }
+  err.throw_if_any();
+  // Group them by query, in order of first appearance.
+  std::map<std::string, size_t> group_of;
+  for (size_t i = 0; i < exchanges.size(); ++i) {
+    const std::string& q = standalone[i].spec.query;
+    auto it = group_of.find(q);
+    if (it == group_of.end()) {
+      it = group_of.emplace(q, sc.queries.size()).first;
+      QuerySpec qs;
+      qs.name = q;
+      qs.exchange_only = true;
+      sc.queries.push_back(std::move(qs));
     }
+    QuerySpec& qs = sc.queries[it->second];
+    std::vector<int> after_local;
+    for (const std::string& a : standalone[i].after) {
+      const std::string& aid = exchanges[static_cast<size_t>(index_of.at(a))].at("id").get<std::string>();
+      for (size_t k = 0; k < qs.exchanges.size(); ++k)
+        if (qs.exchanges[k].id == aid) after_local.push_back(static_cast<int>(k));
+    }
+    add_standalone(qs, standalone[i], after_local);
+  }
+  // Schema 1: the time each query spends outside its exchanges.
+  json queries_settings = json::object();
+  if (version == 1) {
+    sc.legacy_outside.overhead_s = doc.value("query_overhead_s", 0.0);
+    sc.legacy_outside.ns_per_row = doc.value("query_work_ns_per_row", 0.0);
+    sc.legacy_outside.scanner_threads = static_cast<int>(doc.value("query_scanner_threads", 0.0));
+    if (doc.contains("queries"))
+      for (const auto& [name, q] : doc["queries"].items()) {
+        if (name.empty() || !group_of.count(name)) {
+          err.add("queries." + name, "expected the name of a query that some exchange belongs to (its `query` key)");
+          continue;
+        }
+        const json full = with_defaults(Section::query_rows, q, version);
+        const auto work = static_cast<int64_t>(full.at("work_rows").get<double>());
+        const auto scan = static_cast<int64_t>(full.at("scan_rows").get<double>());
+        sc.queries[group_of.at(name)].outside_time_s = sc.legacy_outside.time_s(scan, work, sc.flags, sc.cluster);
+        queries_settings[name] = {{"work_rows", work}, {"scan_rows", scan}};
+      }
+    for (QuerySpec& q : sc.queries)
+      if (!q.name.empty() && q.outside_time_s == 0) q.outside_time_s = sc.legacy_outside.overhead_s;
   }
   err.throw_if_any();
 
-  sc.settings = {{"seed", sc.seed},
+  // Whole queries.
+  json query_settings = json::array();
+  int exchange_index = static_cast<int>(exchanges.size());
+  std::set<std::string> names;
+  for (const auto& [name, g] : group_of)
+    names.insert(name);
+  for (size_t i = 0; i < queries_json.size(); ++i) {
+    const std::string qp = fmt::format("queries[{}]", i);
+    const json qj = with_defaults(Section::query, queries_json[i], version);
+    QuerySpec q;
+    q.name = qj.at("name").get<std::string>();
+    if (q.name.empty())
+      err.add(qp + ".name", "expected a non-empty string");
+    else if (!names.insert(q.name).second)
+      err.add(qp + ".name", fmt::format("duplicate query name \"{}\"", q.name));
+    q.startup_s = sc.costs.query_startup_s;
+    if (qj.contains("expected") && !qj.at("expected").empty()) q.expected_json = qj.at("expected").dump();
+    const bool parallel = sc.flags.mt_dop > 0 && qj.contains("parallel") && !qj.at("parallel").is_null();
+    const json& plan = parallel ? qj.at("parallel") : qj;
+    json settings;
+    parse_plan(plan, parallel ? qp + ".parallel" : qp, q, defaults, global_flags, sc.cluster, sc.flags.mt_dop, version,
+               exchange_index, settings, err);
+    settings["name"] = q.name;
+    query_settings.push_back(settings);
+    sc.queries.push_back(std::move(q));
+  }
+  err.throw_if_any();
+
+  sc.settings = {{"schema_version", version},
+                 {"seed", sc.seed},
                  {"query_order", sc.query_order == QueryOrder::sequential ? "sequential" : "concurrent"},
-                 {"query_overhead_s", sc.query_overhead_s},
-                 {"query_work_ns_per_row", sc.query_work_ns_per_row},
-                 {"query_scanner_threads", sc.query_scanner_threads},
-                 {"queries", queries_settings},
                  {"cluster", cluster},
                  {"flags", global_flags},
                  {"exchanges", settings_exchanges}};
+  if (version >= 2) {
+    sc.settings["costs"] = costs;
+    sc.settings["queries"] = query_settings;
+  } else {
+    sc.settings["query_overhead_s"] = sc.legacy_outside.overhead_s;
+    sc.settings["query_work_ns_per_row"] = sc.legacy_outside.ns_per_row;
+    sc.settings["query_scanner_threads"] = sc.legacy_outside.scanner_threads;
+    sc.settings["queries"] = queries_settings;
+  }
   return sc;
 }
 
-double Scenario::query_extra_s(const std::string& query) const {
-  auto rows = [&query](const std::map<std::string, int64_t>& m) {
-    const auto it = m.find(query);
-    return it == m.end() ? 0.0 : static_cast<double>(it->second);
-  };
+double LegacyOutsideTime::time_s(int64_t scan_rows, int64_t work_rows, const Flags& flags,
+                                 const ClusterSpec& cluster) const {
   // At mt_dop 0 a scan node decodes on its own scanner threads while the fragment thread runs the
   // operators; with mt_dop > 0 every instance does both on one thread.
   const int fragment_threads = std::max(1, flags.mt_dop);
-  const int scan_threads = flags.mt_dop > 0            ? flags.mt_dop
-                           : query_scanner_threads > 0 ? query_scanner_threads
-                                                       : cluster.cores_per_executor;
-  const double per_executor = rows(query_scan_rows) / scan_threads + rows(query_work_rows) / fragment_threads;
-  return query_overhead_s + per_executor * query_work_ns_per_row * 1e-9 / cluster.executors;
+  const int scan_threads = flags.mt_dop > 0 ? flags.mt_dop
+                           : scanner_threads > 0 ? scanner_threads
+                                                 : cluster.cores_per_executor;
+  const double per_executor =
+      static_cast<double>(scan_rows) / scan_threads + static_cast<double>(work_rows) / fragment_threads;
+  return overhead_s + per_executor * ns_per_row * 1e-9 / cluster.executors;
+}
+
+size_t Scenario::exchange_count() const {
+  size_t n = 0;
+  for (const QuerySpec& q : queries)
+    n += q.exchanges.size();
+  return n;
+}
+
+const ExchangeSpec& Scenario::exchange(size_t index) const {
+  for (const QuerySpec& q : queries)
+    for (const ExchangeSpec& e : q.exchanges)
+      if (static_cast<size_t>(e.index) == index) return e;
+  throw std::out_of_range("Scenario::exchange: no exchange at that index");
 }
 
 } // namespace exsim

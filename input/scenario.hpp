@@ -24,24 +24,34 @@ public:
 
 enum class QueryOrder { concurrent, sequential };
 
+// Schema 1 only: the time a query spends outside its exchanges, added to its runtime_s.
+struct LegacyOutsideTime {
+  double overhead_s = 0;
+  double ns_per_row = 0;
+  int scanner_threads = 0;
+  // overhead_s, plus the scan rows' CPU spread over executors x scan threads and the work rows'
+  // CPU over executors x max(1, mt_dop) threads.
+  double time_s(int64_t scan_rows, int64_t work_rows, const Flags& flags, const ClusterSpec& cluster) const;
+};
+
 struct Scenario {
   std::string file;
+  int schema_version = 0;
   QueryOrder query_order = QueryOrder::concurrent;
   std::string name;
   std::string description;
   uint64_t seed = 1;
-  double query_overhead_s = 0;                    // added to every query's runtime (see the parameter table)
-  double query_work_ns_per_row = 0;               // CPU per row outside the exchanges
-  int query_scanner_threads = 0;                  // per executor at mt_dop 0; 0: one per core
-  std::map<std::string, int64_t> query_work_rows; // per query, from "queries"
-  std::map<std::string, int64_t> query_scan_rows; // per query, from "queries"
-  // Time a query spends outside its exchanges: query_overhead_s, plus its scan rows' CPU spread over
-  // executors x scan threads and its work rows' CPU over executors x max(1, mt_dop) threads.
-  double query_extra_s(const std::string& query) const;
   ClusterSpec cluster;
   Flags flags;
-  std::vector<ExchangeSpec> exchanges;
+  OperatorCosts costs;
+  // Exchange-only queries first (grouped by their `query` key, "" for none), then whole queries.
+  std::vector<QuerySpec> queries;
+  LegacyOutsideTime legacy_outside;
   nlohmann::json settings; // every effective parameter, for the results
+
+  size_t exchange_count() const;
+  // The exchange at position `index` among the scenario's exchanges (ExchangeSpec::index).
+  const ExchangeSpec& exchange(size_t index) const;
 };
 
 using Override = std::pair<std::string, std::string>; // NAME (flag or JSON path), VALUE

@@ -3,10 +3,9 @@
 namespace exsim {
 
 double sender_row_ns(const CpuCosts& c, Partitioning p, int copies) {
-  double ns = c.producer_ns_per_row;
   if (p == Partitioning::hash_partitioned || p == Partitioning::kudu || p == Partitioning::directed)
-    ns += c.hash_ns_per_row + c.copy_ns_per_row * copies;
-  return ns;
+    return c.hash_ns_per_row + c.copy_ns_per_row * copies;
+  return 0;
 }
 
 double serialize_ns(const CpuCosts& c, int64_t uncompressed_bytes, bool compressed) {
@@ -18,10 +17,6 @@ double deserialize_ns(const CpuCosts& c, int64_t uncompressed_bytes, bool compre
   // Without compression the receiver still copies the data out of the RPC payload.
   const double per_byte = compressed ? c.deserialize_ns_per_byte : c.serialize_ns_per_byte;
   return per_byte * static_cast<double>(uncompressed_bytes);
-}
-
-double consume_ns(const CpuCosts& c, int64_t rows, double slowdown) {
-  return c.consumer_ns_per_row * slowdown * static_cast<double>(rows);
 }
 
 } // namespace exsim

@@ -1,28 +1,38 @@
 #include "models/receiver_queue.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace exsim {
 
 ReceiverQueues::ReceiverQueues(bool merging, int senders, int64_t limit_bytes)
-    : merging_(merging), limit_(limit_bytes), queues_(merging ? static_cast<size_t>(senders) : 1) {
+    : merging_(merging), limit_(limit_bytes), queues_(merging ? static_cast<size_t>(senders) : 1),
+      active_queues_(static_cast<int>(queues_.size())) {
   if (senders < 1) throw std::invalid_argument("ReceiverQueues: at least one sender");
   for (auto& q : queues_)
     q.senders_open = merging ? 1 : senders;
 }
 
-bool ReceiverQueues::can_enqueue(int queue, int64_t bytes) const {
+int64_t ReceiverQueues::limit_of(int) const { return merging_ ? limit_ / std::max(1, active_queues_) : limit_; }
+
+bool ReceiverQueues::fits(int queue, int64_t bytes) const {
   const Queue& q = queues_.at(queue);
   const bool empty = q.batches.empty() && q.pending == 0;
-  return empty || buffered_bytes_ + bytes <= limit_;
+  return empty || q.queued_bytes + q.reserved_bytes + bytes <= limit_of(queue);
+}
+
+void ReceiverQueues::reserve(int queue, int64_t bytes, bool promoted) {
+  Queue& q = queues_.at(queue);
+  ++q.pending;
+  if (promoted) ++q.promoted_pending;
+  q.reserved_bytes += bytes;
+  buffered_bytes_ += bytes;
 }
 
 Admission ReceiverQueues::offer(int sender, int64_t bytes) {
   const int qi = queue_of(sender);
-  Queue& q = queues_.at(qi);
-  if (!q.deferred.empty() || !can_enqueue(qi, bytes)) return Admission::defer;
-  ++q.pending;
-  buffered_bytes_ += bytes;
+  if (!queues_.at(qi).deferred.empty() || !fits(qi, bytes)) return Admission::defer;
+  reserve(qi, bytes, false);
   return Admission::admit;
 }
 
@@ -36,6 +46,11 @@ void ReceiverQueues::enqueue(const QueuedBatch& batch) {
   Queue& q = queues_.at(queue_of(batch.sender));
   if (q.pending <= 0) throw std::logic_error("ReceiverQueues::enqueue without a reservation");
   --q.pending;
+  // Promoted batches are the ones deserialized on the pool; which one finished does not matter
+  // for the count, only that one fewer is working for this queue.
+  if (q.promoted_pending > q.pending) q.promoted_pending = q.pending;
+  q.reserved_bytes -= batch.bytes;
+  q.queued_bytes += batch.bytes;
   q.batches.push_back(batch);
 }
 
@@ -44,20 +59,21 @@ QueuedBatch ReceiverQueues::pop(int queue) {
   if (q.batches.empty()) throw std::logic_error("ReceiverQueues::pop on an empty queue");
   QueuedBatch b = q.batches.front();
   q.batches.pop_front();
+  q.queued_bytes -= b.bytes;
   buffered_bytes_ -= b.bytes;
   return b;
 }
 
-std::optional<DeferredRpc> ReceiverQueues::admit_deferred(int queue) {
+void ReceiverQueues::promote_deferred(int queue, int max_tasks, std::vector<DeferredRpc>& out) {
   Queue& q = queues_.at(queue);
-  if (q.deferred.empty() || !can_enqueue(queue, q.deferred.front().bytes)) return std::nullopt;
-  DeferredRpc rpc = q.deferred.front();
-  q.deferred.pop_front();
-  deferred_bytes_ -= rpc.bytes;
-  --deferred_count_;
-  ++q.pending;
-  buffered_bytes_ += rpc.bytes;
-  return rpc;
+  while (!q.deferred.empty() && q.promoted_pending < max_tasks && fits(queue, q.deferred.front().bytes)) {
+    const DeferredRpc rpc = q.deferred.front();
+    q.deferred.pop_front();
+    deferred_bytes_ -= rpc.bytes;
+    --deferred_count_;
+    reserve(queue, rpc.bytes, true);
+    out.push_back(rpc);
+  }
 }
 
 std::vector<DeferredRpc> ReceiverQueues::drain_deferred() {
@@ -74,7 +90,7 @@ std::vector<DeferredRpc> ReceiverQueues::drain_deferred() {
 void ReceiverQueues::end_of_stream(int sender) {
   Queue& q = queues_.at(queue_of(sender));
   if (q.senders_open <= 0) throw std::logic_error("ReceiverQueues::end_of_stream twice for one sender");
-  --q.senders_open;
+  if (--q.senders_open == 0) --active_queues_;
 }
 
 bool ReceiverQueues::queue_finished(int queue) const {

@@ -1,6 +1,7 @@
-// The typed scenario the models run: the cluster, Impala's flags and each exchange, with every
-// default filled in and every check passed (input/scenario.hpp builds them from a file).
-// Defaults come from the parameter table (input/parameters.cpp), never from these declarations.
+// The typed scenario the models run: the cluster, Impala's flags, CPU costs and the queries with
+// their fragments, operators and exchanges, every default filled in and every check passed
+// (input/scenario.hpp builds them from a file). Defaults come from the parameter table
+// (input/parameters.cpp), never from these declarations.
 #pragma once
 
 #include "models/batch.hpp"
@@ -14,26 +15,46 @@
 namespace exsim {
 
 struct ClusterSpec {
-  int executors = 5;
-  int cores_per_executor = 16;
-  double nic_bandwidth_gbps = 12.5;
-  double rtt_us = 390;
-  double loopback_rtt_us = 50;
-  double loopback_bandwidth_gbps = 100;
+  int executors = 0;
+  int cores_per_executor = 0;   // physical cores
+  int threads_per_core = 1;     // hardware threads per core
+  double second_thread_gain = 0; // extra throughput of a core running a second thread
+  double nic_bandwidth_gbps = 0;
+  double rtt_us = 0;
+  double loopback_rtt_us = 0;
+  double loopback_bandwidth_gbps = 0;
+
+  // What Impala calls the number of cores (CpuInfo::num_cores): logical CPUs.
+  int logical_cpus() const { return cores_per_executor * threads_per_core; }
 };
 
 enum class EosFlush { pipelined, serial };
 
 struct Flags {
-  int64_t data_stream_sender_buffer_size = 16384;
-  int64_t exchg_node_buffer_size_bytes = 10485760;
-  int64_t batch_size = 1024;
+  int64_t data_stream_sender_buffer_size = 0;
+  int64_t exchg_node_buffer_size_bytes = 0;
+  int64_t batch_size = 0;
   int mt_dop = 0;
   int rpcs_in_flight_per_channel = 1;
   bool compression = true;
   EosFlush eos_flush = EosFlush::pipelined;
-  int datastream_service_num_svc_threads = 0; // 0: one per core
-  int datastream_service_num_deserialization_threads = 16;
+  int datastream_service_num_svc_threads = 0; // 0: logical CPUs
+  int datastream_service_num_deserialization_threads = 0;
+  int num_scanner_threads = 0; // 0: logical CPUs
+};
+
+// CPU per row of each operator class (ns of one hardware thread alone on a core), and the
+// per-query start-up costs.
+struct OperatorCosts {
+  double scan_ns_per_row = 0;
+  double join_build_ns_per_row = 0;
+  double join_probe_ns_per_row = 0;
+  double aggregate_ns_per_row = 0;
+  double sort_ns_per_row = 0;
+  double analytic_ns_per_row = 0;
+  double other_ns_per_row = 0;
+  double query_startup_s = 0;
+  double codegen_s_per_fragment = 0;
 };
 
 enum class FaultKind { receiver_close, rpc_error, cancel };
@@ -50,30 +71,105 @@ struct ExchangeSpec {
   std::string query;
   Partitioning partitioning = Partitioning::hash_partitioned;
   bool merging = false;
+  // Placement of the sender and receiver instances (from their fragments).
   int sender_executors = 0;
   int receiver_executors = 0;
   int sender_first_executor = 0;
   int receiver_first_executor = 0;
   int sender_instances_per_executor = 0;
   int receiver_instances_per_executor = 0;
-  int64_t rows_total = 0;
+  int sender_fragment = -1;   // index in the query's fragments
+  int receiver_fragment = -1; // index in the query's fragments
+  int64_t rows_total = 0;     // exchange-only form: rows all senders send together
   BatchShape shape;
-  std::vector<double> receiver_weights;           // one per receiver instance
-  std::vector<double> receiver_consumer_slowdown; // one per receiver instance
+  std::vector<double> receiver_weights; // one per receiver instance
   int directed_fanout = 1;
   CpuCosts costs;
-  double start_s = 0;
-  std::vector<int> after; // indices into Scenario::exchanges
-  int index = 0;          // position in the scenario file: names its random streams
-  Flags flags;            // effective (global flags, then the exchange's overrides)
-  int k = 1;              // effective RPCs in flight per channel
+  int index = 0;   // position among the scenario's exchanges: results order and random streams
+  Flags flags;     // effective (global flags, then the exchange's overrides)
+  int k = 1;       // effective RPCs in flight per channel
+  int k_configured = 1; // the K the flags ask for
   std::vector<FaultSpec> faults;
+  std::string expected_json; // measured counters to compare with ("" or a JSON object)
 
   int senders() const { return sender_executors * sender_instances_per_executor; }
   int receivers() const { return receiver_executors * receiver_instances_per_executor; }
   // Instance i runs on executor first + i / instances_per_executor.
   int sender_host(int s) const { return sender_first_executor + s / sender_instances_per_executor; }
   int receiver_host(int r) const { return receiver_first_executor + r / receiver_instances_per_executor; }
+};
+
+enum class OpKind {
+  scan,
+  exchange,
+  hash_join,
+  nested_loop_join,
+  aggregate,
+  sort,
+  top_n,
+  analytic,
+  select,
+  limit,
+  union_all,
+  generate, // exchange-only form: the producer below a sender (rows at a CPU cost per row)
+  consume   // exchange-only form: the consumer above a receiver
+};
+
+struct OpSpec {
+  OpKind kind = OpKind::select;
+  std::string id;
+  double rows = 0;                      // output rows over all instances, as the plan estimates
+  std::vector<int> inputs;              // operator indices; a join: probe, then its build if here
+  // scan
+  std::string table;
+  double rows_read = 0;                 // rows read before predicates
+  int64_t scan_ranges = 0;              // 0: as many as instances want
+  std::vector<double> instance_weights; // share of the scan per instance (empty: even)
+  // exchange leaf
+  int exchange = -1;                    // index in the query's exchanges
+  // joins
+  int build_fragment = -1;              // a separate join-build fragment (index), else -1
+  bool shared_build = true;             // one build per executor serves its probe instances
+  // aggregate
+  bool streaming = false;               // pre-aggregation (streams) vs finalize (blocking)
+  double groups = 0;                    // pre-aggregation: output per instance at most this; 0: none
+  // top_n, limit
+  double limit = -1;                    // output per instance at most this; < 0: none
+  // generate, consume
+  double ns_per_row = 0;
+  int64_t rows_exact = 0;               // generate: rows over all instances, split evenly
+  std::vector<double> instance_factors; // consume: CPU factor per instance (slowdown)
+};
+
+enum class SinkKind { exchange, result, join_build };
+
+struct FragmentSpec {
+  std::string id;
+  int executors = 0;
+  int first_executor = 0;
+  int instances_per_executor = 0;
+  std::vector<OpSpec> ops;
+  int root = 0;
+  SinkKind sink = SinkKind::result;
+  int sink_exchange = -1;      // SinkKind::exchange: index in the query's exchanges
+  int sink_join_fragment = -1; // SinkKind::join_build: the probe fragment and its join operator
+  int sink_join_op = -1;
+  // Exchange-only form: when the fragment may start.
+  double start_s = 0;
+  std::vector<int> after_exchanges; // indices in the query's exchanges that must have finished
+
+  int instances() const { return executors * instances_per_executor; }
+  int host_of(int instance) const { return first_executor + instance / instances_per_executor; }
+};
+
+struct QuerySpec {
+  std::string name;
+  bool exchange_only = false; // built from top-level exchanges
+  std::vector<FragmentSpec> fragments;
+  std::vector<ExchangeSpec> exchanges;
+  double startup_s = 0;        // before any fragment starts
+  double outside_time_s = 0;   // schema 1 only: time outside the exchanges added to runtime_s
+  std::string expected_json;   // measured values to compare with ("" or a JSON object)
 };
 
 } // namespace exsim

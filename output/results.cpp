@@ -1,9 +1,10 @@
 #include "output/results.hpp"
 
+#include "input/scenario.hpp"
 #include "models/batch.hpp"
 #include "models/bound.hpp"
 #include "models/memory.hpp"
-#include "sim/simulation.hpp"
+#include "models/query.hpp"
 
 #include <algorithm>
 
@@ -66,9 +67,18 @@ int64_t planned_batch_bytes(const ExchangeSpec& e) {
   return uncompressed_bytes(rows, e.shape);
 }
 
+json path_json(const Path& p) {
+  json out = json::object();
+  for (size_t i = 0; i < kPathParts; ++i)
+    out[path_part_key(static_cast<PathPart>(i))] = p.get(static_cast<PathPart>(i));
+  return out;
+}
+
+json parse_or_empty(const std::string& text) { return text.empty() ? json::object() : json::parse(text); }
+
 } // namespace
 
-json exchange_result(const ExchangeRun& x, const Scenario& sc) {
+json exchange_result(const ExchangeRuntime& x, const Scenario& sc) {
   const ExchangeSpec& e = x.spec;
   int64_t x_rpcs = 0, x_eos = 0, x_bytes = 0, x_rows = 0, x_dropped = 0, x_deferred = 0, x_teardown = 0;
   double net = 0;
@@ -107,55 +117,114 @@ json exchange_result(const ExchangeRun& x, const Scenario& sc) {
                   has_deferred,
                   all_rpcs > 0 ? net / static_cast<double>(all_rpcs) : 0.0,
                   sc.cluster.rtt_us * 1e-6};
-  const int64_t mem_per_sender =
-      sender_memory_estimate(e.partitioning, e.receivers(), e.k, planned_batch_bytes(e));
-  return {{"id", e.id},
-          {"query", e.query},
-          {"partitioning", to_string(e.partitioning)},
-          {"merging", e.merging},
-          {"k", e.k},
-          {"buffer_bytes", e.flags.data_stream_sender_buffer_size},
-          {"status", to_string(x.status)},
-          {"error", x.error},
-          {"start_s", x.start_s},
-          {"end_s", x.end_s},
-          {"duration_s", duration},
-          {"senders", e.senders()},
-          {"receivers", e.receivers()},
-          {"channels", e.senders() * e.receivers()},
-          {"slowest_sender", slowest},
-          {"slowest_sender_blocked_s", slow.InactiveTotalTime},
-          {"rpcs", x_rpcs},
-          {"eos_rpcs", x_eos},
-          {"bytes_sent", x_bytes},
-          {"mean_rpc_bytes", x_rpcs > 0 ? static_cast<double>(x_bytes) / static_cast<double>(x_rpcs) : 0.0},
-          {"rows_sent", x_rows},
-          {"rows_dropped", x_dropped},
-          {"rpcs_deferred", x_deferred},
-          {"pushes_back", x_deferred > 0},
-          {"receivers_closed", closed},
-          {"slots_in_flight_after_teardown", x_teardown},
-          {"bound", to_string(classify_bound(bf))},
-          {"memory_estimate_bytes", mem_per_sender * e.senders()},
-          {"memory_estimate_bytes_per_sender", mem_per_sender},
-          {"receiver_memory_estimate_bytes",
-           receiver_memory_estimate(e.merging, e.senders(), e.flags.exchg_node_buffer_size_bytes) *
-               e.receivers()},
-          {"peak_sender_bytes", x.sender_bytes_peak},
-          {"peak_receiver_bytes", x.receiver_bytes_peak},
-          {"sender_instances", senders},
-          {"receiver_instances", receivers}};
+  const int64_t mem_per_sender = sender_memory_estimate(e.partitioning, e.receivers(), e.k, planned_batch_bytes(e));
+  json out = {{"id", e.id},
+              {"query", e.query},
+              {"partitioning", to_string(e.partitioning)},
+              {"merging", e.merging},
+              {"k", e.k},
+              {"buffer_bytes", e.flags.data_stream_sender_buffer_size},
+              {"status", to_string(x.status)},
+              {"error", x.error},
+              {"start_s", x.start_s},
+              {"end_s", x.end_s},
+              {"duration_s", duration},
+              {"senders", e.senders()},
+              {"receivers", e.receivers()},
+              {"channels", e.senders() * e.receivers()},
+              {"slowest_sender", slowest},
+              {"slowest_sender_blocked_s", slow.InactiveTotalTime},
+              {"rpcs", x_rpcs},
+              {"eos_rpcs", x_eos},
+              {"bytes_sent", x_bytes},
+              {"mean_rpc_bytes", x_rpcs > 0 ? static_cast<double>(x_bytes) / static_cast<double>(x_rpcs) : 0.0},
+              {"rows_sent", x_rows},
+              {"rows_dropped", x_dropped},
+              {"rpcs_deferred", x_deferred},
+              {"pushed_back", x_deferred > 0},
+              {"receivers_closed", closed},
+              {"slots_in_flight_after_teardown", x_teardown},
+              {"bound", to_string(classify_bound(bf))},
+              {"memory_estimate_bytes", mem_per_sender * e.senders()},
+              {"memory_estimate_bytes_per_sender", mem_per_sender},
+              {"receiver_memory_estimate_bytes",
+               receiver_memory_estimate(e.merging, e.senders(), e.flags.exchg_node_buffer_size_bytes) * e.receivers()},
+              {"peak_sender_bytes", x.sender_bytes_peak},
+              {"peak_receiver_bytes", x.receiver_bytes_peak},
+              {"sender_instances", senders},
+              {"receiver_instances", receivers}};
+  if (!e.expected_json.empty()) out["expected"] = parse_or_empty(e.expected_json);
+  return out;
 }
 
-json assemble_results(const Scenario& sc, json exchanges) {
-  // Queries in order of first appearance: the span of their exchanges.
-  struct QuerySpan {
-    std::string name;
-    int exchanges = 0;
+json query_result(const QueryRuntime& q, const json& exchanges, const Scenario&) {
+  const QuerySpec& spec = q.spec;
+  if (spec.exchange_only && spec.name.empty()) return nullptr;
+  std::string status = to_string(q.status);
+  std::string error = q.error;
+  for (const json& x : exchanges)
+    if (status == "ok" && x.at("status").get<std::string>() != "ok") {
+      status = x.at("status").get<std::string>();
+      error = x.at("error").get<std::string>();
+    }
+  Path breakdown = q.breakdown;
+  json out = {{"query", spec.name}, {"exchanges", static_cast<int64_t>(spec.exchanges.size())}};
+  if (spec.exchange_only) {
+    // The span of its exchanges, plus (schema 1) the time it spends outside them.
     double start = 0, end = 0;
-    std::string status = "ok";
-  };
-  std::vector<QuerySpan> queries;
+    bool first = true;
+    for (const json& x : exchanges) {
+      start = first ? x.at("start_s").get<double>() : std::min(start, x.at("start_s").get<double>());
+      end = first ? x.at("end_s").get<double>() : std::max(end, x.at("end_s").get<double>());
+      first = false;
+    }
+    breakdown.add(PathPart::startup, -start); // its path counts from 0, its span from its first exchange
+    json b = path_json(breakdown);
+    if (spec.outside_time_s > 0) b["outside_exchanges_s"] = spec.outside_time_s;
+    out.update({{"start_s", start},
+                {"end_s", end},
+                {"exchange_span_s", end - start},
+                {"outside_exchanges_s", spec.outside_time_s},
+                {"runtime_s", spec.outside_time_s + end - start},
+                {"status", status},
+                {"error", error},
+                {"breakdown", b}});
+    return out;
+  }
+  json fragments = json::array();
+  for (size_t f = 0; f < spec.fragments.size(); ++f)
+    fragments.push_back({{"id", spec.fragments[f].id},
+                         {"instances", q.fragment_stats[f].instances},
+                         {"cpu_s", q.fragment_stats[f].cpu_s},
+                         {"end_s", q.fragment_stats[f].end_s}});
+  out.update({{"start_s", q.start_s},
+              {"end_s", q.end_s},
+              {"runtime_s", q.end_s - q.start_s},
+              {"status", status},
+              {"error", error},
+              {"breakdown", path_json(breakdown)},
+              {"fragments", fragments}});
+  if (!spec.expected_json.empty()) out["expected"] = parse_or_empty(spec.expected_json);
+  return out;
+}
+
+void shift_query(json& query, json& exchanges, double offset) {
+  for (json& x : exchanges) {
+    x["start_s"] = x.at("start_s").get<double>() + offset;
+    x["end_s"] = x.at("end_s").get<double>() + offset;
+    for (const char* side : {"sender_instances", "receiver_instances"})
+      for (auto& inst : x[side])
+        inst["end_s"] = inst.at("end_s").get<double>() + offset;
+  }
+  if (query.is_null()) return;
+  query["start_s"] = query.at("start_s").get<double>() + offset;
+  query["end_s"] = query.at("end_s").get<double>() + offset;
+  if (query.contains("fragments"))
+    for (auto& f : query["fragments"])
+      f["end_s"] = f.at("end_s").get<double>() + offset;
+}
+
+json assemble_results(const Scenario& sc, json exchanges, json queries) {
   int64_t rpcs = 0, eos = 0, bytes = 0, deferred = 0, failed = 0, mem_total = 0;
   int64_t hash_rpcs = 0, hash_bytes = 0, nonpushback_hash = 0;
   double blocked_total = 0, nonpushback_blocked = 0, makespan = 0;
@@ -163,28 +232,14 @@ json assemble_results(const Scenario& sc, json exchanges) {
     const int64_t x_rpcs = x.at("rpcs").get<int64_t>();
     const int64_t x_bytes = x.at("bytes_sent").get<int64_t>();
     const double blocked = x.at("slowest_sender_blocked_s").get<double>();
-    const double start = x.at("start_s").get<double>(), end = x.at("end_s").get<double>();
     const std::string status = x.at("status").get<std::string>();
-    const std::string query = x.at("query").get<std::string>();
     if (x.at("partitioning").get<std::string>() == to_string(Partitioning::hash_partitioned)) {
       hash_rpcs += x_rpcs;
       hash_bytes += x_bytes;
-      if (!x.at("pushes_back").get<bool>()) {
+      if (!x.at("pushed_back").get<bool>()) {
         ++nonpushback_hash;
         nonpushback_blocked += blocked;
       }
-    }
-    if (!query.empty()) {
-      auto it =
-          std::find_if(queries.begin(), queries.end(), [&](const QuerySpan& q) { return q.name == query; });
-      if (it == queries.end()) {
-        queries.push_back({query, 0, start, end, "ok"});
-        it = queries.end() - 1;
-      }
-      it->exchanges++;
-      it->start = std::min(it->start, start);
-      it->end = std::max(it->end, end);
-      if (status != "ok" && it->status == "ok") it->status = status;
     }
     rpcs += x_rpcs;
     eos += x.at("eos_rpcs").get<int64_t>();
@@ -193,26 +248,23 @@ json assemble_results(const Scenario& sc, json exchanges) {
     failed += status == "ok" ? 0 : 1;
     mem_total += x.at("memory_estimate_bytes").get<int64_t>();
     blocked_total += blocked;
-    makespan = std::max(makespan, end);
+    makespan = std::max(makespan, x.at("end_s").get<double>());
   }
   json query_list = json::array();
   double runtime_total = 0;
-  for (const QuerySpan& q : queries) {
-    const double extra = sc.query_extra_s(q.name);
-    const double runtime = extra + (q.end - q.start);
-    query_list.push_back({{"query", q.name},
-                          {"exchanges", q.exchanges},
-                          {"start_s", q.start},
-                          {"end_s", q.end},
-                          {"exchange_span_s", q.end - q.start},
-                          {"outside_exchanges_s", extra},
-                          {"runtime_s", runtime},
-                          {"status", q.status}});
-    runtime_total += runtime;
+  json breakdown_total = json::object();
+  for (json& q : queries) {
+    if (q.is_null()) continue;
+    runtime_total += q.at("runtime_s").get<double>();
+    makespan = std::max(makespan, q.at("end_s").get<double>());
+    for (const auto& [k, v] : q.at("breakdown").items())
+      breakdown_total[k] = breakdown_total.value(k, 0.0) + v.get<double>();
+    query_list.push_back(std::move(q));
   }
   json summary = {{"exchanges", static_cast<int64_t>(exchanges.size())},
-                  {"queries", static_cast<int64_t>(queries.size())},
-                  {"runtime_s_total", queries.empty() ? makespan : runtime_total},
+                  {"queries", static_cast<int64_t>(query_list.size())},
+                  {"runtime_s_total", query_list.empty() ? makespan : runtime_total},
+                  {"breakdown_s_total", breakdown_total},
                   {"hash_rpcs", hash_rpcs},
                   {"hash_mean_rpc_bytes",
                    hash_rpcs > 0 ? static_cast<double>(hash_bytes) / static_cast<double>(hash_rpcs) : 0.0},
@@ -233,13 +285,6 @@ json assemble_results(const Scenario& sc, json exchanges) {
           {"exchanges", std::move(exchanges)},
           {"queries", query_list},
           {"summary", summary}};
-}
-
-json make_results(const Simulation& sim) {
-  json exchanges = json::array();
-  for (const auto& x : sim.exchanges)
-    exchanges.push_back(exchange_result(*x, sim.scenario));
-  return assemble_results(sim.scenario, std::move(exchanges));
 }
 
 } // namespace exsim

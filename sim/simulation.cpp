@@ -1,6 +1,10 @@
 #include "sim/simulation.hpp"
 
+#include "models/workload.hpp"
 #include "output/results.hpp"
+#include "sim/clock.hpp"
+#include "sim/connection.hpp"
+#include "sim/platform.hpp"
 
 #include <simgrid/s4u.hpp>
 #include <xbt/log.h>
@@ -12,7 +16,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -20,7 +23,9 @@
 
 namespace exsim {
 
-Simulation::Simulation(const Scenario& s) : scenario(s) {
+namespace {
+
+std::unique_ptr<sg4::Engine> make_engine() {
   // SimGrid allows one engine per process; its own logging is kept to real problems.
   static char name[] = "exsim";
 #if defined(__SANITIZE_ADDRESS__)
@@ -35,126 +40,88 @@ Simulation::Simulation(const Scenario& s) : scenario(s) {
   static char* argv[] = {name, nullptr};
 #endif
   xbt_log_control_set("root.thres:critical");
-  engine_ = std::make_unique<sg4::Engine>(&argc, argv);
-  configure_engine(*engine_);
-  platform = build_platform(scenario.cluster);
-  for (size_t i = 0; i < platform.hosts.size(); ++i)
-    cpus_.push_back(std::make_unique<HostCpu>(scenario.cluster.cores_per_executor));
-  for (size_t i = 0; i < scenario.exchanges.size(); ++i)
-    exchanges.push_back(std::make_unique<ExchangeRun>(*this, static_cast<int>(i), scenario.exchanges[i]));
-  for (const auto& spec : scenario.exchanges)
-    for (int dep : spec.after)
-      exchanges.at(static_cast<size_t>(dep))->dependents++;
+  auto engine = std::make_unique<sg4::Engine>(&argc, argv);
+  configure_engine(*engine);
+  return engine;
 }
 
-Simulation::~Simulation() = default;
+// Simulates the given queries of the scenario together in this process; returns
+// {"exchanges": [...], "queries": [...]} for them (exchange entries carry their scenario index).
+nlohmann::json run_queries(const Scenario& sc, const std::vector<size_t>& which, bool progress) {
+  auto engine = make_engine();
+  const Platform platform = build_platform(sc.cluster);
+  Scheduler sched;
+  SimClock clock(sched);
+  SimgridNetwork network(platform, clock);
+  std::vector<QuerySpec> specs;
+  for (size_t q : which)
+    specs.push_back(sc.queries.at(q));
+  Workload workload(sched, network, sc.cluster, sc.flags, sc.costs, specs, sc.seed);
 
-HostCpu& Simulation::cpu(int host) { return *cpus_.at(static_cast<size_t>(host)); }
-
-Connection& Simulation::connection(int from, int to) {
-  const size_t hosts = platform.hosts.size();
-  if (connections_.empty()) connections_.resize(hosts * hosts);
-  auto& c = connections_.at(static_cast<size_t>(from) * hosts + static_cast<size_t>(to));
-  if (!c) {
-    c = std::make_unique<Connection>(); // set before open(), which lets other actors run
-    c->open(platform.hosts.at(static_cast<size_t>(from)), platform.hosts.at(static_cast<size_t>(to)), from, to);
-  }
-  return *c;
-}
-
-void Simulation::run(bool progress) {
   bool deadlock = false;
   sg4::Engine::on_deadlock_cb([&deadlock] { deadlock = true; });
   if (progress) {
     // Wall-clock reading only decides when to print; it never reaches the results.
     auto last = std::chrono::steady_clock::now();
-    sg4::Engine::on_time_advance_cb([this, last, calls = 0](double) mutable {
+    sg4::Engine::on_time_advance_cb([&, last, calls = 0](double) mutable {
       if (++calls % 4096 != 0) return;
       const auto now = std::chrono::steady_clock::now();
       if (now - last < std::chrono::seconds(1)) return;
       last = now;
-      std::fprintf(stderr, "\rexsim: simulated %.3f s, %d/%zu exchanges done ", sg4::Engine::get_clock(),
-                   exchanges_finished, exchanges.size());
+      size_t done = 0;
+      for (const auto& q : workload.queries)
+        done += q->finished() ? 1 : 0;
+      std::fprintf(stderr, "\rexsim: simulated %.3f s, %zu/%zu queries done ", sg4::Engine::get_clock(), done,
+                   workload.queries.size());
       std::fflush(stderr);
     });
   }
-  for (auto& x : exchanges) {
-    ExchangeRun* run = x.get();
-    sg4::Actor::create("launcher", platform.hosts.at(0), [run] { run->launch(); });
-  }
-  engine_->run();
-  if (progress)
-    std::fprintf(stderr, "\rexsim: simulated %.3f s, %d/%zu exchanges done\n", sg4::Engine::get_clock(),
-                 exchanges_finished, exchanges.size());
-  if (deadlock)
-    throw std::logic_error("the simulation deadlocked (an exchange never finished); this is a bug in exsim");
-}
+  // The driver: starts the workload and stays alive until it has finished (the connections are
+  // daemons, and the models run as timer events, so something must keep the simulation going).
+  auto done = sg4::Semaphore::create(0);
+  sg4::Actor::create("driver", platform.hosts.at(0), [&] {
+    clock.post_from_actor({[](void* w, uint64_t d) {
+                             auto* wl = static_cast<Workload*>(w);
+                             wl->start({[](void* s, uint64_t) { static_cast<sg4::Semaphore*>(s)->release(); },
+                                        reinterpret_cast<sg4::Semaphore*>(d), 0});
+                           },
+                           &workload, reinterpret_cast<uint64_t>(done.get())});
+    done->acquire();
+  });
+  engine->run();
+  if (progress) std::fprintf(stderr, "\rexsim: simulated %.3f s%30s\n", sg4::Engine::get_clock(), "");
+  workload.rethrow_failure();
+  if (deadlock || !workload.finished())
+    throw std::logic_error("the simulation deadlocked (a query never finished); this is a bug in exsim");
 
-void Simulation::abort_query(ExchangeRun& origin, ExchangeStatus why, const std::string& reason) {
-  if (origin.spec.query.empty()) {
-    origin.abort(why, reason);
-    return;
-  }
-  aborted_queries_.emplace(origin.spec.query, std::make_pair(why, reason));
-  origin.abort(why, reason);
-  // The rest of the query is cancelled, whether it is running or still waiting to start.
-  for (auto& x : exchanges)
-    if (x.get() != &origin && x->spec.query == origin.spec.query)
-      x->abort(ExchangeStatus::cancelled, "query failed or was cancelled: " + reason);
-}
-
-bool Simulation::query_aborted(const std::string& query) const {
-  return !query.empty() && aborted_queries_.count(query) > 0;
-}
-
-namespace {
-
-struct QueryGroup {
-  std::string name;
-  std::vector<int> members; // exchange indices, in scenario order
-};
-
-std::vector<QueryGroup> group_by_query(const Scenario& sc) {
-  std::vector<QueryGroup> groups;
-  for (const ExchangeSpec& e : sc.exchanges) {
-    auto it =
-        std::find_if(groups.begin(), groups.end(), [&](const QueryGroup& g) { return g.name == e.query; });
-    if (it == groups.end()) {
-      groups.push_back({e.query, {}});
-      it = groups.end() - 1;
+  nlohmann::json exchanges = nlohmann::json::array(), queries = nlohmann::json::array();
+  for (const auto& q : workload.queries) {
+    nlohmann::json xs = nlohmann::json::array();
+    for (const auto& x : q->exchanges) {
+      nlohmann::json entry = exchange_result(*x, sc);
+      entry["_index"] = x->spec.index;
+      xs.push_back(std::move(entry));
     }
-    it->members.push_back(e.index);
+    queries.push_back(query_result(*q, xs, sc));
+    for (auto& x : xs)
+      exchanges.push_back(std::move(x));
   }
-  return groups;
+  return {{"exchanges", exchanges}, {"queries", queries}};
 }
 
-// The query's exchanges alone; `after` references are renumbered, random streams keep their
-// scenario-wide index (ExchangeSpec::index), so a query simulates the same wherever it runs.
-nlohmann::json simulate_query(const Scenario& sc, const QueryGroup& g) {
-  Scenario sub = sc;
-  sub.exchanges.clear();
-  std::map<int, int> position;
-  for (int i : g.members) {
-    position[i] = static_cast<int>(sub.exchanges.size());
-    sub.exchanges.push_back(sc.exchanges.at(static_cast<size_t>(i)));
-  }
-  for (ExchangeSpec& e : sub.exchanges)
-    for (int& a : e.after)
-      a = position.at(a);
-  Simulation sim(sub);
-  sim.run(false);
-  nlohmann::json parts = nlohmann::json::array();
-  for (const auto& x : sim.exchanges)
-    parts.push_back(exchange_result(*x, sub));
-  return parts;
-}
-
-void shift_times(nlohmann::json& x, double offset) {
-  x["start_s"] = x.at("start_s").get<double>() + offset;
-  x["end_s"] = x.at("end_s").get<double>() + offset;
-  for (const char* side : {"sender_instances", "receiver_instances"})
-    for (auto& inst : x[side])
-      inst["end_s"] = inst.at("end_s").get<double>() + offset;
+// Puts exchange entries back in scenario order.
+nlohmann::json in_scenario_order(const Scenario& sc, std::vector<nlohmann::json>& parts) {
+  std::vector<nlohmann::json> by_index(sc.exchange_count());
+  for (auto& part : parts)
+    for (auto& x : part.at("exchanges")) {
+      const size_t i = x.at("_index").get<size_t>();
+      x.erase("_index");
+      by_index.at(i) = std::move(x);
+    }
+  nlohmann::json out = nlohmann::json::array();
+  for (auto& x : by_index)
+    out.push_back(std::move(x));
+  return out;
 }
 
 std::string read_file(const std::string& path) {
@@ -164,36 +131,37 @@ std::string read_file(const std::string& path) {
   return buf.str();
 }
 
-// Queries are started largest first (bytes the exchanges carry, a proxy for simulation work), so
-// that the longest one does not start last and leave the other processes idle. Only the wall
-// time depends on this order: each query is simulated alone, and the merge goes in query order.
-std::vector<size_t> launch_order(const Scenario& sc, const std::vector<QueryGroup>& groups) {
-  std::vector<double> bytes(groups.size(), 0);
-  for (size_t q = 0; q < groups.size(); ++q)
-    for (int i : groups[q].members) {
-      const ExchangeSpec& e = sc.exchanges.at(static_cast<size_t>(i));
-      bytes[q] += static_cast<double>(e.rows_total) * static_cast<double>(e.shape.row_bytes());
-    }
-  std::vector<size_t> order(groups.size());
+// Queries are started largest first (rows they move, a proxy for simulation work), so that the
+// longest one does not start last and leave the other processes idle. Only the wall time depends
+// on this order: each query is simulated alone, and the merge goes in query order.
+std::vector<size_t> launch_order(const Scenario& sc) {
+  std::vector<double> work(sc.queries.size(), 0);
+  for (size_t q = 0; q < sc.queries.size(); ++q) {
+    for (const ExchangeSpec& e : sc.queries[q].exchanges)
+      work[q] += static_cast<double>(e.rows_total) * static_cast<double>(e.shape.row_bytes());
+    for (const FragmentSpec& f : sc.queries[q].fragments)
+      for (const OpSpec& o : f.ops)
+        work[q] += o.rows;
+  }
+  std::vector<size_t> order(sc.queries.size());
   for (size_t q = 0; q < order.size(); ++q)
     order[q] = q;
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return bytes[a] > bytes[b]; });
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return work[a] > work[b]; });
   return order;
 }
 
 nlohmann::json simulate_in_sequence(const Scenario& sc, bool progress, int jobs) {
-  const std::vector<QueryGroup> groups = group_by_query(sc);
-  const std::vector<size_t> order = launch_order(sc, groups);
+  const std::vector<size_t> order = launch_order(sc);
   char dir_template[] = "/tmp/exsim-queries.XXXXXX";
   const char* dir = mkdtemp(dir_template);
   if (!dir) throw std::runtime_error("cannot create a temporary directory for the query processes");
   auto part_path = [&](size_t q) { return fmt::format("{}/query-{}.json", dir, q); };
-  std::vector<nlohmann::json> parts(groups.size());
+  std::vector<nlohmann::json> parts(sc.queries.size());
   std::map<pid_t, size_t> running;
   size_t next = 0, done = 0;
   std::string failure;
-  while ((next < groups.size() && failure.empty()) || !running.empty()) {
-    while (failure.empty() && next < groups.size() && static_cast<int>(running.size()) < std::max(1, jobs)) {
+  while ((next < order.size() && failure.empty()) || !running.empty()) {
+    while (failure.empty() && next < order.size() && static_cast<int>(running.size()) < std::max(1, jobs)) {
       std::fflush(nullptr);
       const size_t q = order[next++];
       const pid_t pid = fork();
@@ -202,7 +170,7 @@ nlohmann::json simulate_in_sequence(const Scenario& sc, bool progress, int jobs)
         int code = 0;
         std::string text;
         try {
-          text = simulate_query(sc, groups[q]).dump();
+          text = run_queries(sc, {q}, false).dump();
         } catch (const std::exception& e) {
           text = e.what();
           code = 3;
@@ -222,42 +190,46 @@ nlohmann::json simulate_in_sequence(const Scenario& sc, bool progress, int jobs)
     std::remove(part_path(q).c_str());
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
       if (failure.empty())
-        failure = fmt::format("query \"{}\": {}", groups[q].name, text.empty() ? "its process died" : text);
+        failure = fmt::format("query \"{}\": {}", sc.queries[q].name, text.empty() ? "its process died" : text);
       continue;
     }
     parts[q] = nlohmann::json::parse(text);
-    if (progress) std::fprintf(stderr, "\rexsim: %zu/%zu queries simulated ", ++done, groups.size());
+    if (progress) std::fprintf(stderr, "\rexsim: %zu/%zu queries simulated ", ++done, sc.queries.size());
   }
   rmdir(dir);
   if (progress) std::fprintf(stderr, "\n");
   if (!failure.empty()) throw std::runtime_error(failure);
-  // Each query starts when the previous one ended; its exchanges start query_extra_s later.
-  nlohmann::json exchanges = nlohmann::json::array();
-  std::vector<nlohmann::json> by_index(sc.exchanges.size());
+  // Each query starts when the previous one ended (schema 1: its exchanges start its time outside
+  // them later).
+  nlohmann::json queries = nlohmann::json::array();
   double offset = 0;
-  for (size_t q = 0; q < groups.size(); ++q) {
+  for (size_t q = 0; q < sc.queries.size(); ++q) {
+    nlohmann::json& query = parts[q].at("queries").at(0);
+    nlohmann::json& xs = parts[q].at("exchanges");
     double end = 0;
-    const double extra = sc.query_extra_s(groups[q].name);
-    for (size_t k = 0; k < groups[q].members.size(); ++k) {
-      nlohmann::json& x = parts[q].at(k);
+    for (const auto& x : xs)
       end = std::max(end, x.at("end_s").get<double>());
-      shift_times(x, offset + extra);
-      by_index[static_cast<size_t>(groups[q].members[k])] = std::move(x);
-    }
-    offset += extra + end;
+    if (!query.is_null()) end = std::max(end, query.at("end_s").get<double>());
+    const double outside = sc.queries[q].outside_time_s;
+    shift_query(query, xs, offset + outside);
+    queries.push_back(std::move(query));
+    offset += outside + end;
   }
-  for (auto& x : by_index)
-    exchanges.push_back(std::move(x));
-  return assemble_results(sc, std::move(exchanges));
+  nlohmann::json exchanges = in_scenario_order(sc, parts);
+  return assemble_results(sc, std::move(exchanges), std::move(queries));
 }
 
 } // namespace
 
 nlohmann::json simulate(const Scenario& scenario, bool progress, int jobs) {
   if (scenario.query_order == QueryOrder::sequential) return simulate_in_sequence(scenario, progress, jobs);
-  Simulation sim(scenario);
-  sim.run(progress);
-  return make_results(sim);
+  std::vector<size_t> all(scenario.queries.size());
+  for (size_t q = 0; q < all.size(); ++q)
+    all[q] = q;
+  std::vector<nlohmann::json> parts{run_queries(scenario, all, progress)};
+  nlohmann::json queries = parts[0].at("queries");
+  nlohmann::json exchanges = in_scenario_order(scenario, parts);
+  return assemble_results(scenario, std::move(exchanges), std::move(queries));
 }
 
 } // namespace exsim

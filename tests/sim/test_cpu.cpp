@@ -1,11 +1,13 @@
-// HostCpu keeps the sharing of a host's cores itself (models/shared_cpu) instead of starting a
-// SimGrid execution per piece of work. The expectation here is SimGrid's own rule: the same
-// pieces, started at the same times, finish at the same times on a host running them as SimGrid
-// executions as on a host running them through HostCpu.
+// HostCpu keeps the sharing of a host's cores itself (models/shared_cpu), on the models' Scheduler
+// driven by SimGrid's clock, instead of starting a SimGrid execution per piece of work. The
+// expectation here is SimGrid's own rule (one hardware thread per core): the same pieces, started
+// at the same times, finish at the same times on a host running them as SimGrid executions as on
+// a host running them through HostCpu.
 #include "sim_support.hpp"
 
 #include "models/rng.hpp"
-#include "sim/cpu.hpp"
+#include "models/host_cpu.hpp"
+#include "sim/clock.hpp"
 #include "sim/platform.hpp"
 
 #include <fmt/format.h>
@@ -28,8 +30,8 @@ struct Piece {
   double ns;
 };
 
-// Runs `pieces` on executor 0 as SimGrid executions and on executor 1 through HostCpu, each
-// piece by its own actor; returns both lists of finish times.
+// Runs `pieces` on executor 0 as SimGrid executions (an actor each) and through HostCpu (an event
+// each); returns both lists of finish times.
 json finish_times(const std::vector<Piece>& pieces, int cores) {
   return in_child([&] {
     static char name[] = "exsim-test";
@@ -42,7 +44,9 @@ json finish_times(const std::vector<Piece>& pieces, int cores) {
     cluster.executors = 2;
     cluster.cores_per_executor = cores;
     const exsim::Platform p = exsim::build_platform(cluster);
-    exsim::HostCpu cpu(cores);
+    exsim::Scheduler sched;
+    exsim::SimClock clock(sched);
+    exsim::HostCpu cpu(sched, cores, 1, 0);
     std::vector<double> simgrid_end(pieces.size()), hostcpu_end(pieces.size());
     for (size_t i = 0; i < pieces.size(); ++i) {
       const Piece piece = pieces[i];
@@ -51,12 +55,20 @@ json finish_times(const std::vector<Piece>& pieces, int cores) {
         sg4::this_actor::execute(piece.ns); // 1 flop = 1 ns on exsim's hosts
         simgrid_end[i] = sg4::Engine::get_clock();
       });
-      sg4::Actor::create("hostcpu", p.hosts[1], [piece, &hostcpu_end, &cpu, i] {
-        sg4::this_actor::sleep_until(piece.start_s);
-        cpu.run(piece.ns, sg4::Semaphore::create(0));
-        hostcpu_end[i] = sg4::Engine::get_clock();
-      });
     }
+    // The same pieces on HostCpu, each started by an event at its start time.
+    struct Starter {
+      exsim::HostCpu* cpu;
+      const std::vector<Piece>* pieces;
+      std::vector<double>* end;
+      exsim::Scheduler* sched;
+      void start(uint64_t i) {
+        cpu->start((*pieces)[i].ns, exsim::Callback::of<&Starter::finish>(this, i));
+      }
+      void finish(uint64_t i) { (*end)[i] = sched->now(); }
+    } starter{&cpu, &pieces, &hostcpu_end, &sched};
+    for (size_t i = 0; i < pieces.size(); ++i)
+      sched.at(pieces[i].start_s, exsim::Callback::of<&Starter::start>(&starter, i));
     engine.run();
     return json{{"simgrid", simgrid_end}, {"hostcpu", hostcpu_end}};
   });

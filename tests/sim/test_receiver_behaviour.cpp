@@ -52,7 +52,7 @@ TEST_CASE("backpressure: every batch after the buffer fills is deferred", "[sim]
   const double expected = static_cast<double>(n - limit / batch - 1);
   show("deferred RPCs under backpressure", expected, rx["TotalRPCsDeferred"].get<double>());
   CHECK(rx["TotalRPCsDeferred"].get<double>() == Approx(expected).margin(1));
-  CHECK(r["exchanges"][0]["pushes_back"] == true);
+  CHECK(r["exchanges"][0]["pushed_back"] == true);
   CHECK(r["exchanges"][0]["bound"] == "backpressure");
   // Deferral shows up at the sender as receiver time in the RPC, not network time.
   const auto& tx = r["exchanges"][0]["sender_instances"][0];

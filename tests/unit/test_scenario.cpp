@@ -31,16 +31,16 @@ TEST_CASE("defaults come from the parameter table", "[unit][scenario]") {
   CHECK(s.cluster.rtt_us == 390);
   CHECK(s.flags.data_stream_sender_buffer_size == 16384);
   CHECK(s.flags.exchg_node_buffer_size_bytes == 10485760);
-  CHECK(s.exchanges.at(0).senders() == 5);
-  CHECK(s.exchanges.at(0).receivers() == 5);
-  CHECK(s.exchanges.at(0).k == 1);
+  CHECK(s.exchange(0).senders() == 5);
+  CHECK(s.exchange(0).receivers() == 5);
+  CHECK(s.exchange(0).k == 1);
   CHECK(s.name == "t");
 }
 
 TEST_CASE("mt_dop sets the instances per executor", "[unit][scenario]") {
   const Scenario s = build_scenario(minimal(), "t.json", {{"mt_dop", "8"}});
-  CHECK(s.exchanges.at(0).senders() == 40);
-  CHECK(s.exchanges.at(0).receivers() == 40);
+  CHECK(s.exchange(0).senders() == 40);
+  CHECK(s.exchange(0).receivers() == 40);
 }
 
 TEST_CASE("K applies to hash and random, not to merging, broadcast, Kudu or directed", "[unit][scenario]") {
@@ -55,11 +55,11 @@ TEST_CASE("K applies to hash and random, not to merging, broadcast, Kudu or dire
                               {"rows_total", 1},
                               {"flags", {{"rpcs_in_flight_per_channel", 2}}}});
   const Scenario s = build_scenario(doc, "t.json");
-  CHECK(s.exchanges[0].k == 3);
-  CHECK(s.exchanges[1].k == 1);
-  CHECK(s.exchanges[2].k == 1);
-  CHECK(s.exchanges[3].k == 3);
-  CHECK(s.exchanges[4].k == 2); // explicit what-if
+  CHECK(s.exchange(0).k == 3);
+  CHECK(s.exchange(1).k == 1);
+  CHECK(s.exchange(2).k == 1);
+  CHECK(s.exchange(3).k == 3);
+  CHECK(s.exchange(4).k == 2); // explicit what-if
 }
 
 TEST_CASE("overrides reach flags and JSON paths", "[unit][scenario]") {
@@ -70,7 +70,7 @@ TEST_CASE("overrides reach flags and JSON paths", "[unit][scenario]") {
                                      {"eos_flush", "serial"}});
   CHECK_FALSE(s.flags.compression);
   CHECK(s.cluster.rtt_us == 100);
-  CHECK(s.exchanges[0].rows_total == 5);
+  CHECK(s.exchange(0).rows_total == 5);
   CHECK(s.flags.eos_flush == EosFlush::serial);
   CHECK(error_of(minimal(), {{"exchanges[3].rows_total", "5"}}).find("exchanges[3]") != std::string::npos);
 }

@@ -1,0 +1,54 @@
+// Where a query's time goes, along its critical path. Every simulated thread carries a Path: the
+// seconds, by category, of the chain of work and waits that led to where the thread is now, so
+// that its total is always the time since the query started. CPU work adds to its class; a wait
+// that ends because of a message (a batch, a response) takes the message's Path, which is its
+// sender's Path when sent plus the time the message spent travelling, by category. The query's
+// breakdown is the Path of its root fragment's thread when the query ends: it sums to runtime_s.
+//   exsim::Path p; p.add(exsim::PathPart::cpu_scan, 0.25);
+//   double total = p.total();
+#pragma once
+
+#include <array>
+#include <cstddef>
+
+namespace exsim {
+
+enum class PathPart : std::size_t {
+  startup,          // planning, admission, codegen
+  cpu_scan,         // per row read by a scan
+  cpu_join_build,   // hash table builds
+  cpu_join_probe,   // probing
+  cpu_aggregate,    // aggregations
+  cpu_sort,         // sorts and top-n
+  cpu_analytic,     // analytic functions
+  cpu_other,        // other operators (select, union, limit, an exchange-only producer or consumer)
+  cpu_exchange_send, // the sender's hashing, copying, serialization and compression
+  cpu_deserialize,  // the receiver's deserialization, including waits for a service thread
+  cpu_contention,   // CPU work stretched by other work sharing the cores
+  rtt,              // route latency of RPCs (request and response)
+  bandwidth,        // payload transfer and waits behind other transfers on a connection
+  backpressure,     // RPCs deferred by a full receiver
+  join_build_wait,  // a probe waiting for its join build to finish
+  count
+};
+constexpr std::size_t kPathParts = static_cast<std::size_t>(PathPart::count);
+
+// Key of each part in the results' `breakdown` object (seconds).
+const char* path_part_key(PathPart p);
+
+class Path {
+public:
+  void add(PathPart p, double seconds) { s_[static_cast<std::size_t>(p)] += seconds; }
+  double get(PathPart p) const { return s_[static_cast<std::size_t>(p)]; }
+  double total() const {
+    double t = 0;
+    for (double v : s_)
+      t += v;
+    return t;
+  }
+
+private:
+  std::array<double, kPathParts> s_{};
+};
+
+} // namespace exsim

@@ -1,0 +1,97 @@
+// A query at run time: its fragments' instances placed on the executors, each running its
+// pipelines (models/plan.hpp) on its threads, with the exchanges between them. The query starts,
+// spends its start-up time, codegens each fragment once per executor, then every instance runs;
+// it ends when its root fragment has returned its last row (an exchange-only query: when every
+// instance has ended). Its breakdown is the critical path of the thread that ended it.
+//   exsim::QueryRuntime q(cluster, spec, flags, costs, seed);
+//   q.start();            // at the current time; then the Scheduler runs it
+#pragma once
+
+#include "models/cluster.hpp"
+#include "models/coro.hpp"
+#include "models/critical_path.hpp"
+#include "models/exchange.hpp"
+#include "models/plan.hpp"
+#include "models/spec.hpp"
+#include "models/thread.hpp"
+
+#include <exception>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace exsim {
+
+class Sender;
+class ScanNode;
+
+// What a fragment's instances did, for the results.
+struct FragmentStats {
+  int instances = 0;
+  double cpu_s = 0;        // CPU time of its threads (scanner threads included)
+  double end_s = 0;        // when its last instance ended
+};
+
+class QueryRuntime {
+public:
+  QueryRuntime(Cluster& c, const QuerySpec& spec, const Flags& flags, const OperatorCosts& costs, uint64_t seed);
+  ~QueryRuntime();
+  QueryRuntime(const QueryRuntime&) = delete;
+  QueryRuntime& operator=(const QueryRuntime&) = delete;
+
+  // Starts the query now.
+  void start();
+  // Stops the query: every instance is told, in-flight RPCs are answered without data. `origin`
+  // is the exchange where it happened (-1: none).
+  void abort(ExchangeStatus why, const std::string& reason, int origin = -1);
+
+  const QuerySpec& spec;
+  std::vector<std::unique_ptr<ExchangeRuntime>> exchanges;
+  std::vector<FragmentStats> fragment_stats;
+
+  bool ended() const { return ended_; }         // its runtime is known
+  bool finished() const { return live_ == 0 && launched_; } // every instance has ended
+  double start_s = 0;
+  double end_s = 0;
+  ExchangeStatus status = ExchangeStatus::ok;
+  std::string error;
+  Path breakdown;
+  // A model bug inside a coroutine (never a user error); the engine rethrows it.
+  std::exception_ptr failure;
+  // Runs (as an event) when every instance has ended.
+  Callback on_finished;
+
+private:
+  struct OpState;
+  struct Instance;
+  struct Fragment;
+
+  void launch(uint64_t);
+  Task release(int fragment);
+  void start_instances(uint64_t fragment_host);
+  Task run_thread(Instance& in, int thread);
+  Task run_pipeline(Instance& in, const PipelineSpec& p, SimThread& t);
+  Task next_rows(Instance& in, const PipelineSpec& p, SimThread& t, int64_t& rows);
+  int64_t apply(Instance& in, int op, int64_t rows, SimThread& t);
+  Task push(Instance& in, const PipelineSpec& p, int64_t rows, SimThread& t);
+  Task close_sink(Instance& in, const PipelineSpec& p, SimThread& t);
+  Signal& build_signal(Instance& in, int join_op);
+  void thread_done(Instance& in, int thread);
+  void instance_done(Instance& in);
+  void end_query(const Path& path);
+  void task_ended(uint64_t task);
+  double expected_rows(const FragmentSpec& f, int op) const;
+
+  Cluster& cluster_;
+  const Flags flags_;
+  const OperatorCosts costs_;
+  const uint64_t seed_;
+  bool stopping_ = false;
+  bool launched_ = false;
+  bool ended_ = false;
+  int live_ = 0; // instances not yet ended
+  std::vector<std::unique_ptr<Fragment>> fragments_;
+  std::vector<Task> releases_; // every coroutine of the query: fragment releases and threads
+};
+
+} // namespace exsim

@@ -1,0 +1,64 @@
+// A scan node instance at mt_dop=0 (HdfsScanNode): scanner threads decode row batches and put
+// them in a bounded row-batch queue that the fragment thread reads. Impala starts the scanner
+// threads at the first GetNext, up to num_scanner_threads (0 = one per logical CPU) and no more
+// than the instance has scan ranges; the queue holds 5 batches per scanner thread. At mt_dop > 0
+// the fragment instance decodes on its own thread and no ScanNode is used.
+//   exsim::ScanNode scan(...);   co_await scan.next(thread, rows);   // rows == 0: done
+#pragma once
+
+#include "models/coro.hpp"
+#include "models/thread.hpp"
+
+#include <deque>
+#include <memory>
+#include <vector>
+
+namespace exsim {
+
+struct ScanWork {
+  int64_t rows = 0;         // output rows of this instance
+  double read_per_row = 1;  // rows read per output row (predicates)
+  double ns_per_row_read = 0;
+  int64_t batch_size = 1024;
+};
+
+class ScanNode {
+public:
+  // Max `threads` scanner threads and `queue_batches` queued batches, on `cpu`.
+  ScanNode(Scheduler& s, HostCpu& cpu, const bool& stopping, ScanWork work, int threads, int queue_batches);
+  ScanNode(const ScanNode&) = delete;
+  ScanNode& operator=(const ScanNode&) = delete;
+
+  // The fragment thread takes the next batch (rows == 0 when the scan is done). The first call
+  // starts the scanner threads; a thread that waits takes the path of the scanner that fed it.
+  Task next(SimThread& t, int64_t& rows);
+  // The query is stopping: every waiting thread is woken.
+  void wake_all();
+  double scanner_cpu_s() const;
+
+private:
+  struct Queued {
+    int64_t rows;
+    Path path;
+  };
+  Task scanner(int k);
+  void scanner_done();
+
+  Scheduler& sched_;
+  HostCpu& cpu_;
+  const bool& stopping_;
+  ScanWork work_;
+  int max_threads_;
+  size_t capacity_;
+  bool started_ = false;
+  int64_t rows_left_ = 0; // not yet taken by a scanner thread
+  int running_ = 0;
+  std::deque<Queued> queue_;
+  std::vector<std::unique_ptr<SimThread>> threads_;
+  std::vector<Task> tasks_;
+  Waiter reader_;
+  std::vector<std::coroutine_handle<>> full_waiters_; // scanner threads waiting for room
+  Path last_pop_path_; // the reader's path when it last made room
+};
+
+} // namespace exsim

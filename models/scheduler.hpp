@@ -1,0 +1,71 @@
+// The models' event queue: every piece of behaviour in models/ runs as an event at a simulated
+// time, in (time, order of scheduling) order, so the same scenario always runs the same way.
+// The engine (sim/clock.hpp) drives it from SimGrid's clock; unit tests drive it by hand.
+//   exsim::Scheduler s;
+//   s.at(1.5, exsim::Callback::of<&Thing::fire>(&thing));   // calls thing.fire(0) at t = 1.5
+//   while (!s.empty()) s.run_next_instant();
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <vector>
+
+namespace exsim {
+
+// A function pointer with its object and one argument: cheap to copy, never allocates.
+struct Callback {
+  void (*fn)(void* self, uint64_t arg) = nullptr;
+  void* self = nullptr;
+  uint64_t arg = 0;
+
+  void operator()() const { fn(self, arg); }
+  explicit operator bool() const { return fn != nullptr; }
+
+  // Callback::of<&T::method>(obj, arg) calls obj->method(arg).
+  template <auto Method, class T> static Callback of(T* obj, uint64_t arg = 0) {
+    return {[](void* p, uint64_t a) { (static_cast<T*>(p)->*Method)(a); }, obj, arg};
+  }
+};
+
+class Scheduler {
+public:
+  double now() const { return now_; }
+
+  // Runs `cb` at time `t` (never before now). Events at the same time run in the order they were
+  // scheduled.
+  void at(double t, Callback cb);
+  // Runs `cb` at the current time, after the event being handled returns.
+  void post(Callback cb) { at(now_, cb); }
+
+  bool empty() const { return heap_.empty(); }
+  // Time of the earliest event; +infinity when there is none.
+  double next_time() const {
+    return heap_.empty() ? std::numeric_limits<double>::infinity() : heap_.front().t;
+  }
+  // Advances the clock to next_time() and runs every event due then, including those the events
+  // schedule for that same time.
+  void run_next_instant();
+  // Runs every event due at or before `t` (the engine's clock has reached `t`).
+  void run_until(double t);
+
+  // Called whenever next_time() becomes earlier than it was (the engine re-arms its timer).
+  std::function<void(double)> on_earlier_event;
+
+  uint64_t events_run() const { return events_run_; }
+
+private:
+  struct Event {
+    double t;
+    uint64_t seq;
+    Callback cb;
+  };
+  static bool later(const Event& a, const Event& b) { return a.t != b.t ? a.t > b.t : a.seq > b.seq; }
+
+  double now_ = 0;
+  uint64_t seq_ = 0;
+  uint64_t events_run_ = 0;
+  std::vector<Event> heap_;
+};
+
+} // namespace exsim
