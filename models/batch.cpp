@@ -25,7 +25,7 @@ int64_t tuple_data_bytes_on_wire(int64_t rows, const BatchShape& shape, bool com
 }
 
 int64_t wire_bytes(int64_t rows, const BatchShape& shape, bool compressed) {
-  return tuple_data_bytes_on_wire(rows, shape, compressed) + kTupleOffsetBytesPerRow * rows;
+  return tuple_data_bytes_on_wire(rows, shape, compressed) + kTupleOffsetBytes * rows * shape.tuples_per_row;
 }
 
 int64_t accounting_bytes(int64_t rows, const BatchShape& shape) {

@@ -11,8 +11,9 @@ namespace exsim {
 
 // A collector also flushes when its tuple data reaches this many bytes.
 constexpr int64_t kCollectorMaxTupleBytes = 8LL * 1024 * 1024;
-// Bytes per row of the tuple offsets array sent beside the tuple data.
-constexpr int64_t kTupleOffsetBytesPerRow = 4;
+// Bytes per tuple of the tuple offsets array sent beside the tuple data (one int32 per tuple of
+// every row: OutboundRowBatch::tuple_offsets_).
+constexpr int64_t kTupleOffsetBytes = 4;
 // Bytes per tuple pointer the receiver adds when accounting a queued batch.
 constexpr int64_t kTuplePointerBytes = 8;
 
@@ -36,7 +37,7 @@ int64_t uncompressed_bytes(int64_t rows, const BatchShape& shape);
 // Tuple data actually sent: LZ4 output when compressing (kept only if smaller), else raw.
 int64_t tuple_data_bytes_on_wire(int64_t rows, const BatchShape& shape, bool compressed);
 
-// Payload of one TransmitData RPC: tuple data on the wire plus 4 bytes per row offset.
+// Payload of one TransmitData RPC: tuple data on the wire plus a 4-byte offset per tuple per row.
 int64_t wire_bytes(int64_t rows, const BatchShape& shape, bool compressed);
 
 // Size the receiver charges against its buffer limit: uncompressed data plus one pointer per tuple.

@@ -121,7 +121,7 @@ Task Sender::transmit(int r, int64_t rows, bool compressed) {
   c_.TransmitDataRpcs++;
   c_.RowsSent += rows;
   c_.TotalBytesSent += req->wire_bytes;
-  c_.UncompressedRowBatchSize += req->uncompressed_bytes;
+  c_.UncompressedRowBatchSize += req->accounting_bytes; // Impala counts RowBatch::GetDeserializedSize()
 }
 
 Task Sender::send_eos(int r) {

@@ -19,11 +19,11 @@ TEST_CASE("collector capacity is capped by the 8 MB tuple-data flush", "[unit][b
   CHECK(collector_capacity_rows(1LL << 30, s) == (8LL * 1024 * 1024) / 1008);
 }
 
-TEST_CASE("bytes on the wire are compressed tuple data plus 4 bytes per row offset", "[unit][batch]") {
+TEST_CASE("bytes on the wire are compressed tuple data plus a 4-byte offset per tuple", "[unit][batch]") {
   BatchShape s{64, 16, 2, 0.25};
   CHECK(uncompressed_bytes(100, s) == 8000);
-  CHECK(wire_bytes(100, s, true) == 2000 + 400);
-  CHECK(wire_bytes(100, s, false) == 8000 + 400);
+  CHECK(wire_bytes(100, s, true) == 2000 + 100 * 2 * 4);
+  CHECK(wire_bytes(100, s, false) == 8000 + 100 * 2 * 4);
   // Accounting size: uncompressed + rows x tuples x 8.
   CHECK(accounting_bytes(100, s) == 8000 + 100 * 2 * 8);
 }

@@ -85,3 +85,21 @@ TEST_CASE("shared CPU: bad use is refused", "[unit][cpu]") {
   cpu.start(1, 1);
   CHECK_THROWS_AS(cpu.start(0.5, 1), std::logic_error); // time went backwards
 }
+
+TEST_CASE("shared CPU: hardware threads add the second thread's gain, not a whole core", "[unit][cpu]") {
+  // 8 cores x 2 threads, a second busy thread adds 26% to its core. 16 equal pieces of 1 ms: the
+  // host does 8 x 1.26 pieces' worth per ms, so all end at 16 / (8 x 1.26) ms. 8 pieces run a core
+  // each (1 ms); 12 pieces: 8 + 4 x 0.26 = 9.04 cores' worth, each at 9.04/12 of a thread.
+  const double g = 0.26;
+  for (const auto& [n, expected] : {std::pair<int, double>{16, 16e-3 / (8 * (1 + g))}, {8, 1e-3},
+                                    {12, 12e-3 / (8 + 4 * g)}, {40, 40e-3 / (8 * (1 + g))}}) {
+    SharedCpu cpu(8, 2, g);
+    for (int i = 0; i < n; ++i)
+      cpu.start(0, 1e-3);
+    std::printf("%-58s expected %.6f, simulated %.6f\n",
+                ("shared CPU 8x2, " + std::to_string(n) + " busy threads of 1 ms").c_str(), expected,
+                cpu.next_completion());
+    CHECK(cpu.next_completion() == Approx(expected).epsilon(1e-12));
+  }
+  CHECK_THROWS_AS(SharedCpu(8, 2, 1.5), std::invalid_argument);
+}
