@@ -313,7 +313,7 @@ std::vector<ParamSpec> build_table() {
                         "aggregate: streaming (a pre-aggregation: passes batches on) or finalize (blocking)"),
                       {"streaming", "finalize"}));
   t.push_back(P(S::op, "groups", T::number, "rows", 0, 0, 1e15,
-                "streaming aggregate: it outputs at most this many rows per instance; 0 = no bound"));
+                "aggregate: it outputs at most this many rows per instance (its groups); 0 = no bound"));
   t.push_back(derived(P(S::op, "limit", T::number, "rows", null, 0, 1e15,
                         "top_n and limit: rows per instance at most"),
                       "required for top_n and limit"));

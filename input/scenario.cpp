@@ -492,8 +492,6 @@ int parse_op(const json& node, const std::string& path, int fi, FragmentSpec& f,
   if (done.kind == OpKind::aggregate) {
     done.streaming = node.value("phase", std::string("finalize")) == "streaming";
     done.groups = node.contains("groups") && node["groups"].is_number() ? node["groups"].get<double>() : 0;
-    if (done.groups > 0 && !done.streaming)
-      err.add(path + ".groups", "only a streaming aggregate bounds its output per instance");
   }
   if (done.kind == OpKind::top_n || done.kind == OpKind::limit)
     if (need("limit") && node["limit"].is_number()) done.limit = node["limit"].get<double>();

@@ -407,9 +407,12 @@ Task QueryRuntime::close_sink(Instance& in, const PipelineSpec& p, SimThread& t)
   case PipelineSinkKind::blocking_input: {
     OpState& st = in.ops[static_cast<size_t>(p.sink_op)];
     const OpSpec& o = f.ops[static_cast<size_t>(p.sink_op)];
-    st.out_left = o.kind == OpKind::top_n && o.limit >= 0
-                      ? std::min<int64_t>(st.rows_in, static_cast<int64_t>(o.limit))
-                      : std::llround(static_cast<double>(st.rows_in) * st.ratio);
+    if (o.kind == OpKind::top_n && o.limit >= 0)
+      st.out_left = std::min<int64_t>(st.rows_in, static_cast<int64_t>(o.limit));
+    else if (o.kind == OpKind::aggregate && o.groups > 0)
+      st.out_left = std::min<int64_t>(st.rows_in, static_cast<int64_t>(o.groups));
+    else
+      st.out_left = std::llround(static_cast<double>(st.rows_in) * st.ratio);
     break;
   }
   case PipelineSinkKind::join_build:
