@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Fit the TPC-DS workload's shared parameters to the published run (calibration-data.md A).
+"""The TPC-DS workload against the published run (calibration-data.md A): figures, targets, checks.
 
 A thin entry for tools/tpcds/calibrate.py (also `python3 -m tools.tpcds.calibrate`); --help there.
 """

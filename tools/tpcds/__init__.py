@@ -19,6 +19,7 @@ DEFAULT_PROFILES = os.path.normpath(os.path.join(REPO, "..", "shared", "impala-p
 # Runtime profiles the measured inputs come from (impala-profiles/README.md).
 PROFILE_Q72 = "tpcds_72_local_run_profile.json"
 PROFILE_Q1 = "tpcds_1_local_run_mt_dop_0_profile.json"
+PROFILE_Q1_MT = "tpcds_1_local_run_mt_dop_12_profile.json"
 GENERATOR = "tools/tpcds_workload.py"
 
 # Settings of the scenario that are not derived from the plans.

@@ -1,9 +1,10 @@
 """Re-estimation of every plan node's rows from SF3000 to SF100 (README: "Rows at SF100")."""
 
+import math
 import re
 
-from tools.tpcds import EXECUTORS, PLAN_EXECUTORS, PlanError
-from tools.tpcds.ddl import COLUMN_PREFIX, FK_SUFFIX, TABLE_ROWS
+from tools.tpcds import PlanError
+from tools.tpcds.ddl import COLUMN_PREFIX, FK_SUFFIX, SCALE_INDEX, TABLE_ROWS
 
 # Rule D1: date ranges the planner estimates with its default selectivity.
 # Impala has no histograms: a two-sided range on date_dim.d_month_seq or
@@ -45,23 +46,32 @@ MN_OVERRIDES = {
 # --------------------------------------------------------------------------
 
 class Scaler:
-    """Re-estimates every plan node's cardinality at the target scale factor.
+    """Re-estimates every plan node's rows at the target scale factor (SF100).
 
-    Works bottom-up on the plan tree; each node's rule is recorded in node.rule.
+    Works bottom-up on the plan tree; each node's rule is recorded in node.rule. `base` is the
+    scale factor the node counts (node.card) are at: 3000 for the planner tests' estimates, 1
+    for the measured rows of the q72 profile (rule M1). `instances(node)` is the number of
+    instances the node's fragment runs in the plan being built (5 per fragment at mt_dop=0):
+    rows that Impala produces once per instance (a pre-aggregation's groups, a per-instance
+    limit, a partial aggregate without grouping) follow it.
     """
 
-    def __init__(self, stats, target_col, plan_stem="", instances=EXECUTORS):
+    def __init__(self, stats, instances, plan_stem="", base=3000):
         self.plan_stem = plan_stem
         self.instances = instances
-        self.stats = stats          # table -> {"numRows", "columns": {...}}
-        self.col = target_col       # index into TABLE_ROWS tuples (0: SF1, 1: SF100)
+        self.stats = stats          # table -> {"numRows", "columns": {...}} at SF3000
+        self.base = SCALE_INDEX[base]
+        self.target = SCALE_INDEX[100]
+        self.groups = {}            # streaming aggregate node id -> groups at SF100
+
+    def rows_at(self, table, col):
+        return TABLE_ROWS[table][col]
 
     def table_ratio(self, table):
-        rows = TABLE_ROWS[table]
-        return rows[self.col] / rows[2]
+        return self.rows_at(table, self.target) / self.rows_at(table, self.base)
 
     def column_ratio(self, col):
-        """Ratio of a grouping column's distinct values, target / SF3000 (1 if unknown)."""
+        """Ratio of a grouping column's distinct values, target / base (1 if unknown)."""
         col = col.split(".")[-1]
         m = re.match(r"^([a-z]+)_([a-z0-9_]+)$", col)
         if not m or m.group(1) not in COLUMN_PREFIX:
@@ -74,14 +84,15 @@ class Scaler:
         rows3000 = TABLE_ROWS[table][2]
         rest = m.group(2)
         if ndv >= 0.5 * rows3000:
-            return self.table_ratio(table), "%s key-like (NDV %d of %d rows): x%s" % (
-                col, ndv, rows3000, fmt_ratio(self.table_ratio(table)))
+            r = self.table_ratio(table)
+            return r, "%s key-like (NDV %d of %d rows): x%s" % (col, ndv, rows3000, fmt_ratio(r))
         for suffix, ref in FK_SUFFIX:
             if rest.endswith(suffix) and ref != table:
-                r = min(1.0, self.table_ratio(ref))
+                r = self.table_ratio(ref)
+                if self.base == 2:
+                    r = min(1.0, r)
                 return r, "%s references %s: x%s" % (col, ref, fmt_ratio(r))
-        target_rows = TABLE_ROWS[table][self.col]
-        r = min(ndv, target_rows) / ndv
+        r = min(ndv, self.rows_at(table, self.target)) / min(ndv, self.rows_at(table, self.base))
         return r, "%s bounded domain (NDV %d): x%s" % (col, ndv, fmt_ratio(r))
 
     def group_ratio(self, node):
@@ -107,11 +118,7 @@ class Scaler:
         l100, r100 = left.card100, right.card100
         if jt == "FULL OUTER JOIN":
             return l100 + r100, "full outer join <= left + right"
-        preds = ""
-        for d in node.details:
-            s = d.lstrip("| ")
-            if s.startswith("hash predicates: "):
-                preds = s[len("hash predicates: "):]
+        preds = node.detail("hash predicates: ") or ""
         lkeys, rkeys = set(), set()
         for conj in preds.split(", "):
             if " = " in conj:
@@ -120,7 +127,7 @@ class Scaler:
                 rkeys |= key_columns(b)
         lu = unique_on(left, lkeys) if lkeys else False
         ru = unique_on(right, rkeys) if rkeys else False
-        override = MN_OVERRIDES.get((self.plan_stem, node.nid))
+        override = MN_OVERRIDES.get((self.plan_stem, node.nid)) if self.base == 2 else None
         if override is not None:
             mode, reason = override
             if mode == "keep":
@@ -146,18 +153,14 @@ class Scaler:
         The planner kept min(1, |dim estimate| / NDV(fact date key)) of the probe
         rows; the range really keeps min(1, days / days the fact's dates cover).
         Returns (correction factor, why) or None."""
-        if jt not in ("INNER JOIN", "LEFT SEMI JOIN") or len(node.children) != 2:
+        if self.base != 2 or jt not in ("INNER JOIN", "LEFT SEMI JOIN") or len(node.children) != 2:
             return None
         d = node.children[1]
         while d.kind in ("EXCHANGE",) and d.children:
             d = d.children[0]
         if d.kind != "SCAN HDFS" or getattr(d, "date_days", None) is None:
             return None
-        preds = ""
-        for det in node.details:
-            t = det.lstrip("| ")
-            if t.startswith("hash predicates: "):
-                preds = t[len("hash predicates: "):]
+        preds = node.detail("hash predicates: ") or ""
         for conj in preds.split(", "):
             m = re.match(r"^(?:\w+\.)?([a-z]+_[a-z_]*date_sk) = (?:\w+\.)?d_date_sk$", conj)
             if not m:
@@ -175,24 +178,41 @@ class Scaler:
                 d.date_days, span, key, fmt_ratio(planner))
         return None
 
+    def pre_aggregation_groups(self, node):
+        """Groups at SF100 of a streaming pre-aggregation, from the merging aggregation that
+        finishes it (above its exchange): (groups, why) or None when there is none."""
+        x = node.parent
+        m = x.parent if x is not None and x.kind in ("EXCHANGE",) else None
+        if m is None or m.kind != "AGGREGATE" or m.bracket == "[STREAMING]":
+            return None
+        src = node.children[0]
+        if m.card >= 0.5 * src.card:
+            r = ratio(src)
+            return m.card * r, "merge aggregation %d keeps %s of %s input rows: groups x%s (input ratio)" % (
+                m.nid, fmt_rows(m.card), fmt_rows(src.card), fmt_ratio(r))
+        gr, cols, notes = self.group_ratio(m)
+        return m.card * gr, "merge aggregation %d has %s groups: x%s (group columns%s)" % (
+            m.nid, fmt_rows(m.card), fmt_ratio(gr), ": " + "; ".join(notes) if notes else ": none grow")
+
     def scale(self, node):
         for c in node.children:
             self.scale(c)
         k = node.kind
         ch = node.children
-        c3000 = node.card
+        c0 = node.card
+        n_inst = self.instances(node)
         if k == "SCAN HDFS":
             r = self.table_ratio(node.table)
-            node.card100 = c3000 * r
-            node.rule = "scan of %s: x%s (table rows)" % (node.table, fmt_ratio(r))
-            days = date_range_days(node)
+            node.card100 = c0 * r
+            node.rule = "S1 scan of %s: x%s (table rows)" % (node.table, fmt_ratio(r))
+            days = date_range_days(node) if self.base == 2 else None
             if days is not None:
                 node.date_days = days
                 node.card100 = days
                 node.rule = "D1 date range: %d days (the plan's %s is the planner's default selectivity)" % (
                     days, node.card_text)
         elif k in ("HASH JOIN", "NESTED LOOP JOIN"):
-            jt = node.bracket.strip("[]").split(",")[0].strip()
+            jt = node.join_type
             rl = ratio(ch[0])
             rr = ratio(ch[1]) if len(ch) > 1 else 1.0
             fix = self.date_join_fix(node, jt)
@@ -200,90 +220,83 @@ class Scaler:
                 factor, fix_why = fix
                 r, why = rl * factor, "D1 date-range join: left-input ratio x %s (%s)" % (fmt_ratio(factor), fix_why)
             elif jt in ("LEFT SEMI JOIN", "LEFT ANTI JOIN"):
-                r, why = rl, "left-input ratio (semi/anti join)"
+                r, why = rl, "J1 left-input ratio (semi/anti join)"
             elif jt in ("RIGHT SEMI JOIN", "RIGHT ANTI JOIN"):
-                r, why = rr, "right-input ratio (semi/anti join)"
+                r, why = rr, "J1 right-input ratio (semi/anti join)"
             elif jt == "CROSS JOIN":
-                r, why = rl * rr, "product of the input ratios (cross join)"
+                r, why = rl * rr, "J1 product of the input ratios (cross join)"
             else:
-                r, why = min(rl, rr), "smaller input ratio (%s)" % jt.lower()
-            node.card100 = c3000 * r
+                # The input whose size changes most with the scale factor (the fact side of a
+                # fact-to-dimension join): the smaller ratio from SF3000, the larger from SF1.
+                r = rl if abs(math.log(rl or 1e-300)) >= abs(math.log(rr or 1e-300)) else rr
+                why = "J1 ratio of the input that changes most with the scale (%s)" % jt.lower()
+            node.card100 = c0 * r
             node.rule = "%s: x%s" % (why, fmt_ratio(r))
-            if (node.fkpk == "none" and len(ch) == 2 and jt != "CROSS JOIN"
-                    and c3000 > max(ch[0].card, ch[1].card)):
+            if (node.fkpk in ("none", "assumed fk/pk") and len(ch) == 2 and jt != "CROSS JOIN" and self.base == 2
+                    and c0 > max(ch[0].card, ch[1].card)):
                 cap, capwhy = self.mn_cap(node, jt)
                 node.mn_capped = True
                 if node.card100 > cap:
                     node.card100 = cap
-                    node.rule += "; M:N cap: %s" % capwhy
+                    node.rule += "; J2 M:N cap: %s" % capwhy
                 else:
-                    node.rule += "; M:N cap: %s, not binding" % capwhy
+                    node.rule += "; J2 M:N cap: %s, not binding" % capwhy
         elif k == "AGGREGATE":
             rin = ratio(ch[0])
             k_cls = max(1, node.classes)
+            pre = self.pre_aggregation_groups(node) if node.bracket == "[STREAMING]" and node.group_by else None
+            below = ch[0].children[0] if ch[0].kind == "EXCHANGE" and ch[0].children else None
             if not node.group_by:
-                node.card100 = c3000
-                node.rule = "aggregate without grouping: unchanged"
-            elif c3000 >= 0.5 * ch[0].card:
-                node.card100 = c3000 * rin
-                node.rule = "aggregate driven by its input (%s of %s rows): x%s (input ratio)" % (
-                    fmt_rows(c3000), fmt_rows(ch[0].card), fmt_ratio(rin))
+                node.card100 = float(n_inst)
+                node.rule = "A2 aggregation without grouping: one row per instance (%d)" % n_inst
+            elif pre is not None:
+                groups, why = pre
+                self.groups[node.nid] = groups
+                node.groups100 = groups
+                node.card100 = min(ch[0].card100, groups * n_inst)
+                node.rule = "A1 streaming pre-aggregation: its groups (%s; %s) once per instance (%d), at " \
+                            "most its input" % (fmt_rows(groups), why, n_inst)
+            elif below is not None and below.nid in self.groups:
+                groups = self.groups[below.nid]
+                node.card100 = min(ch[0].card100, groups)
+                node.rule = "A1 merge of the pre-aggregation %d: its groups (%s), at most its input" % (
+                    below.nid, fmt_rows(groups))
+            elif c0 >= 0.5 * ch[0].card:
+                node.card100 = c0 * rin
+                node.rule = "A1 aggregation driven by its input (%s of %s rows): x%s (input ratio)" % (
+                    fmt_rows(c0), fmt_rows(ch[0].card), fmt_ratio(rin))
             else:
                 gr, cols, notes = self.group_ratio(node)
-                inst = 1.0
-                if node.bracket == "[STREAMING]" and node.fragment.instances > 0:
-                    # a pre-aggregation emits each group once per instance
-                    inst = min(1.0, self.instances / node.fragment.instances)
-                node.card100 = min(c3000 * gr * inst, ch[0].card100 * k_cls)
-                node.rule = "aggregate driven by its groups (%s of %s rows): x%s (group columns%s)" % (
-                    fmt_rows(c3000), fmt_rows(ch[0].card), fmt_ratio(gr),
-                    ": " + "; ".join(notes) if notes else ": none shrink")
-                if inst != 1.0:
-                    node.rule += "; pre-aggregation in %d instead of %d instances: x%s" % (
-                        self.instances, node.fragment.instances, fmt_ratio(inst))
-                if node.card100 < c3000 * gr * inst:
+                node.card100 = min(c0 * gr, ch[0].card100 * k_cls)
+                node.rule = "A1 aggregation driven by its groups (%s of %s rows): x%s (group columns%s)" % (
+                    fmt_rows(c0), fmt_rows(ch[0].card), fmt_ratio(gr),
+                    ": " + "; ".join(notes) if notes else ": none change")
+                if node.card100 < c0 * gr:
                     node.rule += ", capped at input x %d class(es)" % k_cls
         elif k == "UNION":
-            s3000 = sum(c.card for c in ch)
+            s0 = sum(c.card for c in ch)
             s100 = sum(c.card100 for c in ch)
-            r = s100 / s3000 if s3000 > 0 else 1.0
-            node.card100 = c3000 * r
-            node.rule = "union: x%s (sum of inputs)" % fmt_ratio(r)
+            r = s100 / s0 if s0 > 0 else 1.0
+            node.card100 = c0 * r
+            node.rule = "U1 union: x%s (sum of inputs)" % fmt_ratio(r)
+        elif k in ("EXCHANGE", "MERGING-EXCHANGE"):
+            node.card100 = ch[0].card100
+            node.rule = "exchange: the rows its senders emit"
         elif ch:
             r = ratio(ch[0])
-            node.card100 = c3000 * r
-            node.rule = "%s: x%s (input ratio)" % (k.lower(), fmt_ratio(r))
+            node.card100 = c0 * r
+            node.rule = "P1 %s: x%s (input ratio)" % (k.lower(), fmt_ratio(r))
+            if k == "TOP-N" and node.limit is None and node.partition_limit is not None:
+                node.rule += "; a partitioned top-n (%d rows per partition)" % node.partition_limit
         else:
-            node.card100 = c3000
+            node.card100 = c0
             node.rule = "%s leaf: unchanged" % k.lower()
-        if k in ("EXCHANGE", "MERGING-EXCHANGE"):
-            # Rows crossing an exchange are what all sender instances emit; a
-            # per-instance limit or a scalar aggregate emits that much per instance.
-            c = ch[0]
-            n = self.sender_instances(c.fragment)
-            if c.limit is not None and c.fragment.instances > 1:
-                node.card100 = min(c.limit * n, c.card100_nolimit)
-                node.rule = "rows out of %d sender instances (mt_dop=0) with a per-instance limit of %d" % (
-                    n, c.limit)
-            elif c.kind == "AGGREGATE" and not c.group_by and c.fragment.instances > 1:
-                node.card100 = float(n)
-                node.rule = "one row from each of %d sender instances (mt_dop=0; aggregate without grouping)" % n
-            else:
-                node.card100 = c.card100
-                node.rule = "exchange: x%s (input)" % fmt_ratio(ratio(c))
         node.card100_nolimit = node.card100
         if node.limit is not None and k not in ("EXCHANGE", "MERGING-EXCHANGE"):
             base = ch[0].card100 if ch and k == "TOP-N" else node.card100
             node.card100_nolimit = base
-            node.card100 = min(node.limit, base)
-            node.rule += "; limit %d" % node.limit
-
-    def sender_instances(self, frag):
-        if frag.hosts == 1 and frag.instances == 1:
-            return 1
-        if frag.hosts < PLAN_EXECUTORS and frag.instances == frag.hosts:
-            return min(frag.hosts, self.instances)
-        return self.instances
+            node.card100 = min(node.limit * n_inst, base)
+            node.rule += "; L1 limit %d per instance x %d instance(s)" % (node.limit, n_inst)
 
 
 JOIN_KEY_RE = re.compile(r"[a-z][a-z0-9_]*\.?[a-z0-9_]*")
@@ -357,10 +370,11 @@ def date_range_days(node):
 
 SCALE_RULES = {
     "S1_scan": "a scan's rows x (table rows at SF100 / table rows at SF3000); filters keep their selectivity",
-    "J1_join": "inner/outer join: x the smaller of its two inputs' ratios (a fact joined to dimensions shrinks "
-               "like the fact); left semi/anti: x the left input's ratio; right semi/anti: x the right input's; "
-               "cross join: product",
-    "J2_mn_join": "a join with 'fk/pk conjuncts: none' whose SF3000 estimate exceeds both inputs is capped at "
+    "J1_join": "inner/outer join: x the ratio of the input whose size changes most with the scale factor (a fact "
+               "joined to dimensions changes like the fact: from SF3000 the smaller ratio); left semi/anti: x the "
+               "left input's ratio; right semi/anti: x the right input's; cross join: product",
+    "J2_mn_join": "a join with 'fk/pk conjuncts: none' (or 'assumed fk/pk', the planner's guess when it cannot "
+                  "tell, as in q04, q05, q11, q74, q75) whose SF3000 estimate exceeds both inputs is capped at "
                   "SF100: full outer <= left + right; if one input is an aggregation grouped by a subset of its "
                   "join keys (unique), <= the other input; both unique: <= the smaller; otherwise <= the larger "
                   "(assumption: no row multiplication); ten joins use a cap chosen from the SQL "
@@ -368,20 +382,23 @@ SCALE_RULES = {
     "A1_aggregate": "grouping aggregation whose SF3000 output is >= half its input: x its input's ratio; "
                     "otherwise x the ratio of its grouping columns' distinct values (key-like columns and foreign "
                     "keys scale with their table, bounded attributes stay, unknown columns x1), capped at input "
-                    "x classes; a streaming pre-aggregation that is group-bound also x (5 / plan instances), "
-                    "because each instance emits its groups once (computed for mt_dop=0)",
-    "A2_scalar": "aggregation without grouping: unchanged",
+                    "x classes. A streaming pre-aggregation and the merge aggregation that finishes it (above "
+                    "their exchange) share one number of groups at SF100, the merge aggregation's by the same "
+                    "rule; the pre-aggregation emits its groups once per instance (`groups` in the scenario, so "
+                    "that its rows follow the instance count), at most its input; the merge emits the groups",
+    "A2_scalar": "aggregation without grouping: one row per instance of its fragment",
     "U1_union": "union: x (sum of inputs at SF100 / sum at SF3000)",
-    "P1_other": "exchange, select, sort, analytic, cardinality check: x the input's ratio",
-    "L1_limit": "a node with a limit: at most the limit; an exchange fed by a per-instance limit (TOP-N) "
-                "carries limit x sender instances, one fed by an aggregation without grouping one row per "
-                "sender instance (5 sender instances: mt_dop=0), at most the input",
-    "R1_round": "rows_total = the SF100 estimate rounded to an integer, at least 1 if positive",
+    "P1_other": "select, sort, analytic, cardinality check: x the input's ratio; an exchange carries what its "
+                "senders emit",
+    "L1_limit": "a node with a limit (TOP-N, or `limit:` on another node): at most the limit per instance of its "
+                "fragment (`limit` in the scenario), at most its input",
+    "R1_round": "rows = the SF100 estimate rounded to an integer, at least 1 if positive",
     "D1_date_range": "a date_dim scan whose predicates are exactly a two-sided range on d_month_seq or d_year "
                      "(which the planner estimates at its default 10%, 7.30K rows) keeps the days of that range "
                      "(73,049 days = 2,400 months = 200 years); the FK/PK join of a fact table with it keeps "
                      "min(1, days / days the fact's date key covers: its NDV, x7 for inventory's weekly "
                      "inv_date_sk) of the probe rows instead of the planner's min(1, 7.30K / NDV) = all",
-    "M1_measured": "where a real profile of the same query measured the exchange (q72 only), its rows and bytes "
-                   "per row replace the estimate, scaled from SF1 to SF100 by the tables that drive them",
+    "M1_measured": "q72, the one query with a real profile (SF1): its plan shape is the profile's and every "
+                   "node's rows are the profile's measured rows, rescaled from SF1 to SF100 by the same rules "
+                   "(S1, J1, A1, ...) with SF1 as the base",
 }

@@ -1,20 +1,20 @@
-"""Generate the TPC-DS SF100 exchange workload from Impala's own distributed plans.
+"""Generate the TPC-DS SF100 whole-query workload (schema_version 2) from Impala's plans and profiles.
 
-Reads the planner test files that ../shared/impala-plans holds (Impala's
-`tpcds_cpu_cost` PlannerTest expectations: SF3000 statistics, 10 executors),
-takes every EXCHANGE of each DISTRIBUTEDPLAN, rescales its row count to TPC-DS
-scale factor 100, maps its senders and receivers onto a 5-executor cluster,
-derives start dependencies from the plan tree, and writes
+Reads the planner test files of ../shared/impala-plans (Impala's `tpcds_cpu_cost` PlannerTest
+expectations: SF3000 statistics, 10 executors) and the runtime profiles of
+../shared/impala-profiles, and writes
 
-    scenarios/tpcds_sf100/workload.json   (a scenario, schema_version 1)
+    scenarios/tpcds_sf100/workload.json   (104 queries: fragments, operators with rows at SF100,
+                                           exchanges with row sizes from column types; one plan
+                                           for mt_dop=0 and one for mt_dop>0 per query)
     scenarios/tpcds_sf100/README.md       (how every number was derived)
 
 Usage:
-    tools/tpcds_workload.py [--plans DIR] [--out DIR]
-    python3 -m tools.tpcds.workload [--plans DIR] [--out DIR]
+    tools/tpcds_workload.py [--plans DIR] [--profiles DIR] [--out DIR] [--costs FILE]
+    python3 -m tools.tpcds.workload ...
 
-The output is a pure function of the plan files: same input, byte-identical
-output (sorted, no time stamps, no absolute paths). Standard library only.
+The output is a pure function of its inputs: same input, byte-identical output (no time stamps,
+no absolute paths). Standard library only.
 """
 
 import argparse
@@ -23,6 +23,7 @@ import json
 import os
 import re
 import sys
+import time
 from pathlib import Path
 
 if not __package__:  # run as a script: the repository root on sys.path, as for every entry point
@@ -30,444 +31,377 @@ if not __package__:  # run as a script: the repository root on sys.path, as for 
 
 from analysis import atomic  # noqa: E402
 from tools.tpcds import (DEFAULT_OUT, DEFAULT_PLANS, DEFAULT_PROFILES, EXECUTORS, GENERATOR,  # noqa: E402
-                         PLAN_EXECUTORS, PROFILE_Q1, PROFILE_Q72, REPO, SF_PLAN, SF_TARGET, PlanError)
-from tools.tpcds.ddl import TABLE_ROWS  # noqa: E402
-from tools.tpcds.plans import ROLLUP_BASES_REPLACED, VARIANT_BASE, parse_plan, select_queries  # noqa: E402
-from tools.tpcds.profiles import measured_inputs, profile_override, q72_check  # noqa: E402
-from tools.tpcds.scaling import MN_OVERRIDES, SCALE_RULES, Scaler, fmt_ratio, fmt_rows, ratio  # noqa: E402
+                         PROFILE_Q72, REPO, PlanError)
+from tools.tpcds import profiles as prof  # noqa: E402
+from tools.tpcds.ddl import BLOCK_BYTES, TABLE_ROWS, Schema  # noqa: E402
+from tools.tpcds.fragments import PARALLEL_MT_DOP, Converter, Shape  # noqa: E402
+from tools.tpcds.plans import (ROLLUP_BASES_REPLACED, VARIANT_BASE, parse_plan_file, query_sql,  # noqa: E402
+                               select_queries)
+from tools.tpcds.rowsize import RowSizes, exchange_row  # noqa: E402
+from tools.tpcds.scaling import MN_OVERRIDES, SCALE_RULES, Scaler  # noqa: E402
 
-KIND_TO_PARTITIONING = {
-    "HASH": "HASH_PARTITIONED",
-    "BROADCAST": "UNPARTITIONED",
-    "UNPARTITIONED": "UNPARTITIONED",
-    "RANDOM": "RANDOM",
+SECTIONS = {"mt_dop=0": ("DISTRIBUTEDPLAN", True, 0), "parallel": ("PARALLELPLANS", False, PARALLEL_MT_DOP)}
+# A sender instance that sent at least this share of an exchange's rows in a profile marks a skew
+# the workload keeps (README "Skew"); the other instances get SKEW_FLOOR of a share each (the
+# format wants positive weights).
+SKEW_SHARE = 0.9
+SKEW_FLOOR = 1e-6
+
+# Per-row and per-byte CPU costs: placeholders until tools/tpcds_calibrate.py fits them.
+PLACEHOLDER_COSTS = {
+    "scan_ns_per_row": (20.0, "Parquet decoding and predicates per row read"),
+    "join_build_ns_per_row": (50.0, "hash table insert per build row"),
+    "join_probe_ns_per_row": (20.0, "hash table lookup per probe row"),
+    "aggregate_ns_per_row": (30.0, "hash aggregation per input row"),
+    "sort_ns_per_row": (150.0, "sort or top-n per input row"),
+    "analytic_ns_per_row": (30.0, "analytic function evaluation per input row"),
+    "other_ns_per_row": (5.0, "select, union, limit per input row"),
 }
+PLACEHOLDER_COMPRESS_NS_PER_BYTE = 0.72   # the schema_version 1 fit's value, a starting point
 
 
-# --------------------------------------------------------------------------
-# Placement on the 5-executor cluster
-# --------------------------------------------------------------------------
+class Built:
+    """One query of the workload: its scenario JSON and what the README reports about it."""
 
-def placement(frag, broadcast_receiver=False):
-    """(executors, instances_per_executor, why) for a fragment; 0 = the scenario default."""
-    scan = frag.part == "RANDOM"
-    if frag.hosts == 1 and frag.instances == 1:
-        if frag.part == "UNPARTITIONED":
-            return 1, 1, "single-instance UNPARTITIONED fragment: 1 instance on executor 0"
-        if scan:
-            return 1, 1, "one instance on one host in the plan (scan of a one-file table): 1 instance on executor 0"
-        return 1, 1, "one instance on one host in the plan: 1 instance on executor 0"
-    if broadcast_receiver and frag.join_build and frag.instances == frag.hosts:
-        return 0, 1, ("broadcast join build planned with one instance per host (one build shared by the "
-                      "probe instances): 1 instance on each executor")
-    if frag.instances == frag.hosts and frag.hosts < PLAN_EXECUTORS:
-        n = min(frag.hosts, EXECUTORS)
-        if scan:
-            why = "scan of a table with %d scan range(s)" % frag.hosts
-        else:
-            why = "its input comes from that many instances"
-        return n, 1, ("plan has %d instance(s) on %d of %d hosts (%s): 1 instance on executors 0..%d" % (
-            frag.instances, frag.hosts, PLAN_EXECUTORS, why, n - 1))
-    return 0, 0, "all executors, max(1, mt_dop) instances each (derived default)"
+    def __init__(self, name, doc, stats):
+        self.name = name
+        self.doc = doc
+        self.stats = stats
 
-
-# --------------------------------------------------------------------------
-# Start dependencies (overlap model, see README)
-# --------------------------------------------------------------------------
-
-def is_exchange(n):
-    return n.kind in ("EXCHANGE", "MERGING-EXCHANGE")
-
-
-def is_blocking(n):
-    if n.kind == "AGGREGATE":
-        return n.bracket != "[STREAMING]"
-    return n.kind in ("SORT", "TOP-N")
-
-
-def is_join(n):
-    return n.kind in ("HASH JOIN", "NESTED LOOP JOIN")
-
-
-class Deps:
-    def __init__(self):
-        self.memo = {}
-
-    def first_exchanges(self, node, out):
-        if is_exchange(node):
-            out.add(node)
-            return
-        for c in node.children:
-            self.first_exchanges(c, out)
-
-    def sender_side(self, node, blocked, acc):
-        """Exchanges that the sending pipeline rooted at `node` must wait for."""
-        if is_exchange(node):
-            if blocked:
-                acc.add(node)
-            else:
-                acc |= self.start_deps(node)
-            return
-        if is_join(node):
-            if len(node.children) > 1:
-                builds = set()
-                self.first_exchanges(node.children[1], builds)
-                acc |= builds
-            self.sender_side(node.children[0], blocked, acc)
-            return
-        below = blocked or is_blocking(node)
-        for c in node.children:
-            self.sender_side(c, below, acc)
-
-    def receiver_side(self, x):
-        """Build-side exchanges of the joins that x's rows are probed into,
-        up to the first blocking operator above x's receiver."""
-        acc = set()
-        child, p = x, x.parent
-        while p is not None and not is_exchange(p):
-            if is_join(p):
-                if p.children[0] is not child:
-                    break           # x feeds a join build: the build pipeline ends here
-                if len(p.children) > 1:
-                    self.first_exchanges(p.children[1], acc)
-            if is_blocking(p):
-                break
-            child, p = p, p.parent
-        return acc
-
-    def start_deps(self, x):
-        if x.nid in self.memo:
-            return self.memo[x.nid]
-        acc = set()
-        self.sender_side(x.children[0], False, acc)
-        acc |= self.receiver_side(x)
-        acc.discard(x)
-        self.memo[x.nid] = acc
-        return acc
-
-
-def transitive_reduction(direct):
-    """direct: id -> set(ids). Drops deps implied by other deps."""
-    closure = {}
-
-    def clos(i, stack=()):
-        if i in closure:
-            return closure[i]
-        if i in stack:
-            raise PlanError("dependency cycle through %s" % i)
-        c = set()
-        for d in direct[i]:
-            c.add(d)
-            c |= clos(d, stack + (i,))
-        closure[i] = c
-        return c
-
-    out = {}
-    for i in direct:
-        ds = direct[i]
-        keep = set(ds)
-        for d in ds:
-            keep -= clos(d)
-        out[i] = keep
-        clos(i)
-    return out
-
-
-# --------------------------------------------------------------------------
-# Exchanges
-# --------------------------------------------------------------------------
 
 def git_blob_sha1(data):
     return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
 
 
-def feeding_tables(node, acc):
-    if node.kind == "SCAN HDFS":
-        acc.add(node.table)
-    for c in node.children:
-        feeding_tables(c, acc)
+def scan_columns(plan, sizes):
+    """(table, alias) -> the columns its scan reads, from a plan whose layouts were solved."""
+    return {(n.table, n.alias): [s.name for s in sizes.layouts[sizes.tid(n.tuple_ids[0])].slots]
+            for n in plan.nodes.values() if n.kind == "SCAN HDFS"}
 
 
-def mn_caps_below(node, acc):
-    if node.mn_capped:
-        acc.append(node)
-    for c in node.children:
-        mn_caps_below(c, acc)
+def build_section(stem, path, section, fold, mt_dop, schema, name):
+    """One plan of a plan-file query: (plan JSON, parsed plan, shape, sizes)."""
+    plan, data = parse_plan_file(path, section)
+    shape = Shape(plan.root, fold, schema, mt_dop)
+    Scaler(schema.stats, shape.instances, stem).scale(plan.root)
+    sizes = RowSizes(plan, schema, query_sql(data.decode("utf-8")))
+    conv = Converter(shape, sizes, schema, name)
+    conv.where = plan.where
+    return conv.plan(), plan, shape, sizes
 
 
-def exchange_kind(node):
-    b = node.bracket.strip("[]")
-    if node.kind == "MERGING-EXCHANGE":
-        return "MERGING"
-    if b.startswith("HASH("):
-        return "HASH"
-    return b
-
-
-def build_query(qname, stem, plans, stats):
+def build_plan_query(q, stem, plans, schema):
     path = os.path.join(plans, "tpcds-%s.test" % stem)
-    root, nodes, frags, text = parse_plan(path)
-    scaler = Scaler(stats, 1, stem)
-    scaler.scale(root)
-    deps = Deps()
-    fname = os.path.basename(path)
-    xs = sorted((n for n in nodes.values() if is_exchange(n)), key=lambda n: n.nid)
-    result = []
-    for x in xs:
-        kind = exchange_kind(x)
-        if kind not in ("HASH", "BROADCAST", "UNPARTITIONED", "MERGING", "RANDOM"):
-            raise PlanError("%s: exchange %d has unknown partitioning %s" % (fname, x.nid, x.bracket))
-        child = x.children[0]
-        classes = max(1, child.classes)
-        width = max(1, int(round(x.row_size / classes)))
-        rows = x.card100
-        rows_int = int(round(rows))
-        if rows > 0 and rows_int == 0:
-            rows_int = 1
-        measured = profile_override(qname, x.nid)
-        if measured is not None:
-            rows_int, width, measured_why = measured
-        s_exec, s_inst, s_why = placement(x.sender)
-        if kind in ("UNPARTITIONED", "MERGING"):
-            r_exec, r_inst, r_why = 1, 1, "single receiver instance (%s fragment %s, hosts=%d instances=%d)" % (
-                x.fragment.part, x.fragment.fid, x.fragment.hosts, x.fragment.instances)
-        else:
-            r_exec, r_inst, r_why = placement(x.fragment, broadcast_receiver=(kind == "BROADCAST"))
-        tables = set()
-        feeding_tables(child, tables)
-        caps = []
-        mn_caps_below(child, caps)
-        e = {
-            "id": "%s.x%02d" % (qname, x.nid),
-            "query": qname,
-            "partitioning": KIND_TO_PARTITIONING["UNPARTITIONED" if kind == "MERGING" else kind],
-        }
-        if kind == "MERGING":
-            e["merging"] = True
-        if s_exec:
-            e["sender_executors"] = s_exec
-        if s_inst:
-            e["sender_instances_per_executor"] = s_inst
-        if r_exec:
-            e["receiver_executors"] = r_exec
-        if r_inst:
-            e["receiver_instances_per_executor"] = r_inst
-        e["rows_total"] = rows_int
-        e["fixed_row_bytes"] = width
-        e["var_row_bytes"] = 0
-        e["tuples_per_row"] = min(64, len(x.tuple_ids))
-        src = []
-        src.append("%s line %d, DISTRIBUTEDPLAN node %d:%s %s%s" % (
-            fname, x.line, x.nid, x.kind, x.bracket[:80], "..." if len(x.bracket) > 80 else ""))
-        if qname in VARIANT_BASE:
-            src.append("%s has no plan file: the plan of its base query %s is used (assumption)" % (
-                qname, VARIANT_BASE[qname]))
-        src.append("SF3000 plan: cardinality=%s row-size=%s tuple-ids=%s" % (
-            x.card_text, x.row_size_text, ",".join(x.tuple_ids)))
-        src.append("rows_total: %s x%s = %s at SF100 (%s; below it, node %d: %s)" % (
-            x.card_text.split("(")[0], fmt_ratio(ratio(x)), fmt_rows(rows), x.rule, child.nid, child.rule))
-        if tables:
-            src.append("fed by: " + ", ".join(
-                "%s x%s" % (t, fmt_ratio(TABLE_ROWS[t][1] / TABLE_ROWS[t][2])) for t in sorted(tables)))
-        for c in caps:
-            src.append("M:N join cap at node %d: %s" % (c.nid, c.rule.split("; M:N cap: ")[-1]))
-        if measured is not None:
-            src.append(measured_why)
-        if measured is None and classes > 1:
-            src.append("row width: row-size %s / %d aggregation classes (each row carries one class; "
-                       "assumption)" % (x.row_size_text, classes))
-        elif measured is None:
-            src.append("row width: the plan's row-size")
-        src.append("tuples_per_row: number of tuple ids")
-        src.append("senders: %s %s hosts=%d instances=%d%s -> %s" % (
-            x.sender.fid, "[" + x.sender.part[:60] + ("...]" if len(x.sender.part) > 60 else "]"),
-            x.sender.hosts, x.sender.instances,
-            (" " + x.sender.adjusted) if x.sender.adjusted else "", s_why))
-        src.append("receivers: %s hosts=%d instances=%d%s -> %s" % (
-            x.fragment.fid, x.fragment.hosts, x.fragment.instances,
-            " JOIN BUILD" if x.fragment.join_build else "", r_why))
-        e["source"] = "; ".join(src)
-        dep_nodes = deps.start_deps(x)
-        e["_deps"] = sorted("%s.x%02d" % (qname, d.nid) for d in dep_nodes)
-        e["_kind"] = kind
-        e["_bytes"] = rows_int * width
-        e["_width"] = width
-        result.append(e)
-    data = open(path, "rb").read()
-    scans = sum(n.card100 for n in nodes.values() if n.kind == "SCAN HDFS")
-    return result, {"file": fname, "git_blob_sha1": git_blob_sha1(data), "scan_rows": scans}
-
-
-CALIBRATION_KEYS = {
-    "var_fraction": "share of the plan's row-size that is variable-length data (strings): the collector "
-                    "sizes batches by the fixed part only",
-    "compress_ns_per_byte": "sender CPU per uncompressed byte to LZ4-compress a batch, on the sender's "
-                            "thread between batches (compress_ns_per_byte of every exchange)",
-    "query_work_ns_per_row": "CPU per row outside the exchanges (scan decoding, joins, aggregation, "
-                             "sorting): scan rows are spread over executors x 16 scanner threads at mt_dop=0 "
-                             "(Impala's default, one per core) and executors x mt_dop otherwise, work rows "
-                             "over executors x max(1, mt_dop) fragment threads (query_work_ns_per_row)",
-}
-
-
-def load_calibration(path):
-    """The fitted values of a calibration.json: {key: value} for CALIBRATION_KEYS."""
-    with open(path, "r", encoding="utf-8") as f:
-        doc = json.load(f)
-    params = doc["parameters"]
+    doc = {"name": q}
     out = {}
-    for k in CALIBRATION_KEYS:
-        v = params[k]["value"]
-        if not isinstance(v, (int, float)) or v < 0:
-            raise ValueError("parameters.%s.value: expected a number >= 0" % k)
-        out[k] = float(v)
-    if out["var_fraction"] >= 1:
-        raise ValueError("parameters.var_fraction.value: expected a number below 1")
+    for key, (section, fold, mt_dop) in SECTIONS.items():
+        out[key] = build_section(stem, path, section, fold, mt_dop, schema, q)
+    with open(path, "rb") as f:
+        blob = git_blob_sha1(f.read())
+    doc["source"] = ("tpcds-%s.test (git blob %s): `fragments`/`exchanges` from its DISTRIBUTEDPLAN with the JOIN "
+                     "BUILD fragments folded into their joins (mt_dop=0), `parallel` from its PARALLELPLANS "
+                     "(MT_DOP=2 planning: separate join builds); rows are the planner's SF3000 estimates rescaled "
+                     "to SF100 (rules in provenance.scale.rules)" % (stem, blob))
+    doc.update(out["mt_dop=0"][0])
+    doc["parallel"] = out["parallel"][0]
+    return Built(q, doc, {"blob": (os.path.basename(path), blob), "plans": out})
+
+
+def build_q72(plans, profiles, schema):
+    """q72 from its real profile (rule M1): the profile's plan shape (MT_DOP=12 planning on 3 hosts,
+    the shape of impala-plans/tpcds/tpcds-q72.test), its measured rows per node rescaled from SF1, the
+    columns and scan ranges of the same scans in the SF3000 planner test, and the skew of its
+    exchange 28 (one sender instance sent every row)."""
+    top_path = os.path.join(plans, "tpcds-q72.test")
+    top, data = parse_plan_file(top_path, "DISTRIBUTEDPLAN")
+    sql = query_sql(data.decode("utf-8"))
+    top_sizes = RowSizes(top, schema, sql)
+    cols = scan_columns(top, top_sizes)
+    hdfs = {(n.table, n.alias): n.hdfs for n in top.nodes.values() if n.kind == "SCAN HDFS"}
+    ppath = os.path.join(profiles, PROFILE_Q72)
+    shares = prof.sender_rows(ppath)
+    doc = {"name": "q72"}
+    out = {}
+    skew_notes = []
+    for key, (section, fold, mt_dop) in SECTIONS.items():
+        plan, measured = prof.measured_plan(ppath)
+        for n in plan.nodes.values():
+            if n.kind == "SCAN HDFS":
+                if (n.table, n.alias) not in hdfs:
+                    raise PlanError("q72: the profile scans %s %s, the planner test does not" % (n.table, n.alias))
+                n.hdfs = hdfs[(n.table, n.alias)]
+        shape = Shape(plan.root, fold, schema, mt_dop, base_scale=1)
+        Scaler(schema.stats, shape.instances, "q72", base=1).scale(plan.root)
+        sizes = RowSizes(plan, schema, sql, scan_columns=cols)
+        notes = {n.nid: "measured at SF1: %s (planner's SF1 estimate %s)" % (
+            "{:,.0f}".format(measured[n.nid][1]), "{:,.0f}".format(measured[n.nid][0]))
+            for n in plan.nodes.values()}
+        weights = {}
+        for x in plan.exchanges():
+            sent = shares.get(x.nid, [])
+            total = sum(r for _, r in sent)
+            if len(sent) < 2 or total == 0 or max(r for _, r in sent) < SKEW_SHARE * total:
+                continue
+            scan = _leftmost_scan(x.children[0], shape)
+            if scan is None:
+                continue
+            note = ("skew: in the profile %s; one sender instance sent %s of the rows (the inventory file is in "
+                    "date order and only one scan range holds the year the join keeps)" % (
+                        ", ".join("%s %s rows" % (h, "{:,}".format(r)) for h, r in sent),
+                        "%.0f%%" % (100.0 * max(r for _, r in sent) / total)))
+            if not fold:
+                note += "; not applied to the mt_dop>0 plan (its instance count depends on mt_dop, and " \
+                        "instance_weights needs one weight per instance)"
+            else:
+                n_inst = shape.instances(scan)
+                w = [SKEW_FLOOR] * n_inst
+                w[1 % n_inst] = 1.0
+                weights[scan.nid] = w
+                note += "; kept as instance_weights on scan %d: instance 1 of %d takes the rows (the others %g)" % (
+                    scan.nid, n_inst, SKEW_FLOOR)
+            notes[x.nid] = note
+            skew_notes.append("%s exchange %d: %s" % (key, x.nid, note))
+        conv = Converter(shape, sizes, schema, "q72", notes=notes, weights=weights)
+        conv.where = plan.where
+        out[key] = (conv.plan(), plan, shape, sizes)
+    with open(top_path, "rb") as f:
+        blob = git_blob_sha1(f.read())
+    doc["source"] = ("rule M1: the plan printed in impala-profiles/%s (a real q72 run, SF1, MT_DOP=12, 3 daemons; "
+                     "the shape of impala-plans/tpcds/tpcds-q72.test), `fragments`/`exchanges` with its JOIN BUILD "
+                     "fragments folded into their joins (mt_dop=0), `parallel` as printed; rows: the run's measured "
+                     "rows per node (ExecSummary) rescaled from SF1 to SF100; scan columns and partitions from "
+                     "tpcds-q72.test (git blob %s)" % (PROFILE_Q72, blob))
+    doc.update(out["mt_dop=0"][0])
+    doc["parallel"] = out["parallel"][0]
+    return Built("q72", doc, {"blob": ("tpcds-q72.test", blob), "plans": out, "skew": skew_notes})
+
+
+def _leftmost_scan(node, shape):
+    fid = shape.frag_of[node.nid].fid
+    n = node
+    while n.kind != "SCAN HDFS":
+        if not n.children or shape.frag_of[n.children[0].nid].fid != fid:
+            return None
+        n = n.children[0]
+    return n
+
+
+def q72_row_size_check(plans, profiles, schema):
+    """The sender's batch capacity of the q72 profile's exchange 28 against its counters.
+
+    Exchange 28 (HASH(d1.d_date_sk, inv_item_sk), one sender instance, 3 receivers) sent 16.38M rows
+    in 93,070 data RPCs: about 176 rows per 16 KiB batch, so Impala's fixed row size was
+    16384 / 176 = 93.1 B (capacity = floor(16384 / row size) = 176 for sizes 92.6 to 93.09 B).
+    The rule here, applied to the same tuples with the column types of the run's schema (SF1 text
+    tables: BIGINT item keys, STRING dates), gives the fixed size to compare."""
+    from tools.tpcds.ddl import SF1_TEXT_TYPES, slot_size
+    top, data = parse_plan_file(os.path.join(plans, "tpcds-q72.test"), "DISTRIBUTEDPLAN")
+    sql = query_sql(data.decode("utf-8"))
+    cols = scan_columns(top, RowSizes(top, schema, sql))
+    ppath = os.path.join(profiles, PROFILE_Q72)
+    plan, _ = prof.measured_plan(ppath)
+    sizes = RowSizes(plan, schema, sql, scan_columns=cols)
+    x = plan.nodes[28]
+    doc = prof.load(ppath)
+    rows = rpcs = None
+
+    def visit(node, host):
+        nonlocal rows, rpcs
+        if node.get("profile_name") == "KrpcDataStreamSender (dst_id=28)":
+            r = prof._counter(node, "RowsSent") or 0
+            if r:
+                rows = r
+                for st in node.get("summary_stats_counters", []):
+                    if st.get("counter_name") == "NetworkThroughput":
+                        rpcs = st.get("num_of_samples")
+    prof._walk_instances(doc, visit)
+    if not rows or not rpcs:
+        raise PlanError("%s: exchange 28's sender counters not found" % ppath)
+    tuples = []
+    fixed_run = 0
+    for t in x.tuple_ids:
+        lay = sizes.layouts[RowSizes.tid(t)]
+        size = sum(slot_size(SF1_TEXT_TYPES[s.name]) for s in lay.slots) + (len(lay.slots) + 7) // 8
+        fixed_run += size
+        tuples.append("%s %s = %d B" % (t, "+".join("%s:%s" % (s.name, SF1_TEXT_TYPES[s.name]) for s in lay.slots),
+                                        size))
+    fixed_wl, var_wl, _, _ = exchange_row(sizes, x)
+    receivers = 3
+    batches_per_channel = rows / receivers
+    capacity = 16384 // fixed_run
+    predicted = receivers * -(-int(batches_per_channel) // capacity)
+    return {
+        "exchange": "q72 profile exchange 28 (HASH(d1.d_date_sk,inv_item_sk)), tuples %s" % ",".join(x.tuple_ids),
+        "rows_sent": rows, "data_rpcs": rpcs, "rows_per_rpc": round(rows / rpcs, 1),
+        "measured_fixed_row_bytes": round(16384 / (rows / rpcs), 1),
+        "rule_fixed_row_bytes_run_schema": fixed_run,
+        "rule_tuples": tuples,
+        "rule_capacity_rows": capacity,
+        "rule_data_rpcs": predicted,
+        "workload_schema_fixed_row_bytes": fixed_wl,
+        "workload_schema_var_row_bytes": var_wl,
+    }
+
+
+def counts(built):
+    """Totals over the mt_dop=0 plans and the parallel plans (README "Counts")."""
+    out = {}
+    for key in SECTIONS:
+        c = {"queries": len(built), "fragments": 0, "exchanges": 0, "by_partitioning": {}, "hash_exchanges": 0,
+             "scan_rows_by_table": {}, "scan_rows_read_by_table": {}, "join_build_fragments": 0}
+        for b in built:
+            plan = b.doc if key == "mt_dop=0" else b.doc["parallel"]
+            c["fragments"] += len(plan["fragments"])
+            c["join_build_fragments"] += sum(1 for f in plan["fragments"] if "join_build" in f["sink"])
+            for x in plan["exchanges"]:
+                kind = "MERGING" if x.get("merging") else x["partitioning"]
+                c["by_partitioning"][kind] = c["by_partitioning"].get(kind, 0) + 1
+                c["exchanges"] += 1
+                c["hash_exchanges"] += x["partitioning"] == "HASH_PARTITIONED"
+            for f in plan["fragments"]:
+                for op in walk_ops(f["root"]):
+                    if op["op"] == "scan":
+                        t = op["table"]
+                        c["scan_rows_by_table"][t] = c["scan_rows_by_table"].get(t, 0) + op["rows"]
+                        c["scan_rows_read_by_table"][t] = c["scan_rows_read_by_table"].get(t, 0) + op["rows_read"]
+        c["by_partitioning"] = dict(sorted(c["by_partitioning"].items()))
+        c["scan_rows_by_table"] = dict(sorted(c["scan_rows_by_table"].items()))
+        c["scan_rows_read_by_table"] = dict(sorted(c["scan_rows_read_by_table"].items()))
+        out[key] = c
     return out
 
 
-def calibration_provenance(c):
-    if not c["values"]:
-        how = "uncalibrated: no calibration.json (run tools/tpcds_calibrate.py)"
-    else:
-        how = "fitted by tools/tpcds_calibrate.py, values in %s" % c["file"]
-    return {
-        "compression_ratio": "%.4f: measured, pooled LZ4 ratio of the remote traffic in "
-                             "impala-profiles/tpcds_72_local_run_profile.json (receivers on daemons where no "
-                             "instance of the exchange sent rows: TotalBytesReceived / TotalBytesDequeued, "
-                             "summed over exchanges %s)" % (c["lz4_ratio"], ", ".join(str(x) for x in c["lz4_detail"])),
-        "query_overhead_s": "%.4f: measured, mean over the q72 and q1 (mt_dop=0) profiles of the query "
-                            "timeline's 'Query submitted' to 'All execution backends started' plus 'Last row "
-                            "fetched' to 'Unregister query' (%s)" % (
-                                c["overhead_s"], ", ".join("%s %.4f s" % kv for kv in c["overhead_detail"].items())),
-        "fitted": how,
-        "parameters": {k: {"value": c["values"].get(k, 0.0), "meaning": v} for k, v in CALIBRATION_KEYS.items()},
-    }
+def walk_ops(op):
+    yield op
+    for k in ("input", "probe", "build"):
+        if isinstance(op.get(k), dict) and "op" in op[k]:
+            yield from walk_ops(op[k])
+    for c in op.get("inputs", []):
+        yield from walk_ops(c)
 
 
-def apply_calibration(scenario, summary, cal, lz4_ratio, overhead_s):
-    """Return a copy of scenario with the calibrated costs and widths set."""
-    import copy
-    out = copy.deepcopy(scenario)
-    f = float(cal.get("var_fraction", 0.0))
-    out["query_overhead_s"] = round(overhead_s, 4)
-    out["query_work_ns_per_row"] = round(float(cal.get("query_work_ns_per_row", 0.0)), 4)
-    out["queries"] = {q: {"work_rows": w, "scan_rows": summary["query_scan_rows"][q]}
-                      for q, w in summary["query_work_rows"].items()}
-    out["exchange_defaults"] = {"compression_ratio": round(lz4_ratio, 4)}
-    if "compress_ns_per_byte" in cal:
-        out["exchange_defaults"]["compress_ns_per_byte"] = round(float(cal["compress_ns_per_byte"]), 4)
-    for e in out["exchanges"]:
-        width = summary["widths"][e["id"]]
-        fixed = max(1, int(round(width * (1.0 - f))))
-        e["fixed_row_bytes"] = fixed
-        e["var_row_bytes"] = width - fixed
-        e["source"] += "; fixed/var %d/%d: row width %d split by var_fraction %.4g" % (
-            fixed, width - fixed, width, f)
-    # Keep the keys in the order of the format's documentation.
-    order = ["schema_version", "query_order", "name", "description", "seed", "provenance", "query_overhead_s",
-             "query_work_ns_per_row", "queries", "cluster", "flags", "exchange_defaults", "exchanges"]
-    return {k: out[k] for k in order if k in out}
+def load_costs(path):
+    """Fitted costs from a calibration file: {"costs": {...}, "exchange_defaults": {...}, "source": str}."""
+    try:
+        with open(path, "r", encoding="utf-8") as f:
+            doc = json.load(f)
+    except (OSError, ValueError) as e:
+        raise PlanError("%s: cannot read fitted costs (%s)" % (path, e))
+    if not isinstance(doc.get("costs"), dict):
+        raise PlanError("%s: expected an object `costs` of fitted values (as tools/tpcds_calibrate.py writes)" % path)
+    for k, v in doc["costs"].items():
+        if k not in PLACEHOLDER_COSTS and k not in ("query_startup_s", "codegen_s_per_fragment"):
+            raise PlanError("%s: costs.%s is not a cost of the format" % (path, k))
+        if not isinstance(v, (int, float)) or v < 0:
+            raise PlanError("%s: costs.%s: expected a number >= 0" % (path, k))
+    for k, v in doc.get("exchange_defaults", {}).items():
+        if k not in ("compress_ns_per_byte", "compression_ratio") or not isinstance(v, (int, float)) or v < 0:
+            raise PlanError("%s: exchange_defaults.%s: expected compress_ns_per_byte or compression_ratio >= 0" % (
+                path, k))
+    return doc
 
 
-# --------------------------------------------------------------------------
-# The workload
-# --------------------------------------------------------------------------
-
-def build_workload(plans):
-    stats_path = os.path.join(plans, "stats-3TB.json")
-    with open(stats_path, "r", encoding="utf-8") as f:
-        stats = json.load(f)["tpcds_partitioned_parquet_snap"]
-    for t, (sf1, sf100, sf3000) in TABLE_ROWS.items():
-        if stats[t]["numRows"] != sf3000:
-            raise PlanError("stats-3TB.json: %s numRows %d, expected SF3000 %d" % (t, stats[t]["numRows"], sf3000))
-    readme = open(os.path.join(plans, "README.md"), "r", encoding="utf-8").read()
-    m = re.search(r"Snapshot used: commit `([0-9a-f]{40})`", readme)
+def build_workload(plans, profiles, fitted=None):
+    """(scenario, summary) for the inputs; `fitted` replaces the placeholder costs (load_costs)."""
+    from tools.tpcds import variants
+    schema = Schema(plans)
+    with open(os.path.join(plans, "README.md"), "r", encoding="utf-8") as f:
+        m = re.search(r"Snapshot used: commit `([0-9a-f]{40})`", f.read())
     commit = m.group(1) if m else "unknown"
     tpcds, selected = select_queries(plans)
-
-    all_x = []
-    scan_rows_by_query = {}
-    files = {}
-    per_query = []
+    measured = prof.measured_inputs(profiles)
+    built = []
     for q, stem in selected:
-        xs, meta = build_query(q, stem, plans, stats)
-        scan_rows_by_query[q] = meta.pop("scan_rows")
-        files[meta["file"]] = meta["git_blob_sha1"]
-        all_x.extend(xs)
-        per_query.append((q, stem, xs))
-
-    # Dependencies: transitive reduction inside each query. Queries run one
-    # after another (the benchmark runs them serially): the scenario says so
-    # with query_order "sequential" rather than with `after` across queries.
-    direct = {e["id"]: set(e["_deps"]) for e in all_x}
-    reduced = transitive_reduction(direct)
-    for q, stem, xs in per_query:
-        for e in xs:
-            e["after"] = sorted(reduced[e["id"]])
-
-    # Per query: scan rows (decoded by scanner threads at mt_dop=0) and work rows, every row an
-    # exchange delivers to the operators above it (a broadcast delivers each row to each receiving
-    # executor), run on fragment threads.
-    query_work, query_scan = {}, {}
-    for q, stem, xs in per_query:
-        delivered = sum(e["rows_total"] * ((e.get("receiver_executors") or EXECUTORS) if e["_kind"] == "BROADCAST"
-                                           else 1) for e in xs)
-        query_work[q] = int(round(delivered))
-        query_scan[q] = int(round(scan_rows_by_query[q]))
-
-    # Summary counts.
-    kinds = ["HASH", "BROADCAST", "UNPARTITIONED", "MERGING", "RANDOM"]
-    counts = {k: 0 for k in kinds}
-    rows_by = {k: 0 for k in kinds}
-    bytes_by = {k: 0 for k in kinds}
-    for e in all_x:
-        counts[e["_kind"]] += 1
-        rows_by[e["_kind"]] += e["rows_total"]
-        bytes_by[e["_kind"]] += e["_bytes"]
-    q_rows = []
-    for q, stem, xs in per_query:
-        c = {k: sum(1 for e in xs if e["_kind"] == k) for k in kinds}
-        hb = sum(e["_bytes"] for e in xs if e["_kind"] == "HASH")
-        hr = sum(e["rows_total"] for e in xs if e["_kind"] == "HASH")
-        q_rows.append((q, stem, c, hr, hb))
-    biggest = sorted((e for e in all_x if e["_kind"] == "HASH"),
-                     key=lambda e: (-e["_bytes"], e["id"]))[:15]
-    summary = {
-        "commit": commit, "tpcds": tpcds, "selected": selected, "files": files,
-        "counts": counts, "rows_by": rows_by, "bytes_by": bytes_by, "per_query": q_rows,
-        "exchanges": len(all_x), "biggest": [(e["id"], e["rows_total"], e["fixed_row_bytes"], e["_bytes"])
-                                             for e in biggest],
-        "q72": q72_check(plans, stats),
-        "no_after": sum(1 for e in all_x if not e["after"]),
-        "hash_batches": sum(e["rows_total"] / max(1, 16384 // e["fixed_row_bytes"])
-                            for e in all_x if e["_kind"] == "HASH"),
-        "widths": {e["id"]: e["_width"] for e in all_x},
-        "query_work_rows": query_work,
-        "query_scan_rows": query_scan,
+        if q == "q72":
+            built.append(build_q72(plans, profiles, schema))
+        elif q in VARIANT_BASE:
+            built.append(variants.build(q, plans, schema))
+        else:
+            built.append(build_plan_query(q, stem, plans, schema))
+    check = q72_row_size_check(plans, profiles, schema)
+    cnt = counts(built)
+    costs, cost_prov = costs_section(measured, fitted)
+    exchange_defaults = {"compression_ratio": round(measured["lz4_ratio"], 4),
+                         "compress_ns_per_byte": PLACEHOLDER_COMPRESS_NS_PER_BYTE}
+    if fitted:
+        exchange_defaults.update(fitted.get("exchange_defaults", {}))
+    provenance = provenance_section(commit, built, selected, measured, cost_prov, cnt, check, fitted)
+    scenario = {
+        "schema_version": 2,
+        "name": "tpcds_sf100",
+        "description": "Impala TPC-DS benchmark (104 statements) at SF100 on 5 executors: whole queries "
+                       "(fragments, operators, exchanges) from Impala's own plans, rows rescaled from SF3000, "
+                       "one plan for mt_dop=0 and one for mt_dop>0, queries run one after another",
+        "seed": 1,
+        "query_order": "sequential",
+        "provenance": provenance,
+        "cluster": {"executors": EXECUTORS, "cores_per_executor": 8, "threads_per_core": 2,
+                    "nic_bandwidth_gbps": 12.5, "rtt_us": 390},
+        "flags": {"mt_dop": 0, "data_stream_sender_buffer_size": 16384, "rpcs_in_flight_per_channel": 1,
+                  "compression": True},
+        "costs": costs,
+        "exchange_defaults": exchange_defaults,
+        "queries": [b.doc for b in built],
     }
+    summary = {"commit": commit, "tpcds": tpcds, "selected": selected, "built": built, "counts": cnt,
+               "check": check, "measured": measured, "costs": cost_prov,
+               "q72_senders": prof.sender_rows(os.path.join(profiles, PROFILE_Q72))}
+    return scenario, summary
 
-    exchanges = []
-    for e in all_x:
-        out = {}
-        for k in ("id", "query", "partitioning", "merging", "sender_executors", "sender_instances_per_executor",
-                  "receiver_executors", "receiver_instances_per_executor", "rows_total", "fixed_row_bytes",
-                  "var_row_bytes", "tuples_per_row", "after", "source"):
-            if k in e:
-                out[k] = e[k]
-        exchanges.append(out)
 
-    provenance = {
+def costs_section(measured, fitted):
+    costs, prov = {}, {}
+    fitted_costs = (fitted or {}).get("costs", {})
+    for k, (v, what) in PLACEHOLDER_COSTS.items():
+        if k in fitted_costs:
+            costs[k] = fitted_costs[k]
+            prov[k] = {"value": fitted_costs[k], "status": "fitted: %s" % fitted.get("source", "calibration file"),
+                       "what": what}
+        else:
+            costs[k] = v
+            prov[k] = {"value": v, "status": "placeholder: to be fitted by tools/tpcds_calibrate.py", "what": what}
+    start = round(measured["startup_s"], 4)
+    cg = round(measured["codegen_s_per_fragment"], 4)
+    for k, v, what in (("query_startup_s", start, "per query before any fragment starts: planning, admission, "
+                        "starting the backends, plus the tear-down after the last row (mean over the q72, q1 "
+                        "mt_dop=0 and q1 mt_dop=12 profiles' timelines; profiles.query_startup)"),
+                       ("codegen_s_per_fragment", cg, "per fragment per executor: mean CodegenTotalWallClockTime "
+                        "of the %d per-host fragment CodeGen profiles of the same three runs (median %.4f s; "
+                        "profiles.codegen_per_fragment)" % (measured["codegen_fragments"],
+                                                            measured["codegen_median_s"]))):
+        if k in fitted_costs:
+            costs[k] = fitted_costs[k]
+            prov[k] = {"value": fitted_costs[k], "status": "fitted: %s" % fitted.get("source", "calibration file"),
+                       "what": what, "measured": v}
+        else:
+            costs[k] = v
+            prov[k] = {"value": v, "status": "measured (SF1, DEBUG build, one machine): a starting value; "
+                       "tools/tpcds_calibrate.py may refit it", "what": what}
+    prov["compress_ns_per_byte"] = {
+        "value": (fitted or {}).get("exchange_defaults", {}).get("compress_ns_per_byte", PLACEHOLDER_COMPRESS_NS_PER_BYTE),
+        "status": "fitted: %s" % fitted.get("source") if fitted and "compress_ns_per_byte" in fitted.get(
+            "exchange_defaults", {}) else "placeholder (the schema_version 1 fit): to be fitted by "
+                                          "tools/tpcds_calibrate.py",
+        "what": "LZ4 per uncompressed byte on the sender (exchange_defaults)"}
+    return costs, prov
+
+
+def provenance_section(commit, built, selected, measured, cost_prov, cnt, check, fitted):
+    from tools.tpcds import variants
+    return {
         "generator": GENERATOR + " (regenerate: /usr/bin/python3 tools/tpcds_workload.py)",
         "readme": "scenarios/tpcds_sf100/README.md explains every rule below",
         "plans": {
             "where": "../shared/impala-plans: Apache Impala planner test expectations, "
                      "testdata/workloads/functional-planner/queries/PlannerTest/tpcds_cpu_cost/",
             "apache_impala_commit": commit,
-            "section": "DISTRIBUTEDPLAN (NUM_NODES=0, MT_DOP unset)",
+            "mt_dop=0": "DISTRIBUTEDPLAN (COMPUTE_PROCESSING_COST planning, MT_DOP unset) with each separate JOIN "
+                        "BUILD fragment folded into its join's fragment, as Impala runs joins at mt_dop=0",
+            "parallel": "PARALLELPLANS (the harness's MT_DOP=2 planning: the planner's mt_dop costing of broadcast "
+                        "joins, separate JOIN BUILD fragments), used for every mt_dop > 0",
             "statistics": "stats-3TB.json: TPC-DS scale factor 3000, planned for 10 executors "
                           "(TpcdsCpuCostPlannerTest)",
-            "files_git_blob_sha1": dict(sorted(files.items())),
+            "files_git_blob_sha1": dict(sorted(b.stats["blob"] for b in built if "blob" in b.stats)),
         },
         "query_set": {
             "count": len(selected),
@@ -477,112 +411,68 @@ def build_workload(plans):
                     "The measured run's own list is not published (calibration-data.md gives only the count 104).",
             "queries": [q for q, _ in selected],
             "excluded": list(ROLLUP_BASES_REPLACED),
-            "variants_using_base_plan": dict(sorted(VARIANT_BASE.items())),
-            "plan_files": {q: "tpcds-%s.test" % stem for q, stem in selected},
+            "variants": variants.DERIVATIONS,
         },
         "scale": {
-            "from_scale_factor": SF_PLAN,
-            "to_scale_factor": SF_TARGET,
+            "from_scale_factor": 3000, "to_scale_factor": 100,
             "table_rows": {t: {"sf1": v[0], "sf100": v[1], "sf3000": v[2]} for t, v in sorted(TABLE_ROWS.items())},
             "table_rows_source": "SF100: TPC-DS specification, Table 3-2 'Database Row Counts' (they agree with "
                                  "shared/reference/calibration-data.md and the table in impala-plans/README.md); "
                                  "SF3000: numRows of impala-plans/stats-3TB.json (checked by the generator); SF1: "
                                  "expected results of apache/impala testdata/workloads/tpcds/queries/count.test "
-                                 "at the same commit (Impala's SF1 test load, the data of the q72 profile; used "
-                                 "only for the q72 check)",
+                                 "at the same commit (Impala's SF1 test load, the data of the q72 profile)",
             "rules": SCALE_RULES,
             "mn_join_overrides": {"%s node %d" % k: "%s: %s" % v for k, v in sorted(MN_OVERRIDES.items())},
         },
+        "row_size": {
+            "fixed_row_bytes": "sum over ALL tuples of the exchange's row (tuple-ids) of each tuple's fixed size: "
+                               "its slots (INT/DATE/DECIMAL(7,2) 4, BIGINT 8, STRING 12, ...) plus one null bit per "
+                               "slot rounded up to bytes; what Impala's sender divides its buffer by",
+            "var_row_bytes": "the row's string bytes: statistics' avgColLen of each STRING slot (stats-3TB.json); "
+                             "one class's strings for a multi-class aggregation's row",
+            "slots": "recovered per tuple from the printed row-sizes and the columns the SQL names (rowsize.py)",
+            "check": check,
+        },
+        "placement": {
+            "scan_ranges": "one file per selected partition at SF100 (the date partitions are the same at every "
+                           "scale factor), split into %d MiB HDFS blocks; an unpartitioned table is one file "
+                           "(assumption: the measured cluster's storage is not published)" % (BLOCK_BYTES >> 20),
+            "executors": "a fragment whose leftmost leaf is a scan: min(5, scan ranges) executors (a one-file "
+                         "table: one executor, chosen by crc32 of its name); a fragment fed on its leftmost leaf "
+                         "by an exchange: its sender's executors; UNPARTITIONED: one instance (the root on "
+                         "executor 0, the coordinator); join builds (parallel plan): their probe's executors",
+            "instances": "instances_per_executor 0 everywhere: the simulator's rule per mt_dop; row estimates "
+                         "of per-instance operators use 1 per executor (mt_dop=0) and the same rule at mt_dop=%d "
+                         "(parallel)" % PARALLEL_MT_DOP,
+        },
         "cluster": {
             "executors": "5: calibration-data.md section A (5 executors, AWS m6id.4xlarge)",
-            "cores_per_executor": "16: m6id.4xlarge has 16 vCPU (calibration-data.md section A)",
+            "cores_per_executor": "8 physical cores, threads_per_core 2: m6id.4xlarge's 16 vCPUs are 8 cores with "
+                                  "two hardware threads each (shared/reference/impala-query-execution.md); "
+                                  "second_thread_gain: the simulator's default (a cited assumption)",
             "nic_bandwidth_gbps": "12.5: m6id.4xlarge network 'up to 12.5 Gbit/s' (calibration-data.md section A)",
             "rtt_us": "390: network time per RPC, calibration-data.md section A",
         },
-        "seed": "1: the simulator's default seed (no number here is drawn at random)",
         "flags": "the measured baseline of calibration-data.md section A: mt_dop=0, "
                  "data_stream_sender_buffer_size 16 KiB, LZ4 compression on, K=1",
-        "placement": PLACEMENT_RULES,
-        "dependencies": DEPENDENCY_RULES,
-        "row_width": WIDTH_RULES,
-        "costs": "producer_ns_per_row, consumer_ns_per_row, compression_ratio and the fixed/var split come "
-                 "from the calibration (provenance.calibration); hash/copy/compress/serialize/deserialize "
-                 "costs keep the simulator defaults (the plans' cost= fields are planner units, not time)",
-        "counts": {
-            "queries": len(selected),
-            "exchanges": len(all_x),
-            "by_plan_kind": {k: counts[k] for k in kinds},
-            "hash_rows_total": rows_by["HASH"],
-            "hash_bytes_total": bytes_by["HASH"],
-            "bytes_note": "bytes = rows_total x fixed_row_bytes (uncompressed tuple data)",
+        "seed": "1: the simulator's default seed (no number here is drawn at random)",
+        "costs": cost_prov,
+        "profiles": {
+            "compression_ratio": "%.4f: measured, pooled LZ4 ratio of the remote traffic in "
+                                 "impala-profiles/%s (receivers on daemons where no instance of the exchange sent "
+                                 "rows: TotalBytesReceived / TotalBytesDequeued, summed over exchanges %s)" % (
+                                     measured["lz4_ratio"], PROFILE_Q72,
+                                     ", ".join(str(x) for x in measured["lz4_detail"])),
+            "startup": measured["startup"],
+            "codegen_per_fragment": measured["codegen"],
         },
-        "calibration_comparison": "calibration-data.md counts 630 hash exchanges whose receivers are not pushing "
-                                  "back; these plans give %d hash exchanges for the 104 statements (see README)"
-                                  % counts["HASH"],
+        "counts": cnt,
+        "fitted_from": (fitted or {}).get("source"),
     }
-    scenario = {
-        "schema_version": 1,
-        "query_order": "sequential",
-        "name": "tpcds_sf100",
-        "description": "Impala TPC-DS benchmark (104 statements) at SF100 on 5 executors: every exchange of "
-                       "Impala's own distributed plans, rows rescaled from SF3000, queries run one after another",
-        "seed": 1,
-        "provenance": provenance,
-        "cluster": {"executors": EXECUTORS, "cores_per_executor": 16, "nic_bandwidth_gbps": 12.5, "rtt_us": 390},
-        "flags": {"mt_dop": 0, "data_stream_sender_buffer_size": 16384, "rpcs_in_flight_per_channel": 1,
-                  "compression": True},
-        "exchanges": exchanges,
-    }
-    return scenario, summary
 
-
-PLACEMENT_RULES = {
-    "default": "all 5 executors, sender/receiver_instances_per_executor 0 (= max(1, mt_dop)), so the same file "
-               "works for mt_dop=0 and mt_dop=8",
-    "single_instance": "a fragment planned as hosts=1 instances=1 (the coordinator's UNPARTITIONED fragment, a "
-                       "scan of a one-file table, or a fragment fed only by one) -> executors 1, instances 1",
-    "few_hosts": "a fragment planned with one instance on each of n<10 hosts (a scan of item, split into 4 "
-                 "scan ranges by the planner test, or a fragment fed only by such a scan) -> executors min(n, 5), "
-                 "instances 1",
-    "shared_join_build": "a broadcast exchange into a JOIN BUILD fragment planned with one instance per host "
-                         "(one build shared by the probe instances) -> receivers on all executors, instances 1; "
-                         "a hash exchange into a partitioned join build keeps the default (one build per probe "
-                         "instance)",
-    "gather": "UNPARTITIONED and MERGING-EXCHANGE receivers -> receiver_executors 1, "
-              "receiver_instances_per_executor 1",
-}
-
-DEPENDENCY_RULES = {
-    "after": "an exchange starts when every exchange in its `after` list has finished",
-    "build_before_probe": "an exchange whose rows go through a join's probe side (on the sending or the "
-                          "receiving side, up to the next blocking operator) waits for every exchange that "
-                          "feeds that join's build side",
-    "blocking": "an exchange whose sending pipeline reaches another exchange through a blocking operator "
-                "(non-streaming aggregation, sort, top-n, or a join build) waits for it",
-    "streaming": "an exchange that streams rows received from another exchange (through streaming operators "
-                 "only) is given that exchange's own start condition, so both start together",
-    "reduction": "`after` lists are transitively reduced",
-    "serial_queries": "queries run one after another in the benchmark order, each alone on the cluster: "
-                      "query_order \"sequential\" (each query starts when every exchange of the previous one "
-                      "has ended)",
-}
-
-WIDTH_RULES = {
-    "fixed_row_bytes": "the row width (the plan's row-size: fixed slots plus average string lengths; after a "
-                       "multi-class aggregation (ROLLUP, several DISTINCTs) row-size / number of classes, since "
-                       "each row carries one class's tuple (assumption)) x (1 - var_fraction), rounded, at least 1",
-    "var_row_bytes": "the rest of the row width: the plans give no fixed/var split, so one shared fraction "
-                     "(var_fraction, fitted) stands for the strings' share",
-    "tuples_per_row": "number of tuple ids of the exchange in the plan",
-}
-
-
-# --------------------------------------------------------------------------
-# Main
-# --------------------------------------------------------------------------
 
 def dump_json(obj):
-    return json.dumps(obj, indent=2, ensure_ascii=False) + "\n"
+    return json.dumps(obj, indent=1, ensure_ascii=False) + "\n"
 
 
 def main(argv=None):
@@ -590,49 +480,40 @@ def main(argv=None):
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--plans", default=DEFAULT_PLANS,
                     help="folder with Impala's TPC-DS planner tests (default: ../shared/impala-plans)")
+    ap.add_argument("--profiles", default=DEFAULT_PROFILES,
+                    help="folder of Impala's runtime profiles (default: ../shared/impala-profiles)")
     ap.add_argument("--out", default=DEFAULT_OUT,
                     help="output folder for workload.json and README.md (default: scenarios/tpcds_sf100)")
-    ap.add_argument("--profiles", default=DEFAULT_PROFILES,
-                    help="folder of the real runtime profiles the LZ4 ratio and the per-query overhead are "
-                         "read from (default: ../shared/impala-profiles)")
-    ap.add_argument("--calibration", default=None,
-                    help="fitted parameters (default: OUT/calibration.json if it exists, else uncalibrated)")
+    ap.add_argument("--costs", default=None,
+                    help="fitted costs ({\"costs\": {...}, \"exchange_defaults\": {...}, \"source\": ...}, as "
+                         "tools/tpcds_calibrate.py writes them); default: placeholders")
     args = ap.parse_args(argv)
-    for name in (PROFILE_Q72, PROFILE_Q1):
-        if not os.path.isfile(os.path.join(args.profiles, name)):
-            sys.stderr.write("tpcds_workload: profile %s not found in %s; pass --profiles DIR\n" % (
-                name, args.profiles))
-            return 2
     for need in ("queries.txt", "stats-3TB.json", "README.md", "tpcds-q72.test"):
         if not os.path.isfile(os.path.join(args.plans, need)):
             sys.stderr.write("tpcds_workload: plan folder %s not found or incomplete (missing %s); "
                              "pass --plans DIR (Impala's tpcds_cpu_cost planner tests, see "
                              "../shared/impala-plans/README.md)\n" % (args.plans, need))
             return 2
-    cal_path = args.calibration or os.path.join(args.out, "calibration.json")
-    cal = {}
-    if args.calibration or os.path.isfile(cal_path):
-        try:
-            cal = load_calibration(cal_path)
-        except (OSError, ValueError, KeyError) as e:
-            sys.stderr.write("tpcds_workload: %s: %s\n" % (cal_path, e))
-            return 2
+    if not os.path.isfile(os.path.join(args.profiles, PROFILE_Q72)):
+        sys.stderr.write("tpcds_workload: profile %s not found in %s; pass --profiles DIR\n" % (
+            PROFILE_Q72, args.profiles))
+        return 2
+    t0 = time.monotonic()
     try:
-        base, summary = build_workload(args.plans)
-        measured = measured_inputs(args.profiles)
+        fitted = load_costs(args.costs) if args.costs else None
+        scenario, summary = build_workload(args.plans, args.profiles, fitted)
     except PlanError as e:
         sys.stderr.write("tpcds_workload: %s\n" % e)
-        return 1
-    scenario = apply_calibration(base, summary, cal, measured["lz4_ratio"], measured["overhead_s"])
-    summary["calibration"] = dict(measured, values=cal, file=os.path.relpath(cal_path, REPO) if cal else None)
-    scenario["provenance"]["calibration"] = calibration_provenance(summary["calibration"])
-    from tools.tpcds.readme import render_readme  # the README module reads this one's rule tables
+        return 2
+    from tools.tpcds.readme import render_readme  # the README module reads this one's tables
     atomic.write_text(os.path.join(args.out, "workload.json"), dump_json(scenario))
     atomic.write_text(os.path.join(args.out, "README.md"), render_readme(scenario, summary))
-    c = summary["counts"]
-    print("tpcds_workload: %d queries, %d exchanges (HASH %d, BROADCAST %d, UNPARTITIONED %d, MERGING %d, "
-          "RANDOM %d) -> %s" % (len(summary["selected"]), summary["exchanges"], c["HASH"], c["BROADCAST"],
-                                c["UNPARTITIONED"], c["MERGING"], c["RANDOM"], args.out))
+    c = summary["counts"]["mt_dop=0"]
+    sys.stderr.write("tpcds_workload: %d queries, %d fragments, %d exchanges (%s; %d hash) -> %s in %.1f s\n" % (
+        c["queries"], c["fragments"], c["exchanges"],
+        ", ".join("%s %d" % kv for kv in c["by_partitioning"].items()), c["hash_exchanges"],
+        os.path.relpath(args.out, REPO) if os.path.abspath(args.out).startswith(REPO) else args.out,
+        time.monotonic() - t0))
     return 0
 
 
