@@ -1,13 +1,16 @@
 """TPC-DS SF100 workload tooling: Impala's plans and profiles -> scenarios/tpcds_sf100.
 
 One module per job:
-    ddl        table row counts per scale factor, column naming
-    plans      the query set and the parser of Impala's planner test files
-    scaling    SF3000 -> SF100 re-estimation of every plan node (rules S1..R1, D1, J2)
-    profiles   numbers read off the real runtime profiles (q72 check, LZ4 ratio, start-up)
+    plans      the query set and the parser of Impala's plan text (planner tests, profiles)
+    ddl        table row counts per scale factor, column types and slot sizes, scan ranges
+    scaling    SF3000 (or SF1) -> SF100 re-estimation of every plan node (rules S1..R1, D1, J2)
+    rowsize    the slots of every tuple, and the fixed and string bytes of an exchange's row
+    fragments  a scaled plan -> the scenario's fragments, operators and exchanges; placement
+    profiles   numbers read off the real runtime profiles (q72's rows and skew, LZ4, start-up, codegen)
+    variants   the eight statements without a plan file, derived from their SQL
     workload   the scenario builder and its command line (python3 -m tools.tpcds.workload)
     readme     scenarios/tpcds_sf100/README.md
-    calibrate  the fit of the shared parameters (tools/tpcds_calibrate.py)
+    calibrate  the published figures, candidate costs, cached simulations (tools/tpcds_calibrate.py)
 """
 
 import os
@@ -22,11 +25,7 @@ PROFILE_Q1 = "tpcds_1_local_run_mt_dop_0_profile.json"
 PROFILE_Q1_MT = "tpcds_1_local_run_mt_dop_12_profile.json"
 GENERATOR = "tools/tpcds_workload.py"
 
-# Settings of the scenario that are not derived from the plans.
-SF_TARGET = 100
-SF_PLAN = 3000
-EXECUTORS = 5               # calibration-data.md section A
-PLAN_EXECUTORS = 10         # tpcds_cpu_cost planner tests (impala-plans/README.md)
+EXECUTORS = 5               # the measured cluster (calibration-data.md section A)
 
 
 class PlanError(Exception):
