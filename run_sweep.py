@@ -22,17 +22,16 @@ import itertools
 import json
 import os
 import signal
-import subprocess
 import sys
-import tempfile
 import threading
 import time
 from pathlib import Path
 from urllib.parse import quote
 
-from analysis import atomic, regress, results
+if not __package__:  # run as a script: the repository root on sys.path, as for every entry point
+    sys.path.insert(0, str(Path(__file__).resolve().parents[0]))
 
-REPO = Path(__file__).resolve().parent
+from analysis import atomic, exsim_runner, regress, results  # noqa: E402
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
@@ -74,33 +73,22 @@ def run_exsim(exsim, scenario_label, scenario_name, scenario_text, overrides, on
     """Run one point and return (exit status, stdout, stderr).
 
     Runs in a pool thread or on a Dask worker, possibly on another machine,
-    so it takes the scenario's text rather than a path: the worker writes it
-    under its original file name (exsim names the scenario after the file)
-    and the run uses exactly the bytes whose hash the manifest records.
-    on_start receives the child process so a local pool can kill it on Ctrl-C.
+    so it takes the scenario's text rather than a path (exsim_runner.run_text
+    writes it under its original file name) and the run uses exactly the
+    bytes whose hash the manifest records. on_start receives the child
+    process so a local pool can kill it on Ctrl-C.
     """
-    with tempfile.TemporaryDirectory(prefix="run_sweep.") as tmp:
-        path = Path(tmp) / scenario_name
-        path.write_text(scenario_text, encoding="utf-8")
-        command = [exsim, "run", str(path)]
-        for name, value in overrides.items():
-            command += ["--set", f"{name}={value}"]
-        with subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True) as proc:
-            if on_start:
-                on_start(proc)
-            stdout, stderr = proc.communicate()
-        # Error messages should name the user's file, not the temporary copy.
-        return proc.returncode, stdout, stderr.replace(str(path), scenario_label)
+    # Error messages should name the user's file, not the temporary copy.
+    return exsim_runner.run_text(exsim, scenario_name, scenario_text, overrides, on_start=on_start,
+                                 label=scenario_label)
 
 
 def exsim_version(exsim):
     """`exsim --version` without the program name; recorded so that results of another build are rerun."""
     try:
-        out = subprocess.run([exsim, "--version"], capture_output=True, text=True, check=True).stdout
-    except (OSError, subprocess.CalledProcessError) as e:
-        raise UsageError(f"cannot run {exsim} --version ({e}); build exsim or pass --exsim / set $EXSIM") from None
-    return out.strip().removeprefix("exsim ").strip()
+        return exsim_runner.version(exsim)
+    except exsim_runner.ExsimError as e:
+        raise UsageError(str(e)) from None
 
 
 def outcome(returncode, stdout, stderr):
@@ -158,8 +146,13 @@ class DaskPool:
     """
 
     def __init__(self, address, jobs):
-        import distributed  # only needed, and only paid for, with --dask
         import logging
+
+        import cloudpickle
+        import distributed  # only needed, and only paid for, with --dask
+
+        # Workers need neither this repository nor a shared file system: send the runner's code.
+        cloudpickle.register_pickle_by_value(exsim_runner)
 
         self._cluster = None
         if address == "local":
@@ -346,7 +339,7 @@ See analysis/README.md.""",
                         help="points run at once (with --dask local: worker threads); default: number of CPUs")
     parser.add_argument("--out", metavar="DIR", help="sweep directory (default: sweeps/SCENARIO_STEM)")
     parser.add_argument("--exsim", metavar="PATH",
-                        default=os.environ.get("EXSIM") or str(REPO / "build" / "exsim"),
+                        default=exsim_runner.default_exsim(),
                         help="exsim binary (default: $EXSIM, else build/exsim in the repository); "
                              "with --dask it must exist at this path on every worker")
     parser.add_argument("--dask", metavar="ADDRESS|local",

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import jsonschema
 
-if not __package__:  # run as a script: make `analysis` importable
+if not __package__:  # run as a script: the repository root on sys.path, as for every entry point
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from analysis import atomic, results

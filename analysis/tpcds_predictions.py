@@ -32,8 +32,8 @@ import matplotlib
 matplotlib.use("Agg")  # no display needed; must precede pyplot
 import matplotlib.pyplot as plt  # noqa: E402
 
-if not __package__:  # run as a script: make `analysis` importable
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+if not __package__:  # run as a script: the repository root on sys.path, as for every entry point
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from analysis import atomic, results  # noqa: E402
 

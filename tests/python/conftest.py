@@ -17,7 +17,9 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO))  # the repository root on sys.path, as for every entry point
+
+from analysis import exsim_runner  # noqa: E402
 
 SCENARIO = REPO / "scenarios" / "examples" / "hash_5x5.json"
 SMOKE_GRID = ["--grid", "rpcs_in_flight_per_channel=1,2", "--grid", "data_stream_sender_buffer_size=16384,131072"]
@@ -35,7 +37,7 @@ def read_manifest(sweep_dir):
 
 @pytest.fixture(scope="session")
 def exsim():
-    path = Path(os.environ.get("EXSIM") or REPO / "build" / "exsim")
+    path = Path(exsim_runner.default_exsim())
     if not os.access(path, os.X_OK):
         pytest.skip(f"exsim not built ({path}); build it or set $EXSIM")
     return path

@@ -13,6 +13,8 @@ from pathlib import Path
 
 from conftest import REPO, SMOKE_GRID, read_manifest, run_script
 
+from analysis import exsim_runner
+
 
 def csv_rows(sweep_dir):
     with open(Path(sweep_dir) / "results.csv", newline="") as f:
@@ -44,8 +46,7 @@ def test_manifest_records_scenario_hash_grid_and_version(smoke_sweep, scenario, 
     assert manifest["scenario_sha256"] == hashlib.sha256(scenario.read_bytes()).hexdigest()
     assert manifest["grid"] == [{"name": "rpcs_in_flight_per_channel", "values": ["1", "2"]},
                                 {"name": "data_stream_sender_buffer_size", "values": ["16384", "131072"]}]
-    version = subprocess.run([exsim, "--version"], capture_output=True, text=True).stdout.split()[-1]
-    assert manifest["exsim_version"] == version
+    assert manifest["exsim_version"] == exsim_runner.version(exsim)
     assert all(p["status"] == "ok" and p["error"] == "" for p in manifest["points"])
 
 

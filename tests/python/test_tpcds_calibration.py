@@ -12,30 +12,25 @@ Needs only the committed workload (not ../shared). About 1.2 + 1.8 minutes on 2 
 Run: /usr/bin/python3 -m pytest tests/python/test_tpcds_calibration.py
 """
 
-import json
-import os
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
+from conftest import REPO
 
-REPO = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO / "tools"))
-from tpcds_calibrate import example_blocked  # noqa: E402  (the fit's definition of the example figure)
+from analysis import exsim_runner
+from tools.tpcds.calibrate import example_blocked  # the fit's definition of the example figure
 
 WORKLOAD = REPO / "scenarios" / "tpcds_sf100" / "workload.json"
 JOBS = "2"
 
 
 def simulate(exsim, out, *sets):
-    cmd = [exsim, "run", str(WORKLOAD), "--output", str(out), "--jobs", JOBS, "--no-progress"]
-    for s in sets:
-        cmd += ["--set", s]
-    proc = subprocess.run(cmd, capture_output=True, text=True)
-    assert proc.returncode == 0, proc.stderr
-    with open(out, "r", encoding="utf-8") as f:
-        return json.load(f)
+    try:
+        return exsim_runner.simulate(exsim, WORKLOAD, out, sets=sets, jobs=JOBS)
+    except exsim_runner.ExsimError as e:
+        # The workload is schema_version 2 (whole queries); a simulator that only reads version 1 says
+        # so. That is a missing capability of this build, not a calibration result.
+        if "schema_version: expected an integer in [1, 1]" in str(e):
+            pytest.skip("this exsim reads schema_version 1 only; the workload is schema_version 2")
+        raise
 
 
 @pytest.fixture(scope="module")

@@ -1,8 +1,14 @@
-"""Checks of the TPC-DS SF100 workload generator (tools/tpcds_workload.py).
+"""Checks of the TPC-DS SF100 workload and its generator (tools/tpcds, tools/tpcds_workload.py).
 
-The committed scenarios/tpcds_sf100/workload.json must be exactly what the
-generator writes from ../shared/impala-plans, ../shared/impala-profiles and the
-committed calibration.json; the tests skip when the plans are absent. Run: /usr/bin/python3 -m pytest tests/python/test_tpcds_workload.py
+- The committed scenarios/tpcds_sf100/workload.json and README.md are exactly what the generator
+  writes from ../shared/impala-plans and ../shared/impala-profiles (skipped when they are absent).
+- A sanity check of the committed workload that needs no simulator and no validator: every
+  exchange is sent by exactly one fragment and received by exactly one leaf, every sink and build
+  reference resolves, the fragments form a tree; totals are printed.
+- The profile facts the calibration reads (start-up, codegen, LZ4 ratio) and the row-size rule,
+  against numbers read by hand off the profiles.
+
+Run: /usr/bin/python3 -m pytest -s tests/python/test_tpcds_workload.py   (-s shows the totals)
 """
 
 import json
@@ -11,14 +17,17 @@ import subprocess
 import sys
 
 import pytest
+from conftest import REPO
 
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PLANS = os.path.normpath(os.path.join(REPO, "..", "shared", "impala-plans"))
+PROFILES = os.path.normpath(os.path.join(REPO, "..", "shared", "impala-profiles"))
 GENERATOR = os.path.join(REPO, "tools", "tpcds_workload.py")
 COMMITTED = os.path.join(REPO, "scenarios", "tpcds_sf100")
 
-needs_plans = pytest.mark.skipif(not os.path.isdir(PLANS),
-                                 reason="../shared/impala-plans is absent (Impala's TPC-DS planner tests)")
+needs_inputs = pytest.mark.skipif(not (os.path.isdir(PLANS) and os.path.isdir(PROFILES)),
+                                  reason="../shared/impala-plans or ../shared/impala-profiles is absent")
+OPS = {"scan", "exchange", "hash_join", "nested_loop_join", "aggregate", "sort", "top_n", "analytic", "select",
+       "limit", "union"}
 
 
 def load_committed():
@@ -29,14 +38,13 @@ def load_committed():
 @pytest.fixture(scope="module")
 def generated(tmp_path_factory):
     out = tmp_path_factory.mktemp("tpcds_sf100")
-    proc = subprocess.run([sys.executable, GENERATOR, "--plans", PLANS, "--out", str(out),
-                           "--calibration", os.path.join(COMMITTED, "calibration.json")],
+    proc = subprocess.run([sys.executable, GENERATOR, "--plans", PLANS, "--profiles", PROFILES, "--out", str(out)],
                           capture_output=True, text=True)
     assert proc.returncode == 0, "generator failed: %s%s" % (proc.stdout, proc.stderr)
     return out
 
 
-@needs_plans
+@needs_inputs
 @pytest.mark.parametrize("name", ["workload.json", "README.md"])
 def test_regenerated_output_is_byte_identical(generated, name):
     with open(os.path.join(generated, name), "rb") as f:
@@ -47,71 +55,220 @@ def test_regenerated_output_is_byte_identical(generated, name):
                                 "/usr/bin/python3 tools/tpcds_workload.py")
 
 
-@needs_plans
+@needs_inputs
 def test_generator_fails_clearly_without_plans(tmp_path):
     proc = subprocess.run([sys.executable, GENERATOR, "--plans", str(tmp_path / "missing"),
                            "--out", str(tmp_path / "out")], capture_output=True, text=True)
-    assert proc.returncode != 0
+    assert proc.returncode == 2
     assert "not found" in proc.stderr and "--plans" in proc.stderr
     assert not (tmp_path / "out").exists()
 
 
-@needs_plans
-def test_structure():
+@needs_inputs
+def test_generator_rejects_a_bad_costs_file(tmp_path):
+    bad = tmp_path / "costs.json"
+    bad.write_text(json.dumps({"costs": {"scan_ns_per_row": -1}}))
+    proc = subprocess.run([sys.executable, GENERATOR, "--costs", str(bad), "--out", str(tmp_path / "out")],
+                          capture_output=True, text=True)
+    assert proc.returncode == 2
+    assert str(bad) in proc.stderr and "costs.scan_ns_per_row" in proc.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def walk(op, path):
+    """(operator, JSON path) of every operator of a tree."""
+    yield op, path
+    for k in ("input", "probe", "build"):
+        if isinstance(op.get(k), dict) and "op" in op[k]:
+            yield from walk(op[k], path + "." + k)
+    for i, c in enumerate(op.get("inputs", [])):
+        yield from walk(c, "%s.inputs[%d]" % (path, i))
+
+
+def check_plan(where, plan, parallel):
+    """Structural checks of one plan; returns its totals."""
+    frags = {f["id"]: f for f in plan["fragments"]}
+    assert len(frags) == len(plan["fragments"]), "%s: fragment ids repeat" % where
+    xs = {x["id"]: x for x in plan["exchanges"]}
+    assert len(xs) == len(plan["exchanges"]), "%s: exchange ids repeat" % where
+    senders = {x: [] for x in xs}
+    receivers = {x: [] for x in xs}
+    receiver_frag = {}
+    builds = {}      # build fragment -> (probe fragment, join id)
+    joins = {}       # (fragment, join id) -> build fragment
+    results = 0
+    totals = {"scan_rows": {}, "hash": 0, "exchanges": len(xs)}
+    for f in plan["fragments"]:
+        fw = "%s fragment %s" % (where, f["id"])
+        assert f.get("source", "").strip(), "%s has no source" % fw
+        sink = f["sink"]
+        assert len(sink) == 1 and next(iter(sink)) in ("result", "exchange", "join_build"), "%s: sink %s" % (fw, sink)
+        if "result" in sink:
+            assert sink["result"] is True
+            results += 1
+        elif "exchange" in sink:
+            assert sink["exchange"] in xs, "%s sends to unknown exchange %s" % (fw, sink["exchange"])
+            senders[sink["exchange"]].append(f["id"])
+        else:
+            assert parallel, "%s: a join build fragment in the mt_dop=0 plan" % fw
+        ids = set()
+        for op, path in walk(f["root"], "root"):
+            ow = "%s %s (%s)" % (fw, path, op.get("op"))
+            assert op["op"] in OPS, ow
+            assert op["id"] not in ids, "%s: operator id %s repeats" % (fw, op["id"])
+            ids.add(op["id"])
+            if op["op"] == "exchange":
+                assert "rows" not in op, ow
+                assert op["exchange"] in xs, "%s: unknown exchange %s" % (ow, op["exchange"])
+                receivers[op["exchange"]].append(f["id"])
+                receiver_frag[op["exchange"]] = f["id"]
+                continue
+            assert isinstance(op["rows"], int) and op["rows"] >= 0, ow
+            if op["op"] == "scan":
+                assert op["table"] and op["rows"] <= op["rows_read"] and op["scan_ranges"] >= 1, ow
+                totals["scan_rows"][op["table"]] = totals["scan_rows"].get(op["table"], 0) + op["rows"]
+                if "instance_weights" in op:
+                    assert not parallel and all(w > 0 for w in op["instance_weights"]), ow
+                    assert len(op["instance_weights"]) == (f["executors"] or 5), ow
+            if op["op"] in ("top_n", "limit"):
+                assert op["limit"] >= 1, ow
+            if op["op"] == "aggregate":
+                assert op["phase"] in ("streaming", "finalize"), ow
+                assert "groups" not in op or op["phase"] == "streaming", ow
+            if op["op"] in ("hash_join", "nested_loop_join"):
+                if "fragment" in op["build"]:
+                    assert parallel, "%s: a build fragment in the mt_dop=0 plan" % ow
+                    assert isinstance(op["shared"], bool), ow
+                    joins[(f["id"], op["id"])] = op["build"]["fragment"]
+        if "join_build" in sink:
+            builds[f["id"]] = sink["join_build"]
+    assert results == 1 and "result" in plan["fragments"][0]["sink"], "%s: the first fragment is the root" % where
+    for x in xs:
+        assert len(senders[x]) == 1, "%s exchange %s has senders %s" % (where, x, senders[x])
+        assert len(receivers[x]) == 1, "%s exchange %s has receivers %s" % (where, x, receivers[x])
+        assert senders[x] != receivers[x], "%s exchange %s sends to its own fragment" % (where, x)
+        assert xs[x].get("source", "").strip(), "%s exchange %s has no source" % (where, x)
+        assert xs[x]["fixed_row_bytes"] >= 1 and xs[x]["var_row_bytes"] >= 0 and xs[x]["tuples_per_row"] >= 1
+        totals["hash"] += xs[x]["partitioning"] == "HASH_PARTITIONED"
+    # Every join build fragment serves exactly one join naming it, in another fragment.
+    served = {}
+    for (fid, jid), bf in joins.items():
+        assert bf in builds, "%s: join %s in %s builds in %s, which is not a join build fragment" % (
+            where, jid, fid, bf)
+        assert builds[bf] == jid and fid != bf, "%s: %s builds for join %s, not %s" % (where, bf, builds[bf], jid)
+        served[bf] = served.get(bf, 0) + 1
+    assert set(served) == set(builds) and all(v == 1 for v in served.values()), "%s: unused or shared builds" % where
+    # The fragments form one tree: every fragment's output reaches the root.
+    parent = {f: receiver_frag[frags[f]["sink"]["exchange"]] for f in frags if "exchange" in frags[f]["sink"]}
+    parent.update({f: next(p for (p, j), b in joins.items() if b == f) for f in builds})
+    for f in frags:
+        seen, g = set(), f
+        while g in parent:
+            assert g not in seen, "%s: fragments form a cycle through %s" % (where, g)
+            seen.add(g)
+            g = parent[g]
+        assert "result" in frags[g]["sink"], "%s: fragment %s does not reach the root" % (where, f)
+    return totals
+
+
+@needs_inputs
+def test_structure_and_totals():
     sc = load_committed()
-    assert sc["schema_version"] == 1
-    xs = sc["exchanges"]
-    queries = []
-    for x in xs:
-        if x["query"] not in queries:
-            queries.append(x["query"])
-    assert len(queries) == 104, "expected 104 queries, got %d" % len(queries)
-    assert queries == sc["provenance"]["query_set"]["queries"]
-    for q in ("q72", "q51", "q64", "q67a"):
-        assert q in queries
-    ids = [x["id"] for x in xs]
-    assert len(ids) == len(set(ids)), "exchange ids are not unique"
-    for x in xs:
-        assert x.get("source", "").strip(), "%s has no source" % x["id"]
-        assert x["partitioning"] in ("HASH_PARTITIONED", "UNPARTITIONED", "RANDOM")
-        assert isinstance(x["rows_total"], int) and x["rows_total"] >= 0
-        if x.get("merging"):
-            assert x["receiver_executors"] == 1 and x["receiver_instances_per_executor"] == 1
+    assert sc["schema_version"] == 2 and sc["query_order"] == "sequential"
+    assert sc["cluster"]["executors"] == 5 and sc["cluster"]["cores_per_executor"] == 8
+    assert sc["cluster"]["threads_per_core"] == 2
+    assert sc["flags"] == {"mt_dop": 0, "data_stream_sender_buffer_size": 16384, "rpcs_in_flight_per_channel": 1,
+                           "compression": True}
+    names = [q["name"] for q in sc["queries"]]
+    assert names == sc["provenance"]["query_set"]["queries"] and len(names) == 104 and len(set(names)) == 104
+    for k in sc["costs"]:
+        assert "status" in sc["provenance"]["costs"][k], "costs.%s has no provenance" % k
+    assert all(p["status"].startswith(("placeholder", "measured", "fitted"))
+               for p in sc["provenance"]["costs"].values())
+    grand = {}
+    for key in ("mt_dop=0", "parallel"):
+        scan, hash_x, xs, per_query = {}, 0, 0, []
+        for q in sc["queries"]:
+            assert q.get("source", "").strip(), "%s has no source" % q["name"]
+            plan = q if key == "mt_dop=0" else q["parallel"]
+            t = check_plan("%s %s" % (q["name"], key), plan, key == "parallel")
+            for table, r in t["scan_rows"].items():
+                scan[table] = scan.get(table, 0) + r
+            hash_x += t["hash"]
+            xs += t["exchanges"]
+            per_query.append("%s %d/%d" % (q["name"], t["exchanges"], t["hash"]))
+        counts = sc["provenance"]["counts"][key]
+        assert counts["hash_exchanges"] == hash_x and counts["exchanges"] == xs
+        assert counts["scan_rows_by_table"] == dict(sorted(scan.items()))
+        grand[key] = (xs, hash_x)
+        print("\n%s: %d exchanges, %d hash exchanges" % (key, xs, hash_x))
+        print("  exchanges/hash per query: " + ", ".join(per_query))
+        print("  rows scanned per table: " + ", ".join("%s %s" % (t, "{:,}".format(r)) for t, r in sorted(scan.items())))
+    # The plan files hold 502 hash exchanges (impala-plans/README.md); the eight variants' own plans
+    # replace their bases' 26 and add more, so the workload holds more than 502 - 26.
+    assert grand["mt_dop=0"][1] > 476
 
 
-@needs_plans
-def test_after_references_exist_and_form_no_cycle():
-    xs = load_committed()["exchanges"]
-    by_id = {x["id"]: x for x in xs}
-    for x in xs:
-        for a in x.get("after", []):
-            assert a in by_id, "%s waits for unknown exchange %s" % (x["id"], a)
-            assert a != x["id"]
-    state = {}
-
-    def visit(i, path):
-        if state.get(i) == "done":
-            return
-        assert state.get(i) != "active", "cycle: %s" % " -> ".join(path + [i])
-        state[i] = "active"
-        for a in by_id[i].get("after", []):
-            visit(a, path + [i])
-        state[i] = "done"
-
-    sys.setrecursionlimit(max(10000, sys.getrecursionlimit()))
-    for i in by_id:
-        visit(i, [])
+@needs_inputs
+def test_q72_is_the_profile_shape_with_its_skew():
+    q72 = next(q for q in load_committed()["queries"] if q["name"] == "q72")
+    xs = {x["id"]: x for x in q72["exchanges"]}
+    # The profile's exchanges: 3 hash (27 catalog_sales, 28 inventory side, 34 groups), a merge, 9 broadcasts.
+    assert sorted(x for x in xs if xs[x]["partitioning"] == "HASH_PARTITIONED") == ["x27", "x28", "x34"]
+    assert len(xs) == 13
+    sender = next(f for f in q72["fragments"] if f["sink"] == {"exchange": "x28"})
+    weights = [op["instance_weights"] for op, _ in walk(sender["root"], "root") if "instance_weights" in op]
+    assert len(weights) == 1 and sorted(weights[0])[-1] == 1.0 and sum(weights[0]) < 1.001
 
 
-@needs_plans
-def test_counts_match_the_plans():
-    sc = load_committed()
-    counts = sc["provenance"]["counts"]["by_plan_kind"]
-    xs = sc["exchanges"]
-    assert counts["HASH"] == sum(1 for x in xs if x["partitioning"] == "HASH_PARTITIONED")
-    assert counts["MERGING"] == sum(1 for x in xs if x.get("merging"))
-    assert sum(counts.values()) == len(xs)
-    # q72's plan has 3 hash exchanges and 13 in all (impala-plans/README.md).
-    q72 = [x for x in xs if x["query"] == "q72"]
-    assert len(q72) == 13
-    assert sum(1 for x in q72 if x["partitioning"] == "HASH_PARTITIONED") == 3
+@needs_inputs
+def test_profile_facts():
+    from tools.tpcds import profiles
+    q72 = os.path.join(PROFILES, "tpcds_72_local_run_profile.json")
+    s = profiles.query_startup(q72)
+    # By hand from the q72 timeline: submitted 0, planning finished 34.4 ms, completed admission 35.4 ms,
+    # all backends started 38.0 ms; last row fetched 8.8422 s, unregister 8.8615 s.
+    print("\nq72 start-up: expected 0.0380 + 0.0193 = 0.0573 s, read %.4f s (%s)" % (s["total_s"], s))
+    assert abs(s["planning_s"] - 0.0344) < 1e-4 and abs(s["backend_start_s"] + s["admission_s"] - 0.0036) < 2e-4
+    assert abs(s["total_s"] - 0.0573) < 2e-4
+    cg = profiles.codegen_per_fragment(os.path.join(PROFILES, "tpcds_1_local_run_mt_dop_0_profile.json"))
+    # q1 at mt_dop=0 on one daemon: 10 fragments, each codegened once on that daemon.
+    print("q1 codegen per fragment: %s" % [round(x[2], 3) for x in cg])
+    assert len(cg) == 10 and len({f for _, f, _ in cg}) == 10 and all(0.01 < x[2] < 1.0 for x in cg)
+    ratio, detail = profiles.profile_lz4_ratio(q72)
+    # Exchange 28's remote receivers: 412,014,755 + 412,510,487 bytes on the wire for about 2 x 1.34 GB
+    # dequeued, which dominates the pooled ratio (impala-profiles/README.md).
+    print("LZ4 ratio %.4f; exchange 28 %.4f" % (ratio, detail[28]["ratio"]))
+    assert detail[28]["bytes_received"] == 412014755 + 412510487
+    assert 0.30 < detail[28]["ratio"] < 0.32 and 0.30 < ratio < 0.32
+
+
+@needs_inputs
+def test_row_size_rule_against_the_q72_profile():
+    from tools.tpcds.ddl import Schema
+    from tools.tpcds.workload import q72_row_size_check
+    c = q72_row_size_check(PLANS, PROFILES, Schema(PLANS))
+    # Exchange 28: 16,380,000 rows in 93,070 data RPCs to 3 receivers, about 176 rows per 16 KiB batch,
+    # so a fixed row size of 16384 / 176 = 93.1 B (floor(16384 / 93) = 176; 92 B would give 178).
+    print("\nexpected 93 B and 93,070 RPCs, rule %d B and %d RPCs" % (c["rule_fixed_row_bytes_run_schema"],
+                                                                  c["rule_data_rpcs"]))
+    assert c["rows_sent"] == 16380000 and c["data_rpcs"] == 93070
+    assert c["rule_fixed_row_bytes_run_schema"] == 93
+    assert abs(c["rule_data_rpcs"] - c["data_rpcs"]) <= 3
+
+
+def test_best_subset_finds_the_columns_of_a_printed_size():
+    from tools.tpcds.rowsize import Slot, best_subset
+    # i_item_sk INT (4) + i_item_desc STRING (12 + 100.6) = 116.6, printed 117B; i_brand (12 + 16.2) is not read.
+    items = [Slot("i_item_sk", 4), Slot("i_item_desc", 12, 100.6), Slot("i_brand", 12, 16.2)]
+    slots, exact, ambiguous = best_subset(items, 117, 0.5)
+    assert exact and not ambiguous and [s.name for s in slots] == ["i_item_sk", "i_item_desc"]
+    # Two INTs or one DATE and one INT: same size, no strings either way: not an ambiguity that matters.
+    slots, exact, ambiguous = best_subset([Slot("a", 4), Slot("b", 4), Slot("c", 4)], 8, 0.5)
+    assert exact and not ambiguous and len(slots) == 2
+
+
+def test_slot_sizes_follow_impala():
+    from tools.tpcds.ddl import slot_size
+    assert [slot_size(t) for t in ("INT", "BIGINT", "DATE", "STRING", "DECIMAL(7,2)", "DECIMAL(15,2)",
+                                   "DECIMAL(38,6)", "TIMESTAMP")] == [4, 8, 4, 12, 4, 8, 16, 16]

@@ -1,0 +1,88 @@
+"""The one place that runs the exsim binary: which binary, its command line, its version.
+
+Every Python entry point that simulates (run_sweep.py, tools/tpcds/calibrate.py, the tests)
+goes through here, so that the binary is found the same way ($EXSIM, else build/exsim) and a
+failed run is reported the same way (ExsimError with exsim's own message).
+
+    from analysis import exsim_runner
+    results = exsim_runner.simulate(exsim_runner.default_exsim(), "scenarios/default.json",
+                                    "out/r.json", sets=["rpcs_in_flight_per_channel=2"])
+"""
+
+import json
+import os
+import subprocess
+import tempfile
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+class ExsimError(Exception):
+    """exsim could not be run, or exited with a non-zero status (the message is its stderr)."""
+
+
+def default_exsim():
+    """The binary to run: $EXSIM if set, else build/exsim of this repository."""
+    return os.environ.get("EXSIM") or str(REPO / "build" / "exsim")
+
+
+def command(exsim, scenario, sets=(), output=None, jobs=None, extra=()):
+    """argv of `exsim run SCENARIO [--set NAME=VALUE ...] [--output FILE] [--jobs N] [extra ...]`.
+
+    sets: iterable of "NAME=VALUE" strings, or a mapping NAME -> VALUE."""
+    if hasattr(sets, "items"):
+        sets = [f"{name}={value}" for name, value in sets.items()]
+    argv = [str(exsim), "run", str(scenario)]
+    for s in sets:
+        argv += ["--set", str(s)]
+    if output is not None:
+        argv += ["--output", str(output)]
+    if jobs is not None:
+        argv += ["--jobs", str(jobs)]
+    return argv + [str(e) for e in extra]
+
+
+def run(argv, on_start=None):
+    """Run an exsim command line; return (exit status, stdout, stderr) as text.
+
+    on_start receives the child process as soon as it exists, so that a pool can kill it."""
+    try:
+        with subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True) as proc:
+            if on_start:
+                on_start(proc)
+            stdout, stderr = proc.communicate()
+    except OSError as e:
+        raise ExsimError(f"cannot run {argv[0]} ({e}); build exsim or set $EXSIM") from None
+    return proc.returncode, stdout, stderr
+
+
+def run_text(exsim, scenario_name, scenario_text, sets=(), on_start=None, label=None):
+    """Run a scenario given as text: written under its own file name (exsim names the scenario
+    after its file) in a temporary directory, so that a remote worker needs no shared files.
+    Returns (exit status, stdout, stderr); in stderr the temporary path is replaced by label
+    (default: the file name), so that messages name the user's file."""
+    with tempfile.TemporaryDirectory(prefix="exsim_runner.") as tmp:
+        path = Path(tmp) / scenario_name
+        path.write_text(scenario_text, encoding="utf-8")
+        returncode, stdout, stderr = run(command(exsim, path, sets), on_start=on_start)
+    return returncode, stdout, stderr.replace(str(path), label or scenario_name)
+
+
+def simulate(exsim, scenario, output, sets=(), jobs=None, extra=("--no-progress",)):
+    """Run a scenario file to a results file and return the parsed results; ExsimError on failure."""
+    returncode, _, stderr = run(command(exsim, scenario, sets, output=output, jobs=jobs, extra=extra))
+    if returncode != 0:
+        raise ExsimError(stderr.strip() or f"{exsim} exited with status {returncode} and no message")
+    with open(output, "r", encoding="utf-8") as f:
+        return json.load(f)
+
+
+def version(exsim):
+    """`exsim --version` without the program name; ExsimError if it cannot be run."""
+    try:
+        out = subprocess.run([str(exsim), "--version"], capture_output=True, text=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError) as e:
+        raise ExsimError(f"cannot run {exsim} --version ({e}); build exsim or pass --exsim / set $EXSIM") from None
+    return out.strip().removeprefix("exsim ").strip()

@@ -1,0 +1,404 @@
+"""Re-estimation of every plan node's rows from SF3000 to SF100 (README: "Rows at SF100")."""
+
+import math
+import re
+
+from tools.tpcds import PlanError
+from tools.tpcds.ddl import COLUMN_PREFIX, FK_SUFFIX, SCALE_INDEX, TABLE_ROWS
+
+# Rule D1: date ranges the planner estimates with its default selectivity.
+# Impala has no histograms: a two-sided range on date_dim.d_month_seq or
+# date_dim.d_year is estimated at 10% of date_dim (7.30K rows) whatever its
+# width, and the FK/PK join of a fact table with that date_dim then keeps every
+# fact row (|dim| / NDV(fact date key) > 1). The range's real rows follow from
+# the calendar: date_dim has one row per day, 73,049 days = 2,400 months = 200
+# years (TPC-DS specification; d_month_seq and d_year number them).
+DATE_DIM_DAYS = 73049
+DAYS_PER_UNIT = {"d_month_seq": DATE_DIM_DAYS / 2400.0, "d_year": DATE_DIM_DAYS / 200.0}
+DATE_RANGE_RE = re.compile(
+    r"^(?:\w+\.)?(d_month_seq|d_year) <= CAST\((\d+) AS INT\), (?:\w+\.)?(d_month_seq|d_year) >= CAST\((\d+) AS INT\)$")
+# Days one distinct value of a fact table's date key covers: sales and returns
+# carry a day, inventory a week (inv_date_sk takes one date per week).
+DATE_KEY_DAYS = {"inv_date_sk": 7}
+
+
+# Joins the planner could not match to a key (`fk/pk conjuncts: none`) whose
+# estimate exceeds both inputs get a cap (README, rule J2). The default cap is
+# derived from the plan; these joins get a cap chosen from the query's SQL,
+# with the reason. Key: (plan file stem, join node id).
+MN_OVERRIDES = {
+    ("q47", 33): ("min", "self-join of the aggregated CTE v1 on all its grouping keys, one-to-one"),
+    ("q47", 34): ("min", "self-join of the aggregated CTE v1 on all its grouping keys, one-to-one"),
+    ("q57", 33): ("min", "self-join of the aggregated CTE v1 on all its grouping keys, one-to-one"),
+    ("q57", 34): ("min", "self-join of the aggregated CTE v1 on all its grouping keys, one-to-one"),
+    ("q59", 16): ("min", "week-over-week self-join of the aggregated CTE wss on store and week, one-to-one"),
+    ("q72", 16): ("keep", "d1.d_week_seq = d2.d_week_seq really gives each catalog row the 7 days of its week"),
+    ("q72", 17): ("left", "residual inv_quantity_on_hand < cs_quantity; assumed at most one inventory row "
+                          "per catalog row, the q72 SF1 profile shows 0.05 (67.84K out of 1.44M)"),
+    ("q95", 6): ("keep", "self-join of web_sales on ws_order_number really multiplies (several lines per order)"),
+    ("q95", 10): ("keep", "self-join of web_sales on ws_order_number really multiplies (several lines per order)"),
+    ("q95", 11): ("keep", "ws_wh joined with web_returns on the order number really multiplies"),
+}
+
+
+# --------------------------------------------------------------------------
+# Row-count scaling from SF3000 to SF100
+# --------------------------------------------------------------------------
+
+class Scaler:
+    """Re-estimates every plan node's rows at the target scale factor (SF100).
+
+    Works bottom-up on the plan tree; each node's rule is recorded in node.rule. `base` is the
+    scale factor the node counts (node.card) are at: 3000 for the planner tests' estimates, 1
+    for the measured rows of the q72 profile (rule M1). `instances(node)` is the number of
+    instances the node's fragment runs in the plan being built (5 per fragment at mt_dop=0):
+    rows that Impala produces once per instance (a pre-aggregation's groups, a per-instance
+    limit, a partial aggregate without grouping) follow it.
+    """
+
+    def __init__(self, stats, instances, plan_stem="", base=3000):
+        self.plan_stem = plan_stem
+        self.instances = instances
+        self.stats = stats          # table -> {"numRows", "columns": {...}} at SF3000
+        self.base = SCALE_INDEX[base]
+        self.target = SCALE_INDEX[100]
+        self.groups = {}            # streaming aggregate node id -> groups at SF100
+
+    def rows_at(self, table, col):
+        return TABLE_ROWS[table][col]
+
+    def table_ratio(self, table):
+        return self.rows_at(table, self.target) / self.rows_at(table, self.base)
+
+    def column_ratio(self, col):
+        """Ratio of a grouping column's distinct values, target / base (1 if unknown)."""
+        col = col.split(".")[-1]
+        m = re.match(r"^([a-z]+)_([a-z0-9_]+)$", col)
+        if not m or m.group(1) not in COLUMN_PREFIX:
+            return 1.0, "unknown column %s: ratio 1" % col
+        table = COLUMN_PREFIX[m.group(1)]
+        cstats = self.stats[table]["columns"].get(col)
+        if cstats is None:
+            return 1.0, "no statistics for %s: ratio 1" % col
+        ndv = max(1, cstats["numDVs"])
+        rows3000 = TABLE_ROWS[table][2]
+        rest = m.group(2)
+        if ndv >= 0.5 * rows3000:
+            r = self.table_ratio(table)
+            return r, "%s key-like (NDV %d of %d rows): x%s" % (col, ndv, rows3000, fmt_ratio(r))
+        for suffix, ref in FK_SUFFIX:
+            if rest.endswith(suffix) and ref != table:
+                r = self.table_ratio(ref)
+                if self.base == 2:
+                    r = min(1.0, r)
+                return r, "%s references %s: x%s" % (col, ref, fmt_ratio(r))
+        r = min(ndv, self.rows_at(table, self.target)) / min(ndv, self.rows_at(table, self.base))
+        return r, "%s bounded domain (NDV %d): x%s" % (col, ndv, fmt_ratio(r))
+
+    def group_ratio(self, node):
+        cols = set()
+        for g in node.group_by:
+            for tok in re.findall(r"\b[a-z][a-z0-9]*(?:\.[a-z][a-z0-9_]*)?_[a-z0-9_]+\b", g):
+                if tok.split(".")[-1].startswith(("valid_tid", "murmur_hash")):
+                    continue
+                cols.add(tok.split(".")[-1])
+        r = 1.0
+        notes = []
+        for c in sorted(cols):
+            cr, note = self.column_ratio(c)
+            r *= cr
+            if cr != 1.0:
+                notes.append(note)
+        return r, cols, notes
+
+    def mn_cap(self, node, jt):
+        """Cap for a join the planner could not match to a key (fk/pk none) and
+        whose estimate exceeds both inputs (see README, rule J2)."""
+        left, right = node.children
+        l100, r100 = left.card100, right.card100
+        if jt == "FULL OUTER JOIN":
+            return l100 + r100, "full outer join <= left + right"
+        preds = node.detail("hash predicates: ") or ""
+        lkeys, rkeys = set(), set()
+        for conj in preds.split(", "):
+            if " = " in conj:
+                a, b = conj.split(" = ", 1)
+                lkeys |= key_columns(a)
+                rkeys |= key_columns(b)
+        lu = unique_on(left, lkeys) if lkeys else False
+        ru = unique_on(right, rkeys) if rkeys else False
+        override = MN_OVERRIDES.get((self.plan_stem, node.nid)) if self.base == 2 else None
+        if override is not None:
+            mode, reason = override
+            if mode == "keep":
+                return float("inf"), "planner estimate kept (%s)" % reason
+            if mode == "min":
+                return min(l100, r100), "<= smaller input (%s)" % reason
+            if mode == "left":
+                return l100, "<= left input (%s)" % reason
+            raise PlanError("unknown override mode %s" % mode)
+        if ru and not lu:
+            cap = l100 if jt != "RIGHT OUTER JOIN" else l100 + r100
+            return cap, "right input unique on the join keys: <= left input"
+        if lu and not ru:
+            cap = r100 if jt != "LEFT OUTER JOIN" else l100 + r100
+            return cap, "left input unique on the join keys: <= right input"
+        if lu and ru:
+            return min(l100, r100), "both inputs unique on the join keys: <= smaller input"
+        return max(l100, r100), "<= larger input (assumption: no row multiplication)"
+
+    def date_join_fix(self, node, jt):
+        """Rule D1 at a join whose build side is a date_dim range (see DATE_RANGE_RE).
+
+        The planner kept min(1, |dim estimate| / NDV(fact date key)) of the probe
+        rows; the range really keeps min(1, days / days the fact's dates cover).
+        Returns (correction factor, why) or None."""
+        if self.base != 2 or jt not in ("INNER JOIN", "LEFT SEMI JOIN") or len(node.children) != 2:
+            return None
+        d = node.children[1]
+        while d.kind in ("EXCHANGE",) and d.children:
+            d = d.children[0]
+        if d.kind != "SCAN HDFS" or getattr(d, "date_days", None) is None:
+            return None
+        preds = node.detail("hash predicates: ") or ""
+        for conj in preds.split(", "):
+            m = re.match(r"^(?:\w+\.)?([a-z]+_[a-z_]*date_sk) = (?:\w+\.)?d_date_sk$", conj)
+            if not m:
+                continue
+            key = m.group(1)
+            table = COLUMN_PREFIX.get(key.split("_")[0])
+            cst = self.stats.get(table, {}).get("columns", {}).get(key) if table else None
+            if not cst or cst["numDVs"] <= 0:
+                return None
+            ndv = cst["numDVs"]
+            span = ndv * DATE_KEY_DAYS.get(key, 1)
+            planner = min(1.0, d.card / ndv)
+            real = min(1.0, d.date_days / span)
+            return real / planner, "%d of the %d days %s covers, where the planner kept %s of the rows" % (
+                d.date_days, span, key, fmt_ratio(planner))
+        return None
+
+    def pre_aggregation_groups(self, node):
+        """Groups at SF100 of a streaming pre-aggregation, from the merging aggregation that
+        finishes it (above its exchange): (groups, why) or None when there is none."""
+        x = node.parent
+        m = x.parent if x is not None and x.kind in ("EXCHANGE",) else None
+        if m is None or m.kind != "AGGREGATE" or m.bracket == "[STREAMING]":
+            return None
+        src = node.children[0]
+        if m.card >= 0.5 * src.card:
+            r = ratio(src)
+            return m.card * r, "merge aggregation %d keeps %s of %s input rows: groups x%s (input ratio)" % (
+                m.nid, fmt_rows(m.card), fmt_rows(src.card), fmt_ratio(r))
+        gr, cols, notes = self.group_ratio(m)
+        return m.card * gr, "merge aggregation %d has %s groups: x%s (group columns%s)" % (
+            m.nid, fmt_rows(m.card), fmt_ratio(gr), ": " + "; ".join(notes) if notes else ": none grow")
+
+    def scale(self, node):
+        for c in node.children:
+            self.scale(c)
+        k = node.kind
+        ch = node.children
+        c0 = node.card
+        n_inst = self.instances(node)
+        if k == "SCAN HDFS":
+            r = self.table_ratio(node.table)
+            node.card100 = c0 * r
+            node.rule = "S1 scan of %s: x%s (table rows)" % (node.table, fmt_ratio(r))
+            days = date_range_days(node) if self.base == 2 else None
+            if days is not None:
+                node.date_days = days
+                node.card100 = days
+                node.rule = "D1 date range: %d days (the plan's %s is the planner's default selectivity)" % (
+                    days, node.card_text)
+        elif k in ("HASH JOIN", "NESTED LOOP JOIN"):
+            jt = node.join_type
+            rl = ratio(ch[0])
+            rr = ratio(ch[1]) if len(ch) > 1 else 1.0
+            fix = self.date_join_fix(node, jt)
+            if fix is not None:
+                factor, fix_why = fix
+                r, why = rl * factor, "D1 date-range join: left-input ratio x %s (%s)" % (fmt_ratio(factor), fix_why)
+            elif jt in ("LEFT SEMI JOIN", "LEFT ANTI JOIN"):
+                r, why = rl, "J1 left-input ratio (semi/anti join)"
+            elif jt in ("RIGHT SEMI JOIN", "RIGHT ANTI JOIN"):
+                r, why = rr, "J1 right-input ratio (semi/anti join)"
+            elif jt == "CROSS JOIN":
+                r, why = rl * rr, "J1 product of the input ratios (cross join)"
+            else:
+                # The input whose size changes most with the scale factor (the fact side of a
+                # fact-to-dimension join): the smaller ratio from SF3000, the larger from SF1.
+                r = rl if abs(math.log(rl or 1e-300)) >= abs(math.log(rr or 1e-300)) else rr
+                why = "J1 ratio of the input that changes most with the scale (%s)" % jt.lower()
+            node.card100 = c0 * r
+            node.rule = "%s: x%s" % (why, fmt_ratio(r))
+            if (node.fkpk in ("none", "assumed fk/pk") and len(ch) == 2 and jt != "CROSS JOIN" and self.base == 2
+                    and c0 > max(ch[0].card, ch[1].card)):
+                cap, capwhy = self.mn_cap(node, jt)
+                node.mn_capped = True
+                if node.card100 > cap:
+                    node.card100 = cap
+                    node.rule += "; J2 M:N cap: %s" % capwhy
+                else:
+                    node.rule += "; J2 M:N cap: %s, not binding" % capwhy
+        elif k == "AGGREGATE":
+            rin = ratio(ch[0])
+            k_cls = max(1, node.classes)
+            pre = self.pre_aggregation_groups(node) if node.bracket == "[STREAMING]" and node.group_by else None
+            below = ch[0].children[0] if ch[0].kind == "EXCHANGE" and ch[0].children else None
+            if not node.group_by:
+                node.card100 = float(n_inst)
+                node.rule = "A2 aggregation without grouping: one row per instance (%d)" % n_inst
+            elif pre is not None:
+                groups, why = pre
+                self.groups[node.nid] = groups
+                node.groups100 = groups
+                node.card100 = min(ch[0].card100, groups * n_inst)
+                node.rule = "A1 streaming pre-aggregation: its groups (%s; %s) once per instance (%d), at " \
+                            "most its input" % (fmt_rows(groups), why, n_inst)
+            elif below is not None and below.nid in self.groups:
+                groups = self.groups[below.nid]
+                node.card100 = min(ch[0].card100, groups)
+                node.rule = "A1 merge of the pre-aggregation %d: its groups (%s), at most its input" % (
+                    below.nid, fmt_rows(groups))
+            elif c0 >= 0.5 * ch[0].card:
+                node.card100 = c0 * rin
+                node.rule = "A1 aggregation driven by its input (%s of %s rows): x%s (input ratio)" % (
+                    fmt_rows(c0), fmt_rows(ch[0].card), fmt_ratio(rin))
+            else:
+                gr, cols, notes = self.group_ratio(node)
+                node.card100 = min(c0 * gr, ch[0].card100 * k_cls)
+                node.rule = "A1 aggregation driven by its groups (%s of %s rows): x%s (group columns%s)" % (
+                    fmt_rows(c0), fmt_rows(ch[0].card), fmt_ratio(gr),
+                    ": " + "; ".join(notes) if notes else ": none change")
+                if node.card100 < c0 * gr:
+                    node.rule += ", capped at input x %d class(es)" % k_cls
+        elif k == "UNION":
+            s0 = sum(c.card for c in ch)
+            s100 = sum(c.card100 for c in ch)
+            r = s100 / s0 if s0 > 0 else 1.0
+            node.card100 = c0 * r
+            node.rule = "U1 union: x%s (sum of inputs)" % fmt_ratio(r)
+        elif k in ("EXCHANGE", "MERGING-EXCHANGE"):
+            node.card100 = ch[0].card100
+            node.rule = "exchange: the rows its senders emit"
+        elif ch:
+            r = ratio(ch[0])
+            node.card100 = c0 * r
+            node.rule = "P1 %s: x%s (input ratio)" % (k.lower(), fmt_ratio(r))
+            if k == "TOP-N" and node.limit is None and node.partition_limit is not None:
+                node.rule += "; a partitioned top-n (%d rows per partition)" % node.partition_limit
+        else:
+            node.card100 = c0
+            node.rule = "%s leaf: unchanged" % k.lower()
+        node.card100_nolimit = node.card100
+        if node.limit is not None and k not in ("EXCHANGE", "MERGING-EXCHANGE"):
+            base = ch[0].card100 if ch and k == "TOP-N" else node.card100
+            node.card100_nolimit = base
+            node.card100 = min(node.limit * n_inst, base)
+            node.rule += "; L1 limit %d per instance x %d instance(s)" % (node.limit, n_inst)
+
+
+JOIN_KEY_RE = re.compile(r"[a-z][a-z0-9_]*\.?[a-z0-9_]*")
+
+
+def key_columns(exprs):
+    return {t.split(".")[-1] for t in JOIN_KEY_RE.findall(exprs) if "_" in t}
+
+
+def unique_on(node, keys):
+    """True if the rows out of `node` are known to be unique on columns `keys`:
+    an aggregation grouped by a subset of them, possibly below pass-through
+    operators or on the preserved side of a semi/anti join."""
+    n = node
+    while True:
+        if n.kind == "AGGREGATE" and n.group_by and n.classes == 0:
+            cols = set()
+            for g in n.group_by:
+                cols |= key_columns(g)
+            return bool(cols) and cols <= keys
+        if n.kind in ("EXCHANGE", "MERGING-EXCHANGE", "SELECT", "SORT", "ANALYTIC",
+                      "CARDINALITY CHECK", "TOP-N") and n.children:
+            n = n.children[0]
+            continue
+        if n.kind == "HASH JOIN":
+            jt = n.bracket.strip("[]").split(",")[0].strip()
+            if jt in ("LEFT SEMI JOIN", "LEFT ANTI JOIN"):
+                n = n.children[0]
+                continue
+            if jt in ("RIGHT SEMI JOIN", "RIGHT ANTI JOIN"):
+                n = n.children[1]
+                continue
+        return False
+
+
+def ratio(node):
+    if node.card and node.card > 0:
+        return node.card100 / node.card
+    return 1.0
+
+
+def fmt_ratio(r):
+    if r == 1.0:
+        return "1"
+    if r < 1.0:
+        return "1/%.4g" % (1.0 / r)
+    return "%.4g" % r
+
+
+def fmt_rows(v):
+    for unit, div in (("T", 1e12), ("G", 1e9), ("M", 1e6), ("K", 1e3)):
+        if v >= div:
+            return "%.2f%s" % (v / div, unit)
+    return "%.0f" % v
+
+
+def date_range_days(node):
+    """Days a date_dim scan keeps when its predicates are exactly a two-sided range on d_month_seq
+    or d_year (rule D1), else None."""
+    if node.table != "date_dim":
+        return None
+    for det in node.details:
+        t = det.lstrip("| ").strip()
+        if t.startswith("predicates: "):
+            m = DATE_RANGE_RE.match(t[len("predicates: "):])
+            if m and m.group(1) == m.group(3):
+                units = int(m.group(2)) - int(m.group(4)) + 1
+                return int(round(units * DAYS_PER_UNIT[m.group(1)])) if units > 0 else None
+    return None
+
+
+SCALE_RULES = {
+    "S1_scan": "a scan's rows x (table rows at SF100 / table rows at SF3000); filters keep their selectivity",
+    "J1_join": "inner/outer join: x the ratio of the input whose size changes most with the scale factor (a fact "
+               "joined to dimensions changes like the fact: from SF3000 the smaller ratio); left semi/anti: x the "
+               "left input's ratio; right semi/anti: x the right input's; cross join: product",
+    "J2_mn_join": "a join with 'fk/pk conjuncts: none' (or 'assumed fk/pk', the planner's guess when it cannot "
+                  "tell, as in q04, q05, q11, q74, q75) whose SF3000 estimate exceeds both inputs is capped at "
+                  "SF100: full outer <= left + right; if one input is an aggregation grouped by a subset of its "
+                  "join keys (unique), <= the other input; both unique: <= the smaller; otherwise <= the larger "
+                  "(assumption: no row multiplication); ten joins use a cap chosen from the SQL "
+                  "(mn_join_overrides)",
+    "A1_aggregate": "grouping aggregation whose SF3000 output is >= half its input: x its input's ratio; "
+                    "otherwise x the ratio of its grouping columns' distinct values (key-like columns and foreign "
+                    "keys scale with their table, bounded attributes stay, unknown columns x1), capped at input "
+                    "x classes. A streaming pre-aggregation and the merge aggregation that finishes it (above "
+                    "their exchange) share one number of groups at SF100, the merge aggregation's by the same "
+                    "rule; the pre-aggregation emits its groups once per instance (`groups` in the scenario, so "
+                    "that its rows follow the instance count), at most its input; the merge emits the groups",
+    "A2_scalar": "aggregation without grouping: one row per instance of its fragment",
+    "U1_union": "union: x (sum of inputs at SF100 / sum at SF3000)",
+    "P1_other": "select, sort, analytic, cardinality check: x the input's ratio; an exchange carries what its "
+                "senders emit",
+    "L1_limit": "a node with a limit (TOP-N, or `limit:` on another node): at most the limit per instance of its "
+                "fragment (`limit` in the scenario), at most its input",
+    "R1_round": "rows = the SF100 estimate rounded to an integer, at least 1 if positive",
+    "D1_date_range": "a date_dim scan whose predicates are exactly a two-sided range on d_month_seq or d_year "
+                     "(which the planner estimates at its default 10%, 7.30K rows) keeps the days of that range "
+                     "(73,049 days = 2,400 months = 200 years); the FK/PK join of a fact table with it keeps "
+                     "min(1, days / days the fact's date key covers: its NDV, x7 for inventory's weekly "
+                     "inv_date_sk) of the probe rows instead of the planner's min(1, 7.30K / NDV) = all",
+    "M1_measured": "q72, the one query with a real profile (SF1): its plan shape is the profile's and every "
+                   "node's rows are the profile's measured rows, rescaled from SF1 to SF100 by the same rules "
+                   "(S1, J1, A1, ...) with SF1 as the base",
+}

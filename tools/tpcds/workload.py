@@ -1,0 +1,521 @@
+"""Generate the TPC-DS SF100 whole-query workload (schema_version 2) from Impala's plans and profiles.
+
+Reads the planner test files of ../shared/impala-plans (Impala's `tpcds_cpu_cost` PlannerTest
+expectations: SF3000 statistics, 10 executors) and the runtime profiles of
+../shared/impala-profiles, and writes
+
+    scenarios/tpcds_sf100/workload.json   (104 queries: fragments, operators with rows at SF100,
+                                           exchanges with row sizes from column types; one plan
+                                           for mt_dop=0 and one for mt_dop>0 per query)
+    scenarios/tpcds_sf100/README.md       (how every number was derived)
+
+Usage:
+    tools/tpcds_workload.py [--plans DIR] [--profiles DIR] [--out DIR] [--costs FILE]
+    python3 -m tools.tpcds.workload ...
+
+The output is a pure function of its inputs: same input, byte-identical output (no time stamps,
+no absolute paths). Standard library only.
+"""
+
+import argparse
+import hashlib
+import json
+import os
+import re
+import sys
+import time
+from pathlib import Path
+
+if not __package__:  # run as a script: the repository root on sys.path, as for every entry point
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from analysis import atomic  # noqa: E402
+from tools.tpcds import (DEFAULT_OUT, DEFAULT_PLANS, DEFAULT_PROFILES, EXECUTORS, GENERATOR,  # noqa: E402
+                         PROFILE_Q72, REPO, PlanError)
+from tools.tpcds import profiles as prof  # noqa: E402
+from tools.tpcds.ddl import BLOCK_BYTES, TABLE_ROWS, Schema  # noqa: E402
+from tools.tpcds.fragments import PARALLEL_MT_DOP, Converter, Shape  # noqa: E402
+from tools.tpcds.plans import (ROLLUP_BASES_REPLACED, VARIANT_BASE, parse_plan_file, query_sql,  # noqa: E402
+                               select_queries)
+from tools.tpcds.rowsize import RowSizes, exchange_row  # noqa: E402
+from tools.tpcds.scaling import MN_OVERRIDES, SCALE_RULES, Scaler  # noqa: E402
+
+SECTIONS = {"mt_dop=0": ("DISTRIBUTEDPLAN", True, 0), "parallel": ("PARALLELPLANS", False, PARALLEL_MT_DOP)}
+# A sender instance that sent at least this share of an exchange's rows in a profile marks a skew
+# the workload keeps (README "Skew"); the other instances get SKEW_FLOOR of a share each (the
+# format wants positive weights).
+SKEW_SHARE = 0.9
+SKEW_FLOOR = 1e-6
+
+# Per-row and per-byte CPU costs: placeholders until tools/tpcds_calibrate.py fits them.
+PLACEHOLDER_COSTS = {
+    "scan_ns_per_row": (20.0, "Parquet decoding and predicates per row read"),
+    "join_build_ns_per_row": (50.0, "hash table insert per build row"),
+    "join_probe_ns_per_row": (20.0, "hash table lookup per probe row"),
+    "aggregate_ns_per_row": (30.0, "hash aggregation per input row"),
+    "sort_ns_per_row": (150.0, "sort or top-n per input row"),
+    "analytic_ns_per_row": (30.0, "analytic function evaluation per input row"),
+    "other_ns_per_row": (5.0, "select, union, limit per input row"),
+}
+PLACEHOLDER_COMPRESS_NS_PER_BYTE = 0.72   # the schema_version 1 fit's value, a starting point
+
+
+class Built:
+    """One query of the workload: its scenario JSON and what the README reports about it."""
+
+    def __init__(self, name, doc, stats):
+        self.name = name
+        self.doc = doc
+        self.stats = stats
+
+
+def git_blob_sha1(data):
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+
+
+def scan_columns(plan, sizes):
+    """(table, alias) -> the columns its scan reads, from a plan whose layouts were solved."""
+    return {(n.table, n.alias): [s.name for s in sizes.layouts[sizes.tid(n.tuple_ids[0])].slots]
+            for n in plan.nodes.values() if n.kind == "SCAN HDFS"}
+
+
+def build_section(stem, path, section, fold, mt_dop, schema, name):
+    """One plan of a plan-file query: (plan JSON, parsed plan, shape, sizes)."""
+    plan, data = parse_plan_file(path, section)
+    shape = Shape(plan.root, fold, schema, mt_dop)
+    Scaler(schema.stats, shape.instances, stem).scale(plan.root)
+    sizes = RowSizes(plan, schema, query_sql(data.decode("utf-8")))
+    conv = Converter(shape, sizes, schema, name)
+    conv.where = plan.where
+    return conv.plan(), plan, shape, sizes
+
+
+def build_plan_query(q, stem, plans, schema):
+    path = os.path.join(plans, "tpcds-%s.test" % stem)
+    doc = {"name": q}
+    out = {}
+    for key, (section, fold, mt_dop) in SECTIONS.items():
+        out[key] = build_section(stem, path, section, fold, mt_dop, schema, q)
+    with open(path, "rb") as f:
+        blob = git_blob_sha1(f.read())
+    doc["source"] = ("tpcds-%s.test (git blob %s): `fragments`/`exchanges` from its DISTRIBUTEDPLAN with the JOIN "
+                     "BUILD fragments folded into their joins (mt_dop=0), `parallel` from its PARALLELPLANS "
+                     "(MT_DOP=2 planning: separate join builds); rows are the planner's SF3000 estimates rescaled "
+                     "to SF100 (rules in provenance.scale.rules)" % (stem, blob))
+    doc.update(out["mt_dop=0"][0])
+    doc["parallel"] = out["parallel"][0]
+    return Built(q, doc, {"blob": (os.path.basename(path), blob), "plans": out})
+
+
+def build_q72(plans, profiles, schema):
+    """q72 from its real profile (rule M1): the profile's plan shape (MT_DOP=12 planning on 3 hosts,
+    the shape of impala-plans/tpcds/tpcds-q72.test), its measured rows per node rescaled from SF1, the
+    columns and scan ranges of the same scans in the SF3000 planner test, and the skew of its
+    exchange 28 (one sender instance sent every row)."""
+    top_path = os.path.join(plans, "tpcds-q72.test")
+    top, data = parse_plan_file(top_path, "DISTRIBUTEDPLAN")
+    sql = query_sql(data.decode("utf-8"))
+    top_sizes = RowSizes(top, schema, sql)
+    cols = scan_columns(top, top_sizes)
+    hdfs = {(n.table, n.alias): n.hdfs for n in top.nodes.values() if n.kind == "SCAN HDFS"}
+    ppath = os.path.join(profiles, PROFILE_Q72)
+    shares = prof.sender_rows(ppath)
+    doc = {"name": "q72"}
+    out = {}
+    skew_notes = []
+    for key, (section, fold, mt_dop) in SECTIONS.items():
+        plan, measured = prof.measured_plan(ppath)
+        for n in plan.nodes.values():
+            if n.kind == "SCAN HDFS":
+                if (n.table, n.alias) not in hdfs:
+                    raise PlanError("q72: the profile scans %s %s, the planner test does not" % (n.table, n.alias))
+                n.hdfs = hdfs[(n.table, n.alias)]
+        shape = Shape(plan.root, fold, schema, mt_dop, base_scale=1)
+        Scaler(schema.stats, shape.instances, "q72", base=1).scale(plan.root)
+        sizes = RowSizes(plan, schema, sql, scan_columns=cols)
+        notes = {n.nid: "measured at SF1: %s (planner's SF1 estimate %s)" % (
+            "{:,.0f}".format(measured[n.nid][1]), "{:,.0f}".format(measured[n.nid][0]))
+            for n in plan.nodes.values()}
+        weights = {}
+        for x in plan.exchanges():
+            sent = shares.get(x.nid, [])
+            total = sum(r for _, r in sent)
+            if len(sent) < 2 or total == 0 or max(r for _, r in sent) < SKEW_SHARE * total:
+                continue
+            scan = _leftmost_scan(x.children[0], shape)
+            if scan is None:
+                continue
+            note = ("skew: in the profile %s; one sender instance sent %s of the rows (the inventory file is in "
+                    "date order and only one scan range holds the year the join keeps)" % (
+                        ", ".join("%s %s rows" % (h, "{:,}".format(r)) for h, r in sent),
+                        "%.0f%%" % (100.0 * max(r for _, r in sent) / total)))
+            if not fold:
+                note += "; not applied to the mt_dop>0 plan (its instance count depends on mt_dop, and " \
+                        "instance_weights needs one weight per instance)"
+            else:
+                n_inst = shape.instances(scan)
+                w = [SKEW_FLOOR] * n_inst
+                w[1 % n_inst] = 1.0
+                weights[scan.nid] = w
+                note += "; kept as instance_weights on scan %d: instance 1 of %d takes the rows (the others %g)" % (
+                    scan.nid, n_inst, SKEW_FLOOR)
+            notes[x.nid] = note
+            skew_notes.append("%s exchange %d: %s" % (key, x.nid, note))
+        conv = Converter(shape, sizes, schema, "q72", notes=notes, weights=weights)
+        conv.where = plan.where
+        out[key] = (conv.plan(), plan, shape, sizes)
+    with open(top_path, "rb") as f:
+        blob = git_blob_sha1(f.read())
+    doc["source"] = ("rule M1: the plan printed in impala-profiles/%s (a real q72 run, SF1, MT_DOP=12, 3 daemons; "
+                     "the shape of impala-plans/tpcds/tpcds-q72.test), `fragments`/`exchanges` with its JOIN BUILD "
+                     "fragments folded into their joins (mt_dop=0), `parallel` as printed; rows: the run's measured "
+                     "rows per node (ExecSummary) rescaled from SF1 to SF100; scan columns and partitions from "
+                     "tpcds-q72.test (git blob %s)" % (PROFILE_Q72, blob))
+    doc.update(out["mt_dop=0"][0])
+    doc["parallel"] = out["parallel"][0]
+    return Built("q72", doc, {"blob": ("tpcds-q72.test", blob), "plans": out, "skew": skew_notes})
+
+
+def _leftmost_scan(node, shape):
+    fid = shape.frag_of[node.nid].fid
+    n = node
+    while n.kind != "SCAN HDFS":
+        if not n.children or shape.frag_of[n.children[0].nid].fid != fid:
+            return None
+        n = n.children[0]
+    return n
+
+
+def q72_row_size_check(plans, profiles, schema):
+    """The sender's batch capacity of the q72 profile's exchange 28 against its counters.
+
+    Exchange 28 (HASH(d1.d_date_sk, inv_item_sk), one sender instance, 3 receivers) sent 16.38M rows
+    in 93,070 data RPCs: about 176 rows per 16 KiB batch, so Impala's fixed row size was
+    16384 / 176 = 93.1 B (capacity = floor(16384 / row size) = 176 for sizes 92.6 to 93.09 B).
+    The rule here, applied to the same tuples with the column types of the run's schema (SF1 text
+    tables: BIGINT item keys, STRING dates), gives the fixed size to compare."""
+    from tools.tpcds.ddl import SF1_TEXT_TYPES, slot_size
+    top, data = parse_plan_file(os.path.join(plans, "tpcds-q72.test"), "DISTRIBUTEDPLAN")
+    sql = query_sql(data.decode("utf-8"))
+    cols = scan_columns(top, RowSizes(top, schema, sql))
+    ppath = os.path.join(profiles, PROFILE_Q72)
+    plan, _ = prof.measured_plan(ppath)
+    sizes = RowSizes(plan, schema, sql, scan_columns=cols)
+    x = plan.nodes[28]
+    doc = prof.load(ppath)
+    rows = rpcs = None
+
+    def visit(node, host):
+        nonlocal rows, rpcs
+        if node.get("profile_name") == "KrpcDataStreamSender (dst_id=28)":
+            r = prof._counter(node, "RowsSent") or 0
+            if r:
+                rows = r
+                for st in node.get("summary_stats_counters", []):
+                    if st.get("counter_name") == "NetworkThroughput":
+                        rpcs = st.get("num_of_samples")
+    prof._walk_instances(doc, visit)
+    if not rows or not rpcs:
+        raise PlanError("%s: exchange 28's sender counters not found" % ppath)
+    tuples = []
+    fixed_run = 0
+    for t in x.tuple_ids:
+        lay = sizes.layouts[RowSizes.tid(t)]
+        size = sum(slot_size(SF1_TEXT_TYPES[s.name]) for s in lay.slots) + (len(lay.slots) + 7) // 8
+        fixed_run += size
+        tuples.append("%s %s = %d B" % (t, "+".join("%s:%s" % (s.name, SF1_TEXT_TYPES[s.name]) for s in lay.slots),
+                                        size))
+    fixed_wl, var_wl, _, _ = exchange_row(sizes, x)
+    receivers = 3
+    batches_per_channel = rows / receivers
+    capacity = 16384 // fixed_run
+    predicted = receivers * -(-int(batches_per_channel) // capacity)
+    return {
+        "exchange": "q72 profile exchange 28 (HASH(d1.d_date_sk,inv_item_sk)), tuples %s" % ",".join(x.tuple_ids),
+        "rows_sent": rows, "data_rpcs": rpcs, "rows_per_rpc": round(rows / rpcs, 1),
+        "measured_fixed_row_bytes": round(16384 / (rows / rpcs), 1),
+        "rule_fixed_row_bytes_run_schema": fixed_run,
+        "rule_tuples": tuples,
+        "rule_capacity_rows": capacity,
+        "rule_data_rpcs": predicted,
+        "workload_schema_fixed_row_bytes": fixed_wl,
+        "workload_schema_var_row_bytes": var_wl,
+    }
+
+
+def counts(built):
+    """Totals over the mt_dop=0 plans and the parallel plans (README "Counts")."""
+    out = {}
+    for key in SECTIONS:
+        c = {"queries": len(built), "fragments": 0, "exchanges": 0, "by_partitioning": {}, "hash_exchanges": 0,
+             "scan_rows_by_table": {}, "scan_rows_read_by_table": {}, "join_build_fragments": 0}
+        for b in built:
+            plan = b.doc if key == "mt_dop=0" else b.doc["parallel"]
+            c["fragments"] += len(plan["fragments"])
+            c["join_build_fragments"] += sum(1 for f in plan["fragments"] if "join_build" in f["sink"])
+            for x in plan["exchanges"]:
+                kind = "MERGING" if x.get("merging") else x["partitioning"]
+                c["by_partitioning"][kind] = c["by_partitioning"].get(kind, 0) + 1
+                c["exchanges"] += 1
+                c["hash_exchanges"] += x["partitioning"] == "HASH_PARTITIONED"
+            for f in plan["fragments"]:
+                for op in walk_ops(f["root"]):
+                    if op["op"] == "scan":
+                        t = op["table"]
+                        c["scan_rows_by_table"][t] = c["scan_rows_by_table"].get(t, 0) + op["rows"]
+                        c["scan_rows_read_by_table"][t] = c["scan_rows_read_by_table"].get(t, 0) + op["rows_read"]
+        c["by_partitioning"] = dict(sorted(c["by_partitioning"].items()))
+        c["scan_rows_by_table"] = dict(sorted(c["scan_rows_by_table"].items()))
+        c["scan_rows_read_by_table"] = dict(sorted(c["scan_rows_read_by_table"].items()))
+        out[key] = c
+    return out
+
+
+def walk_ops(op):
+    yield op
+    for k in ("input", "probe", "build"):
+        if isinstance(op.get(k), dict) and "op" in op[k]:
+            yield from walk_ops(op[k])
+    for c in op.get("inputs", []):
+        yield from walk_ops(c)
+
+
+def load_costs(path):
+    """Fitted costs from a calibration file: {"costs": {...}, "exchange_defaults": {...}, "source": str}."""
+    try:
+        with open(path, "r", encoding="utf-8") as f:
+            doc = json.load(f)
+    except (OSError, ValueError) as e:
+        raise PlanError("%s: cannot read fitted costs (%s)" % (path, e))
+    if not isinstance(doc.get("costs"), dict):
+        raise PlanError("%s: expected an object `costs` of fitted values (as tools/tpcds_calibrate.py writes)" % path)
+    for k, v in doc["costs"].items():
+        if k not in PLACEHOLDER_COSTS and k not in ("query_startup_s", "codegen_s_per_fragment"):
+            raise PlanError("%s: costs.%s is not a cost of the format" % (path, k))
+        if not isinstance(v, (int, float)) or v < 0:
+            raise PlanError("%s: costs.%s: expected a number >= 0" % (path, k))
+    for k, v in doc.get("exchange_defaults", {}).items():
+        if k not in ("compress_ns_per_byte", "compression_ratio") or not isinstance(v, (int, float)) or v < 0:
+            raise PlanError("%s: exchange_defaults.%s: expected compress_ns_per_byte or compression_ratio >= 0" % (
+                path, k))
+    return doc
+
+
+def build_workload(plans, profiles, fitted=None):
+    """(scenario, summary) for the inputs; `fitted` replaces the placeholder costs (load_costs)."""
+    from tools.tpcds import variants
+    schema = Schema(plans)
+    with open(os.path.join(plans, "README.md"), "r", encoding="utf-8") as f:
+        m = re.search(r"Snapshot used: commit `([0-9a-f]{40})`", f.read())
+    commit = m.group(1) if m else "unknown"
+    tpcds, selected = select_queries(plans)
+    measured = prof.measured_inputs(profiles)
+    built = []
+    for q, stem in selected:
+        if q == "q72":
+            built.append(build_q72(plans, profiles, schema))
+        elif q in VARIANT_BASE:
+            built.append(variants.build(q, plans, schema))
+        else:
+            built.append(build_plan_query(q, stem, plans, schema))
+    check = q72_row_size_check(plans, profiles, schema)
+    cnt = counts(built)
+    costs, cost_prov = costs_section(measured, fitted)
+    exchange_defaults = {"compression_ratio": round(measured["lz4_ratio"], 4),
+                         "compress_ns_per_byte": PLACEHOLDER_COMPRESS_NS_PER_BYTE}
+    if fitted:
+        exchange_defaults.update(fitted.get("exchange_defaults", {}))
+    provenance = provenance_section(commit, built, selected, measured, cost_prov, cnt, check, fitted)
+    scenario = {
+        "schema_version": 2,
+        "name": "tpcds_sf100",
+        "description": "Impala TPC-DS benchmark (104 statements) at SF100 on 5 executors: whole queries "
+                       "(fragments, operators, exchanges) from Impala's own plans, rows rescaled from SF3000, "
+                       "one plan for mt_dop=0 and one for mt_dop>0, queries run one after another",
+        "seed": 1,
+        "query_order": "sequential",
+        "provenance": provenance,
+        "cluster": {"executors": EXECUTORS, "cores_per_executor": 8, "threads_per_core": 2,
+                    "nic_bandwidth_gbps": 12.5, "rtt_us": 390},
+        "flags": {"mt_dop": 0, "data_stream_sender_buffer_size": 16384, "rpcs_in_flight_per_channel": 1,
+                  "compression": True},
+        "costs": costs,
+        "exchange_defaults": exchange_defaults,
+        "queries": [b.doc for b in built],
+    }
+    summary = {"commit": commit, "tpcds": tpcds, "selected": selected, "built": built, "counts": cnt,
+               "check": check, "measured": measured, "costs": cost_prov,
+               "q72_senders": prof.sender_rows(os.path.join(profiles, PROFILE_Q72))}
+    return scenario, summary
+
+
+def costs_section(measured, fitted):
+    costs, prov = {}, {}
+    fitted_costs = (fitted or {}).get("costs", {})
+    for k, (v, what) in PLACEHOLDER_COSTS.items():
+        if k in fitted_costs:
+            costs[k] = fitted_costs[k]
+            prov[k] = {"value": fitted_costs[k], "status": "fitted: %s" % fitted.get("source", "calibration file"),
+                       "what": what}
+        else:
+            costs[k] = v
+            prov[k] = {"value": v, "status": "placeholder: to be fitted by tools/tpcds_calibrate.py", "what": what}
+    start = round(measured["startup_s"], 4)
+    cg = round(measured["codegen_s_per_fragment"], 4)
+    for k, v, what in (("query_startup_s", start, "per query before any fragment starts: planning, admission, "
+                        "starting the backends, plus the tear-down after the last row (mean over the q72, q1 "
+                        "mt_dop=0 and q1 mt_dop=12 profiles' timelines; profiles.query_startup)"),
+                       ("codegen_s_per_fragment", cg, "per fragment per executor: mean CodegenTotalWallClockTime "
+                        "of the %d per-host fragment CodeGen profiles of the same three runs (median %.4f s; "
+                        "profiles.codegen_per_fragment)" % (measured["codegen_fragments"],
+                                                            measured["codegen_median_s"]))):
+        if k in fitted_costs:
+            costs[k] = fitted_costs[k]
+            prov[k] = {"value": fitted_costs[k], "status": "fitted: %s" % fitted.get("source", "calibration file"),
+                       "what": what, "measured": v}
+        else:
+            costs[k] = v
+            prov[k] = {"value": v, "status": "measured (SF1, DEBUG build, one machine): a starting value; "
+                       "tools/tpcds_calibrate.py may refit it", "what": what}
+    prov["compress_ns_per_byte"] = {
+        "value": (fitted or {}).get("exchange_defaults", {}).get("compress_ns_per_byte", PLACEHOLDER_COMPRESS_NS_PER_BYTE),
+        "status": "fitted: %s" % fitted.get("source") if fitted and "compress_ns_per_byte" in fitted.get(
+            "exchange_defaults", {}) else "placeholder (the schema_version 1 fit): to be fitted by "
+                                          "tools/tpcds_calibrate.py",
+        "what": "LZ4 per uncompressed byte on the sender (exchange_defaults)"}
+    return costs, prov
+
+
+def provenance_section(commit, built, selected, measured, cost_prov, cnt, check, fitted):
+    from tools.tpcds import variants
+    return {
+        "generator": GENERATOR + " (regenerate: /usr/bin/python3 tools/tpcds_workload.py)",
+        "readme": "scenarios/tpcds_sf100/README.md explains every rule below",
+        "plans": {
+            "where": "../shared/impala-plans: Apache Impala planner test expectations, "
+                     "testdata/workloads/functional-planner/queries/PlannerTest/tpcds_cpu_cost/",
+            "apache_impala_commit": commit,
+            "mt_dop=0": "DISTRIBUTEDPLAN (COMPUTE_PROCESSING_COST planning, MT_DOP unset) with each separate JOIN "
+                        "BUILD fragment folded into its join's fragment, as Impala runs joins at mt_dop=0",
+            "parallel": "PARALLELPLANS (the harness's MT_DOP=2 planning: the planner's mt_dop costing of broadcast "
+                        "joins, separate JOIN BUILD fragments), used for every mt_dop > 0",
+            "statistics": "stats-3TB.json: TPC-DS scale factor 3000, planned for 10 executors "
+                          "(TpcdsCpuCostPlannerTest)",
+            "files_git_blob_sha1": dict(sorted(b.stats["blob"] for b in built if "blob" in b.stats)),
+        },
+        "query_set": {
+            "count": len(selected),
+            "rule": "the 111 TPC-DS statements of impala-plans/queries.txt (Impala's tpcds benchmark workload) "
+                    "minus the 7 ROLLUP queries whose rollup-free official variant is also listed "
+                    "(q18, q22, q67, q70, q77, q80, q86, replaced by their 'a' variants); q51 and q51a both kept. "
+                    "The measured run's own list is not published (calibration-data.md gives only the count 104).",
+            "queries": [q for q, _ in selected],
+            "excluded": list(ROLLUP_BASES_REPLACED),
+            "variants": variants.DERIVATIONS,
+        },
+        "scale": {
+            "from_scale_factor": 3000, "to_scale_factor": 100,
+            "table_rows": {t: {"sf1": v[0], "sf100": v[1], "sf3000": v[2]} for t, v in sorted(TABLE_ROWS.items())},
+            "table_rows_source": "SF100: TPC-DS specification, Table 3-2 'Database Row Counts' (they agree with "
+                                 "shared/reference/calibration-data.md and the table in impala-plans/README.md); "
+                                 "SF3000: numRows of impala-plans/stats-3TB.json (checked by the generator); SF1: "
+                                 "expected results of apache/impala testdata/workloads/tpcds/queries/count.test "
+                                 "at the same commit (Impala's SF1 test load, the data of the q72 profile)",
+            "rules": SCALE_RULES,
+            "mn_join_overrides": {"%s node %d" % k: "%s: %s" % v for k, v in sorted(MN_OVERRIDES.items())},
+        },
+        "row_size": {
+            "fixed_row_bytes": "sum over ALL tuples of the exchange's row (tuple-ids) of each tuple's fixed size: "
+                               "its slots (INT/DATE/DECIMAL(7,2) 4, BIGINT 8, STRING 12, ...) plus one null bit per "
+                               "slot rounded up to bytes; what Impala's sender divides its buffer by",
+            "var_row_bytes": "the row's string bytes: statistics' avgColLen of each STRING slot (stats-3TB.json); "
+                             "one class's strings for a multi-class aggregation's row",
+            "slots": "recovered per tuple from the printed row-sizes and the columns the SQL names (rowsize.py)",
+            "check": check,
+        },
+        "placement": {
+            "scan_ranges": "one file per selected partition at SF100 (the date partitions are the same at every "
+                           "scale factor), split into %d MiB HDFS blocks; an unpartitioned table is one file "
+                           "(assumption: the measured cluster's storage is not published)" % (BLOCK_BYTES >> 20),
+            "executors": "a fragment whose leftmost leaf is a scan: min(5, scan ranges) executors (a one-file "
+                         "table: one executor, chosen by crc32 of its name); a fragment fed on its leftmost leaf "
+                         "by an exchange: its sender's executors; UNPARTITIONED: one instance (the root on "
+                         "executor 0, the coordinator); join builds (parallel plan): their probe's executors",
+            "instances": "instances_per_executor 0 everywhere: the simulator's rule per mt_dop; row estimates "
+                         "of per-instance operators use 1 per executor (mt_dop=0) and the same rule at mt_dop=%d "
+                         "(parallel)" % PARALLEL_MT_DOP,
+        },
+        "cluster": {
+            "executors": "5: calibration-data.md section A (5 executors, AWS m6id.4xlarge)",
+            "cores_per_executor": "8 physical cores, threads_per_core 2: m6id.4xlarge's 16 vCPUs are 8 cores with "
+                                  "two hardware threads each (shared/reference/impala-query-execution.md); "
+                                  "second_thread_gain: the simulator's default (a cited assumption)",
+            "nic_bandwidth_gbps": "12.5: m6id.4xlarge network 'up to 12.5 Gbit/s' (calibration-data.md section A)",
+            "rtt_us": "390: network time per RPC, calibration-data.md section A",
+        },
+        "flags": "the measured baseline of calibration-data.md section A: mt_dop=0, "
+                 "data_stream_sender_buffer_size 16 KiB, LZ4 compression on, K=1",
+        "seed": "1: the simulator's default seed (no number here is drawn at random)",
+        "costs": cost_prov,
+        "profiles": {
+            "compression_ratio": "%.4f: measured, pooled LZ4 ratio of the remote traffic in "
+                                 "impala-profiles/%s (receivers on daemons where no instance of the exchange sent "
+                                 "rows: TotalBytesReceived / TotalBytesDequeued, summed over exchanges %s)" % (
+                                     measured["lz4_ratio"], PROFILE_Q72,
+                                     ", ".join(str(x) for x in measured["lz4_detail"])),
+            "startup": measured["startup"],
+            "codegen_per_fragment": measured["codegen"],
+        },
+        "counts": cnt,
+        "fitted_from": (fitted or {}).get("source"),
+    }
+
+
+def dump_json(obj):
+    return json.dumps(obj, indent=1, ensure_ascii=False) + "\n"
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--plans", default=DEFAULT_PLANS,
+                    help="folder with Impala's TPC-DS planner tests (default: ../shared/impala-plans)")
+    ap.add_argument("--profiles", default=DEFAULT_PROFILES,
+                    help="folder of Impala's runtime profiles (default: ../shared/impala-profiles)")
+    ap.add_argument("--out", default=DEFAULT_OUT,
+                    help="output folder for workload.json and README.md (default: scenarios/tpcds_sf100)")
+    ap.add_argument("--costs", default=None,
+                    help="fitted costs ({\"costs\": {...}, \"exchange_defaults\": {...}, \"source\": ...}, as "
+                         "tools/tpcds_calibrate.py writes them); default: placeholders")
+    args = ap.parse_args(argv)
+    for need in ("queries.txt", "stats-3TB.json", "README.md", "tpcds-q72.test"):
+        if not os.path.isfile(os.path.join(args.plans, need)):
+            sys.stderr.write("tpcds_workload: plan folder %s not found or incomplete (missing %s); "
+                             "pass --plans DIR (Impala's tpcds_cpu_cost planner tests, see "
+                             "../shared/impala-plans/README.md)\n" % (args.plans, need))
+            return 2
+    if not os.path.isfile(os.path.join(args.profiles, PROFILE_Q72)):
+        sys.stderr.write("tpcds_workload: profile %s not found in %s; pass --profiles DIR\n" % (
+            PROFILE_Q72, args.profiles))
+        return 2
+    t0 = time.monotonic()
+    try:
+        fitted = load_costs(args.costs) if args.costs else None
+        scenario, summary = build_workload(args.plans, args.profiles, fitted)
+    except PlanError as e:
+        sys.stderr.write("tpcds_workload: %s\n" % e)
+        return 2
+    from tools.tpcds.readme import render_readme  # the README module reads this one's tables
+    atomic.write_text(os.path.join(args.out, "workload.json"), dump_json(scenario))
+    atomic.write_text(os.path.join(args.out, "README.md"), render_readme(scenario, summary))
+    c = summary["counts"]["mt_dop=0"]
+    sys.stderr.write("tpcds_workload: %d queries, %d fragments, %d exchanges (%s; %d hash) -> %s in %.1f s\n" % (
+        c["queries"], c["fragments"], c["exchanges"],
+        ", ".join("%s %d" % kv for kv in c["by_partitioning"].items()), c["hash_exchanges"],
+        os.path.relpath(args.out, REPO) if os.path.abspath(args.out).startswith(REPO) else args.out,
+        time.monotonic() - t0))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
