@@ -138,7 +138,7 @@ Task Receiver::next(SimThread& t, int64_t& rows) {
       c_.RowsDequeued += b.rows;
       x_.add_receiver_bytes(-b.bytes);
       if (queues_.merging()) cursor_ = (q + 1) % queues_.queues();
-      promote(q);
+      promote(q, t.path);
       rows = b.rows;
       co_return;
     }
@@ -153,13 +153,18 @@ Task Receiver::next(SimThread& t, int64_t& rows) {
   }
 }
 
-void Receiver::promote(int queue) {
+// The reader took a batch: deferred RPCs that now fit are let in. What let them in is the reader's
+// progress, so the critical path through them is the reader's (a reader slow to compute shows as
+// its CPU, one waiting for a join build as that wait), not the time they spent deferred.
+void Receiver::promote(int queue, const Path& reader) {
   if (queues_.deferred_count() == 0) return;
   promoted_.clear();
   queues_.promote_deferred(queue, x_.cluster.deserialization_threads(host_).threads(), promoted_);
   for (const DeferredRpc& d : promoted_) {
     Request* req = deferred_.at(d.id);
     deferred_.erase(d.id);
+    req->path = reader;
+    req->path_time = now();
     if (queues_.deferred_count() == 0) c_.TotalHasDeferredRPCsTime += now() - has_deferred_since_;
     admit(req, true);
   }

@@ -45,7 +45,7 @@ private:
   void enqueued(Request* req);
   void respond(Request* req, RpcStatus status);
   RpcStatus answer_when_stopped() const;
-  void promote(int queue);
+  void promote(int queue, const Path& reader);
   int wanted_queue();
   void wake_reader(const Request* cause);
   void end();

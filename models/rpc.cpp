@@ -6,20 +6,29 @@ namespace exsim {
 
 Path Request::path_at(double until) const {
   Path p = path;
-  // Request leg: latency, then the connection (waiting behind other transfers, then this one).
-  p.add(PathPart::rtt, ready_at - sent_at);
-  p.add(PathPart::bandwidth, arrived_at - ready_at);
-  if (until <= arrived_at) return p;
-  // At the receiver: deferred while its queue was full, then deserialized.
-  const double admitted = std::min(until, admitted_at);
-  p.add(PathPart::backpressure, admitted - arrived_at);
-  const double enqueued = std::min(until, std::max(admitted, enqueued_at));
-  p.add(PathPart::cpu_deserialize, enqueued - admitted);
-  if (until <= enqueued) return p;
-  // The response leg (waited for by the sender): answered, then back over the route.
-  const double answered = std::min(until, std::max(enqueued, responded_at));
-  p.add(PathPart::cpu_deserialize, answered - enqueued);
-  p.add(PathPart::rtt, until - answered);
+  // The legs of the journey, each ending when the next begins; only what lies after path_time
+  // and before `until` counts.
+  const double admitted = std::max(arrived_at, admitted_at);
+  const double enqueued = std::max(admitted, enqueued_at);
+  const double answered = std::max(enqueued, responded_at);
+  const struct {
+    double end;
+    PathPart part;
+  } legs[] = {{ready_at, PathPart::rtt},              // the route's latency
+              {arrived_at, PathPart::bandwidth},      // behind other transfers, then its own
+              {admitted, PathPart::backpressure},     // deferred by a full receiver
+              {enqueued, PathPart::cpu_deserialize},  // waiting for a service thread, deserialized
+              {answered, PathPart::cpu_deserialize},
+              {until, PathPart::rtt}};                // the response's way back
+  double at = path_time;
+  for (const auto& leg : legs) {
+    const double end = std::min(leg.end, until);
+    if (end > at) {
+      p.add(leg.part, end - at);
+      at = end;
+    }
+    if (at >= until) break;
+  }
   return p;
 }
 

@@ -38,10 +38,11 @@ struct Request {
   double deserializing_at = 0; // a thread started deserializing it
   double enqueued_at = 0; // deserialized and queued for the consumer
   double responded_at = 0;
-  Path path; // the sender's critical path when it sent the request
+  Path path;            // the critical path that led to the request, up to path_time
+  double path_time = 0; // when `path` ends: its sending, or its admission if a reader's pop let it in
 
-  // Splits the time from sending until `until` (when the request, or its response at the
-  // sender, was waited for) by cause, on top of the sender's path.
+  // The critical path up to `until` (when the request, or its response at the sender, was waited
+  // for): `path`, then the legs after path_time, by cause.
   Path path_at(double until) const;
 };
 
