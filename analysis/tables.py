@@ -31,6 +31,29 @@ def fmt_number(v, digits=4):
     return str(v)
 
 
+def fmt_seconds(v):
+    """A duration in s, ms or us, whichever reads best; '-' for None."""
+    if v is None:
+        return "-"
+    a = abs(v)
+    if a == 0:
+        return "0 s"
+    if a < 1e-3:
+        return f"{v * 1e6:.1f} us"
+    if a < 1:
+        return f"{v * 1e3:.2f} ms"
+    return f"{v:.3f} s"
+
+
+def fmt_ratio(v):
+    return "-" if v is None else f"{v:.3f}"
+
+
+def fmt_value(name, v):
+    """Seconds for names ending in _s, numbers otherwise."""
+    return fmt_seconds(v) if name.endswith("_s") else fmt_number(v)
+
+
 def text_table(header, rows, indent="  "):
     """Left-aligned first column, right-aligned numbers."""
     cells = [[str(h) for h in header]] + [[fmt_number(c) if not isinstance(c, str) else c for c in r]

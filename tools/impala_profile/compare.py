@@ -14,11 +14,12 @@ from .to_scenario import expected_exchange, expected_query
 
 # Exchange counters: (name, function of the results exchange entry).
 EXCHANGE_COUNTERS = [
+    ("receivers", lambda x: len(x.get("receiver_instances") or []) or x.get("receivers")),
     ("rows_sent", lambda x: x.get("rows_sent")),
     ("rpcs", lambda x: x.get("rpcs")),
     ("eos_rpcs", lambda x: x.get("eos_rpcs")),
     ("bytes_sent", lambda x: x.get("bytes_sent")),
-    ("mean_rpc_bytes", lambda x: x.get("mean_rpc_bytes")),
+    ("mean_rpc_bytes", lambda x: x.get("mean_rpc_bytes", x["bytes_sent"] / x["rpcs"] if x.get("rpcs") else None)),
     ("UncompressedRowBatchSize", lambda x: _sum(x, "sender_instances", "UncompressedRowBatchSize")),
     ("slowest_sender_blocked_s", lambda x: x.get("slowest_sender_blocked_s")),
     ("InactiveTotalTime_s", lambda x: _sum(x, "sender_instances", "InactiveTotalTime_s")),
@@ -49,7 +50,7 @@ def _per_rpc(x, key):
 
 
 def _measured_exchange(x):
-    e = expected_exchange(x)
+    e = expected_exchange(x, _r=lambda v, digits=None: v)
     net = [s.rpc_network for s in x.senders if s.rpc_network is not None and s.rpc_network.count]
     rcv = [s.rpc_recvr for s in x.senders if s.rpc_recvr is not None and s.rpc_recvr.count]
     e["RpcNetworkTime_mean_s"] = (sum(n.sum for n in net) / sum(n.count for n in net) * 1e-9) if net else None
@@ -170,22 +171,24 @@ def render(doc, fmt, results_path, profile_path):
     out = [f"measured: {profile_path}\nsimulated: {results_path}\n"]
     for q in doc["queries"]:
         r = q["runtime_s"]
-        out.append(f"\nquery {q['query']}: runtime_s measured {tables.fmt_number(r['measured'])}, simulated "
-                   f"{tables.fmt_number(r['simulated'])} (simulated / measured {tables.fmt_number(r['ratio'], 3)})\n")
+        out.append(f"\nquery {q['query']}: runtime measured {tables.fmt_seconds(r['measured'])}, simulated "
+                   f"{tables.fmt_seconds(r['simulated'])} (simulated / measured {tables.fmt_ratio(r['ratio'])})\n")
         for x in q["exchanges"]:
             out.append(f"\n  exchange {x['id']}  {x['partitioning']}{' merging' if x['merging'] else ''}  "
-                       f"{x['sender_fragment']} ({len(x['senders'])} senders) -> {x['receiver_fragment']}\n")
+                       f"{x['sender_fragment']} ({len(x['senders'])} sender(s)) -> {x['receiver_fragment']} "
+                       f"({x['counters']['receivers']['measured']} receiver(s))\n")
             out.append(tables.text_table(["counter", "measured", "simulated", "sim/meas"],
-                                         [[n, c["measured"], c["simulated"], c["ratio"]]
-                                          for n, c in x["counters"].items()], indent="    "))
+                                         [[n, tables.fmt_value(n, c["measured"]), tables.fmt_value(n, c["simulated"]),
+                                           tables.fmt_ratio(c["ratio"])]
+                                          for n, c in x["counters"].items() if n != "receivers"], indent="    "))
             if x["senders"]:
                 hdr = ["sender", "exec"] + [f"{c} meas / sim" for c in ("RowsSent", "TotalBytesSent", "RpcSuccess",
-                                                                        "blocked s", "net s/RPC")]
+                                                                        "blocked", "network per RPC")]
                 body = []
                 for s in x["senders"]:
                     c = s["counters"]
                     body.append([str(s["index"]), s["executor"]] + [
-                        f"{tables.fmt_number(c[k]['measured'])} / {tables.fmt_number(c[k]['simulated'])}"
+                        f"{tables.fmt_value(k, c[k]['measured'])} / {tables.fmt_value(k, c[k]['simulated'])}"
                         for k in ("RowsSent", "TotalBytesSent", "RpcSuccess", "InactiveTotalTime_s",
                                   "RpcNetworkTime_mean_s")])
                 out.append(tables.text_table(hdr, body, indent="    "))

@@ -167,7 +167,8 @@ def _read_json(path, data):
         try:
             obj, i = dec.raw_decode(text, i)
         except json.JSONDecodeError as e:
-            if e.pos >= len(text.rstrip()):
+            tail = text.rstrip()
+            if e.pos >= len(tail) - 1 or not tail.endswith(("}", "]")):
                 raise ProfileError(f"{path}: truncated JSON: the file ends inside a value (line {e.lineno}, "
                                    f"{e.msg})") from None
             raise ProfileError(f"{path}: invalid JSON at line {e.lineno} column {e.colno}: {e.msg}") from None
@@ -289,8 +290,8 @@ def _read_log(path, data):
     try:
         text = data.decode("ascii")
     except UnicodeDecodeError as e:
-        raise ProfileError(f"{path}: byte {e.start} is not ASCII: not a JSON profile nor a profile log "
-                           "(lines of '<epoch ms> <query id> <base64>')") from None
+        raise ProfileError(f"{path}: byte {e.start} is not ASCII: not an Impala profile (neither JSON nor a "
+                           "profile log of '<epoch ms> <query id> <base64>' lines)") from None
     docs = []
     for no, line in enumerate(text.splitlines(), 1):
         line = line.strip()
@@ -316,6 +317,13 @@ def _read_log(path, data):
 
 def decode_archive(b64, where):
     """A base64 profile archive (Impala's RuntimeProfile::SerializeToArchiveString) -> ProfileDoc."""
+    bad = re.search(r"[^A-Za-z0-9+/=]", b64)
+    if bad:
+        raise ProfileError(f"{where}: not base64 (character {bad.group(0)!r} at column {bad.start() + 1} of the "
+                           "profile field): not an Impala profile log line")
+    if len(b64) % 4:
+        raise ProfileError(f"{where}: the base64 profile is truncated ({len(b64)} characters, not a whole number "
+                           "of 4-character groups)")
     try:
         raw = base64.b64decode(b64, validate=True)
     except (binascii.Error, ValueError) as e:

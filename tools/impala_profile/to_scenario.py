@@ -76,7 +76,7 @@ def select_queries(all_queries, path, query_id=None):
             raise ProfileError(f"{q.where}: query {q.id} has no exchange: {why}; nothing for exsim to simulate")
         raise ProfileError(f"{path}: none of the {len(chosen)} queries has an exchange; nothing for exsim to "
                            "simulate")
-    return with_exchanges, [q for q in chosen if not q.exchanges]
+    return with_exchanges, [q for q in all_queries if q not in with_exchanges]
 
 
 def _check_query(q):
@@ -119,7 +119,7 @@ def _shares(values):
     if total <= 0:
         return [1.0 for _ in values]
     floor = 1e-9
-    return [_r(max(v / total, floor)) for v in values]
+    return [float(f"{max(v / total, floor):.6g}") for v in values]
 
 
 def _tuples(x):
@@ -247,11 +247,11 @@ def exchange_shape(imp, q, x, buffer_bytes):
     return out, notes, None
 
 
-def fit_network(q):
+def fit_network(exchanges):
     """Fit RpcNetworkTime = rtt + bytes / bandwidth over the sender instances (mean bytes per RPC
     vs mean network time per RPC, weighted by RPC count). Returns (rtt_us, gbps, text) or None."""
     pts = []
-    for x in q.exchanges.values():
+    for x in exchanges:
         for s in x.senders:
             n = s.rpc_network
             total = (s.rpc_success if s.rpc_success is not None else s.rpcs + s.eos)
@@ -718,8 +718,9 @@ def exchanges_json(imp, q, parallel, buffer_bytes, pooled_ratio):
     return out
 
 
-def expected_exchange(x):
-    """The profile's measured counters of exchange x, under the results' names."""
+def expected_exchange(x, _r=_r):
+    """The profile's measured counters of exchange x, under the results' names (rounded to the
+    microsecond for a scenario; compare passes an identity to keep them exact)."""
     s = x.senders
     r = x.receivers
     rpcs = sum(v.rpcs for v in s)
@@ -804,7 +805,8 @@ def _int_option(q, name, default):
 
 
 def build_scenario(queries, source, skipped=()):
-    """queries: the model.Query objects to import (each with exchanges)."""
+    """queries: the model.Query objects to import (each with exchanges); skipped: the file's other
+    queries, listed in provenance.ignored."""
     imp = Importer(queries, source)
     for q in queries:
         _check_query(q)
@@ -832,13 +834,15 @@ def build_scenario(queries, source, skipped=()):
                            f"the scenario's flags are shared by its queries: the first query's "
                            f"{first.option(name)} is used")
     for q in skipped:
-        imp.ignore(f"query {q.id} ({(q.statement or q.query_type)[:60]!r})",
+        what = " ".join((q.statement or q.query_type).split())[:60]
+        imp.ignore(f"query {q.id} ({what!r})",
+                   "not selected (--query)" if q.exchanges else
                    "no exchange (no execution profile, or a single-fragment plan): nothing to simulate")
 
     hosts = max((len(q.hosts) for q in queries))
     cluster = {"executors": hosts}
     machines = {h.rpartition(":")[0] for q in queries for h in q.hosts}
-    net = fit_network(first) if len(queries) == 1 else fit_network_many(queries)
+    net = fit_network([x for q in queries for x in q.exchanges.values()])
     if net is not None:
         rtt_us, gbps, text = net
         if len(machines) == 1:
@@ -929,14 +933,6 @@ def build_scenario(queries, source, skipped=()):
     sc["exchange_defaults"] = exchange_defaults
     sc["queries"] = out_queries
     return sc
-
-
-def fit_network_many(queries):
-    class Merged:
-        exchanges = {}
-    m = Merged()
-    m.exchanges = {(q.id, k): x for q in queries for k, x in q.exchanges.items()}
-    return fit_network(m)
 
 
 def _strip_expected(xs):
