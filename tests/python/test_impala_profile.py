@@ -264,6 +264,21 @@ def test_every_profile_imports_and_conforms(name, tmp_path):
 
 
 @needs_profiles
+@pytest.mark.parametrize("profile,committed", [
+    ("tpcds_72_local_run_profile.json", "tpcds_q72.json"),
+    ("impala_profile_log_tpcds_compute_stats_v2", "compute_stats_v2.json")])
+def test_committed_imports_are_current(profile, committed, tmp_path):
+    """scenarios/profiles/ holds what the importer writes, run from the repository root."""
+    out = tmp_path / committed
+    proc = subprocess.run(["/usr/bin/python3", "-P", "-m", "tools.impala_profile", "profile", "import",
+                           f"../shared/impala-profiles/{profile}", "--output", str(out)], cwd=REPO,
+                          capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=str(REPO)))
+    assert proc.returncode == 0, proc.stderr
+    assert out.read_bytes() == (REPO / "scenarios" / "profiles" / committed).read_bytes(), (
+        f"scenarios/profiles/{committed} is stale: regenerate it (scenarios/profiles/README.md)")
+
+
+@needs_profiles
 def test_q72_import_derivations():
     sc = import_file(Q72)
     q = sc["queries"][0]

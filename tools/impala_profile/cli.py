@@ -54,11 +54,25 @@ def _emit(text, output):
         sys.stdout.write(text)
 
 
+# What a profile with the right shape but wrong contents (a string where a number belongs, a
+# missing child) raises inside the model: reported as a malformed profile, not a traceback.
+MALFORMED = (KeyError, TypeError, ValueError, AttributeError, IndexError, ZeroDivisionError, RecursionError,
+             StopIteration)
+
+
+def _malformed(path, e):
+    from .decode import ProfileError
+    return ProfileError(f"{path}: malformed profile: {type(e).__name__}: {e}"[:500])
+
+
 def _load_queries(path, query_id):
     from .decode import read_profiles
     from .model import build_query
     from .to_scenario import select_queries
-    queries = [build_query(d) for d in read_profiles(path)]
+    try:
+        queries = [build_query(d) for d in read_profiles(path)]
+    except MALFORMED as e:
+        raise _malformed(path, e) from None
     return select_queries(queries, path, query_id)
 
 
@@ -66,7 +80,10 @@ def cmd_import(args):
     from analysis.tables import json_text
     from .to_scenario import build_scenario
     chosen, skipped = _load_queries(args.profile, args.query)
-    scenario = build_scenario(chosen, args.profile, skipped)
+    try:
+        scenario = build_scenario(chosen, args.profile, skipped)
+    except MALFORMED as e:
+        raise _malformed(args.profile, e) from None
     _emit(json_text(scenario), args.output)
     if args.output:
         q = scenario["queries"]
@@ -81,7 +98,10 @@ def cmd_compare(args):
     from . import compare
     results = load_results(args.results)
     chosen, _ = _load_queries(args.profile, args.query)
-    doc = compare.compare(results, chosen)
+    try:
+        doc = compare.compare(results, chosen)
+    except MALFORMED as e:
+        raise _malformed(f"{args.results} or {args.profile}", e) from None
     _emit(compare.render(doc, args.format, args.results, args.profile), args.output)
 
 

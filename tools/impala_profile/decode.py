@@ -99,7 +99,7 @@ class Node:
     summary: dict = field(default_factory=dict)  # name -> SummaryStat
     events: list = field(default_factory=list)  # [(sequence name or "", [(label, ns), ...])]
     series: list = field(default_factory=list)  # names of time-series counters (kept only to list them)
-    children: list = field(default_factory=list)
+    children: list = field(default_factory=list, repr=False)
     plan_node_id: int | None = None
     data_sink_id: int | None = None
 

@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 
 from .decode import ProfileError
 
-NS = 1e-9
 _TIME_UNIT_S = {"TIME_NS": 1e-9, "TIME_US": 1e-6, "TIME_MS": 1e-3, "TIME_S": 1.0}
 
 
@@ -47,7 +46,7 @@ class Operator:
     kind: str  # the profile's node kind: HDFS_SCAN_NODE, HASH_JOIN_NODE, AGGREGATION_NODE, ...
     children: list = field(default_factory=list)  # operator ids, the probe/main child first
     build_child: int | None = None  # for a join with its build in this fragment
-    per_instance: list = field(default_factory=list)  # decode.Node per instance (None where absent)
+    per_instance: list = field(default_factory=list, repr=False)  # decode.Node per instance (None: absent)
     label: str = ""  # ExecSummary label (e.g. "HASH JOIN", "MERGING-EXCHANGE", "TOP-N")
     detail: str = ""  # ExecSummary detail (e.g. "INNER JOIN, BROADCAST", "STREAMING", table name)
     row_size: float | None = None  # plan text row-size, bytes
@@ -77,7 +76,7 @@ class Operator:
 class Instance:
     id: str
     host: str
-    node: object  # the decode.Node "Instance ..." of the profile
+    node: object = field(repr=False)  # the decode.Node "Instance ..." of the profile
 
 
 @dataclass
@@ -170,16 +169,14 @@ class Query:
     options: dict = field(default_factory=dict)
     coordinator: str = ""
     hosts: list = field(default_factory=list)  # coordinator first
-    fragments: dict = field(default_factory=dict)  # id -> Fragment
-    exchanges: dict = field(default_factory=dict)  # id -> Exchange
+    fragments: dict = field(default_factory=dict, repr=False)  # id -> Fragment
+    exchanges: dict = field(default_factory=dict, repr=False)  # id -> Exchange
     timeline: dict = field(default_factory=dict)  # "Query Timeline" label -> s
     compilation: dict = field(default_factory=dict)  # "Query Compilation" label -> s
     duration_s: float | None = None
     codegen_s: dict = field(default_factory=dict)  # (fragment, host) -> s
-    filter_waits: list = field(default_factory=list)  # (fragment, operator, max s waited)
     exec_summary_found: bool = False
     plan_found: bool = False
-    notes: list = field(default_factory=list)  # what the decoder saw but does not model
     has_execution: bool = False
 
     @property

@@ -14,7 +14,7 @@ import math
 import re
 
 from .decode import ProfileError
-from .model import seconds
+from .model import parse_duration, seconds
 
 SCHEMA_VERSION = 2
 # Impala's defaults for the flags a profile does not record (be/src/runtime/krpc-data-stream-sender.cc,
@@ -284,7 +284,7 @@ def fit_network(exchanges):
 # ---------------------------------------------------------------------------
 
 COST_CLASS = {"HASH_JOIN_NODE": "join_probe", "NESTED_LOOP_JOIN_NODE": "join_probe",
-              "AGGREGATION_NODE": "aggregate", "SORT_NODE": "sort", "TOP_N_NODE": "sort",
+              "AGGREGATION_NODE": "aggregate", "SORT_NODE": "sort",
               "ANALYTIC_EVAL_NODE": "analytic"}
 
 
@@ -313,7 +313,6 @@ def measure_costs(imp):
                     if SCAN_KINDS.match(op.kind):
                         m = re.search(r"Waited (\S+)\.", n.info.get("Runtime filters", ""))
                         if m:
-                            from .model import parse_duration
                             w = parse_duration(m.group(1)) or 0.0
                             if w > 0.001:
                                 waits.append((q.id, f.id, op.id, w))
@@ -491,7 +490,7 @@ def placement(imp, q, f, mt_dop, parallel):
         out["executors"] = 1
         out["first_executor"] = idx[0]
         why = f"unpartitioned: one instance, on executor {idx[0]}"
-    elif len(hosts) == len(q.hosts) and not (ranges is not None and ranges <= len(hosts) and len(q.hosts) > 1):
+    elif len(hosts) == len(q.hosts) and not (ranges is not None and ranges <= len(hosts)):
         out["executors"] = 0
         why = "all executors (scales with cluster.executors)"
     else:
