@@ -239,6 +239,18 @@ def test_q72_model_matches_the_readme(q72):
 # Import
 # ---------------------------------------------------------------------------
 
+def _exchange_leaves(node):
+    if node.get("op") == "exchange":
+        return [node["exchange"]]
+    out = []
+    for k in ("input", "probe", "build"):
+        if isinstance(node.get(k), dict) and "op" in node[k]:
+            out += _exchange_leaves(node[k])
+    for c in node.get("inputs") or []:
+        out += _exchange_leaves(c)
+    return out
+
+
 @needs_profiles
 @pytest.mark.parametrize("name", IMPORTABLE)
 def test_every_profile_imports_and_conforms(name, tmp_path):
@@ -255,9 +267,23 @@ def test_every_profile_imports_and_conforms(name, tmp_path):
         plan = q.get("parallel") or q
         for x in plan["exchanges"]:
             assert x["expected"]["rpcs"] >= 0 and x["source"].startswith("profile exchange")
-    # Retargeting: the placement stays valid on a larger cluster.
+    # Retargeting: the placement stays valid on a larger cluster, and no per-instance weights sit on
+    # a fragment whose instance count follows cluster.executors (they would no longer line up).
     sc["cluster"]["executors"] = 10
     assert v2_contract.check(sc) == []
+    for q in sc["queries"]:
+        for plan in [q] + ([q["parallel"]] if "parallel" in q else []):
+            scaling = {f["id"] for f in plan["fragments"] if f.get("executors", 0) == 0}
+            for f in plan["fragments"]:
+                if f["id"] in scaling:
+                    assert "instance_weights" not in json.dumps(f["root"]), (q["name"], f["id"])
+            receiver_of = {}
+            for f in plan["fragments"]:
+                for xid in _exchange_leaves(f["root"]):
+                    receiver_of[xid] = f["id"]
+            for x in plan["exchanges"]:
+                if receiver_of[x["id"]] in scaling:
+                    assert "receiver_weights" not in x, (q["name"], x["id"])
     # Same input, same bytes.
     again = run_cli("profile", "import", PROFILES / name)
     assert again.stdout == out.read_text()

@@ -475,7 +475,7 @@ def _build_fragment_of(q, join_id):
     return None
 
 
-def placement(imp, q, f, mt_dop, parallel):
+def placement(imp, q, f, mt_dop, profiled):
     """executors / first_executor / instances_per_executor of fragment f, and why."""
     hosts = f.hosts()
     idx = sorted(q.host_index(h) for h in hosts)
@@ -502,7 +502,7 @@ def placement(imp, q, f, mt_dop, parallel):
         if idx != list(range(idx[0], idx[0] + len(idx))):
             imp.ignore(f"query {q.id} fragment {f.id} placement",
                        f"it ran on executors {idx}, not a contiguous range: placed on {idx[0]}..{idx[0] + len(idx) - 1}")
-    if not parallel:
+    if not profiled:
         if counts != [1]:
             imp.ignore(f"query {q.id} fragment {f.id} instances", f"{per_host} per daemon at mt_dop=0")
         return out, why
@@ -542,7 +542,7 @@ def _rule_instances(q, f, mt_dop, executors, ranges):
     return None
 
 
-def _op(imp, q, f, op_id, parallel, weights):
+def _op(imp, q, f, op_id, profiled, weights):
     op = f.operators[op_id]
     node = {"op": None, "id": str(op.id)}
     rows = int(op.total("RowsReturned"))
@@ -566,21 +566,21 @@ def _op(imp, q, f, op_id, parallel, weights):
     if kind == "EXCHANGE_NODE":
         return {"op": "exchange", "id": str(op.id), "exchange": _exchange_id(op.id)}
     node["rows"] = rows
-    kids = [_op(imp, q, f, c, parallel, weights) for c in op.children]
+    kids = [_op(imp, q, f, c, profiled, weights) for c in op.children]
     if kind in ("HASH_JOIN_NODE", "NESTED_LOOP_JOIN_NODE"):
         node["op"] = "hash_join" if kind == "HASH_JOIN_NODE" else "nested_loop_join"
         node["probe"] = kids[0] if kids else None
         if op.build_child is not None:
-            node["build"] = _op(imp, q, f, op.build_child, parallel, weights)
+            node["build"] = _op(imp, q, f, op.build_child, profiled, weights)
         else:
             bf = _build_fragment_of(q, op.id)
             if bf is None:
                 raise ProfileError(f"{q.where}: query {q.id}: join {op.id} has no build side in the profile")
-            if parallel:
+            if profiled:
                 node["build"] = {"fragment": bf.id}
                 node["shared"] = "BROADCAST" in op.detail
             else:  # the mt_dop=0 plan builds inside the join
-                node["build"] = _op(imp, q, bf, bf.root, parallel, weights)
+                node["build"] = _op(imp, q, bf, bf.root, profiled, weights)
         return node
     if kind == "AGGREGATION_NODE":
         node["op"] = "aggregate"
@@ -614,7 +614,7 @@ def _op(imp, q, f, op_id, parallel, weights):
                        "counterpart in the scenario format")
 
 
-def _scan_weights(imp, q, f, parallel):
+def _scan_weights(imp, q, f, profiled):
     """Per-instance weights for the fragment's leftmost scan, when its instances are skewed."""
     leaf = _leftmost_leaf(f)
     if leaf is None or not SCAN_KINDS.match(leaf.kind) or len(f.instances) < 2:
@@ -622,7 +622,7 @@ def _scan_weights(imp, q, f, parallel):
     root = f.operators[f.root]
     out_rows = root.values("RowsReturned")
     scan_rows = leaf.values("RowsReturned")
-    if not parallel:  # one instance per daemon: sum per host
+    if not profiled:  # one instance per daemon: sum per host
         hosts = f.hosts()
         out_rows = [sum(v for v, i in zip(out_rows, f.instances) if i.host == h) for h in hosts]
         scan_rows = [sum(v for v, i in zip(scan_rows, f.instances) if i.host == h) for h in hosts]
@@ -634,7 +634,7 @@ def _scan_weights(imp, q, f, parallel):
     target = scan_rows if (follows or tot_out <= 0) else out_rows
     if not _skewed(target):
         return {}
-    if not follows and tot_out > 0 and parallel:
+    if not follows and tot_out > 0 and profiled:
         imp.ignore(f"query {q.id} fragment {f.id} per-instance rows",
                    f"its output per instance {out_rows} does not follow its scan {leaf.id}'s {scan_rows} (the "
                    "skew arises above the scan); the contract weighs instances at the scan only, so scan "
@@ -642,28 +642,52 @@ def _scan_weights(imp, q, f, parallel):
     return {leaf.id: _shares(target)}
 
 
-def plan_json(imp, q, mt_dop, parallel):
-    fragments = []
-    weights = {}
-    placements = {}
-    for fid in sorted(q.fragments):
-        f = q.fragments[fid]
-        if not parallel and f.sink_kind == "join_build":
-            continue
-        weights.update(_scan_weights(imp, q, f, parallel))
-        if not parallel:  # a folded build fragment's scans
-            for g in q.fragments.values():
-                if g.sink_kind == "join_build" and g.sink_target in f.operators:
-                    weights.update(_scan_weights(imp, q, g, parallel))
-    for fid in sorted(q.fragments):
-        f = q.fragments[fid]
-        if not parallel and f.sink_kind == "join_build":
-            continue
+def _pinned(q, f, place):
+    """True when fragment f's instance count cannot change with cluster.executors or mt_dop, so
+    that one weight per instance stays meaningful."""
+    if place.get("executors", 0) == 0:
+        return False
+    if place.get("instances_per_executor", 0) != 0 or _unpartitioned(q, f):
+        return True
+    leaf = _leftmost_leaf(f)
+    if leaf is not None and SCAN_KINDS.match(leaf.kind):
+        ranges = int(leaf.total("ScanRangesComplete"))
+        return 0 < ranges <= max(place["executors"], 1)  # min(mt_dop, ceil(ranges / executors)) = 1
+    return False
+
+
+def _unwritten_skew(imp, q, f, what, values):
+    imp.ignore(f"query {q.id} fragment {f.id} {what}",
+               f"skewed ({values}) but not written: the fragment's instance count follows cluster.executors "
+               "or mt_dop, and weights are one per instance")
+
+
+def plan_json(imp, q, mt_dop, profiled):
+    """(fragments, placement notes, pinned fragment ids) of the plan as profiled, or (profiled
+    False) of the same plan with its join-build fragments folded into their joins: the mt_dop=0
+    plan of a query profiled at mt_dop > 0."""
+    kept = [q.fragments[fid] for fid in sorted(q.fragments)
+            if profiled or q.fragments[fid].sink_kind != "join_build"]
+    placements, notes, pinned = {}, {}, set()
+    for f in kept:
         if f.root is None:
-            raise ProfileError(f"{q.where}: query {q.id}: fragment {fid} has no operator tree")
-        place, why = placement(imp, q, f, mt_dop, parallel)
-        placements[fid] = why
-        frag = {"id": fid, **place, "root": _op(imp, q, f, f.root, parallel, weights)}
+            raise ProfileError(f"{q.where}: query {q.id}: fragment {f.id} has no operator tree")
+        placements[f.id], notes[f.id] = placement(imp, q, f, mt_dop, profiled)
+        if _pinned(q, f, placements[f.id]):
+            pinned.add(f.id)
+    weights = {}
+    for f in kept:
+        folded = [] if profiled else [g for g in q.fragments.values()
+                                      if g.sink_kind == "join_build" and g.sink_target in f.operators]
+        for g in [f] + folded:
+            w = _scan_weights(imp, q, g, profiled)
+            if w and f.id in pinned:
+                weights.update(w)
+            elif w and profiled:
+                _unwritten_skew(imp, q, g, "scan skew", [_r(v, 4) for v in next(iter(w.values()))])
+    fragments = []
+    for f in kept:
+        frag = {"id": f.id, **placements[f.id], "root": _op(imp, q, f, f.root, profiled, weights)}
         if f.sink_kind == "exchange":
             frag["sink"] = {"exchange": _exchange_id(f.sink_target)}
         elif f.sink_kind == "join_build":
@@ -671,13 +695,13 @@ def plan_json(imp, q, mt_dop, parallel):
         else:
             frag["sink"] = {"result": True}
             if f.sink_kind != "result":
-                imp.ignore(f"query {q.id} fragment {fid} sink", f"{f.sink_kind or 'an unknown sink'} is "
+                imp.ignore(f"query {q.id} fragment {f.id} sink", f"{f.sink_kind or 'an unknown sink'} is "
                            "simulated as the query's result sink")
         fragments.append(frag)
-    return fragments, placements
+    return fragments, notes, pinned
 
 
-def exchanges_json(imp, q, parallel, buffer_bytes, pooled_ratio):
+def exchanges_json(imp, q, profiled, buffer_bytes, pooled_ratio, pinned):
     out = []
     for xid in sorted(q.exchanges):
         x = q.exchanges[xid]
@@ -696,14 +720,18 @@ def exchanges_json(imp, q, parallel, buffer_bytes, pooled_ratio):
             notes.append("compression_ratio not measurable (no remote channel in the profile): default kept")
         if x.partitioning in ("HASH_PARTITIONED", "KUDU", "DIRECTED") and len(x.receivers) > 1:
             rows = [r.rows for r in x.receivers]
-            if not parallel:
+            if not profiled:
                 hosts = []
                 for r in x.receivers:
                     if r.instance.host not in hosts:
                         hosts.append(r.instance.host)
                 rows = [sum(r.rows for r in x.receivers if r.instance.host == h) for h in hosts]
             if _skewed(rows) and len(rows) > 1:
-                e["receiver_weights"] = _shares(rows)
+                if x.receiver_fragment in pinned:
+                    e["receiver_weights"] = _shares(rows)
+                elif profiled:
+                    _unwritten_skew(imp, q, q.fragments[x.receiver_fragment], f"receiver skew of exchange {xid}",
+                                    _shares(rows))
         senders, receivers = len(x.senders), len(x.receivers)
         e["source"] = (f"profile exchange {xid}: {x.detail or x.partitioning}"
                        f"{' (merging)' if x.merging else ''}, {x.sender_fragment} x{senders} -> "
@@ -884,10 +912,10 @@ def build_scenario(queries, source, skipped=()):
                            f"{len(q.hosts)} daemon(s), mt_dop={qm}; "
                            + re.sub(r"\s+", " ", q.statement)[:200]}
         if qm > 0:
-            frags0, _ = plan_json(imp, q, qm, parallel=False)
-            xs0 = exchanges_json(imp, q, False, DEFAULT_SENDER_BUFFER, pooled)
-            fragsp, why = plan_json(imp, q, qm, parallel=True)
-            xsp = exchanges_json(imp, q, True, DEFAULT_SENDER_BUFFER, pooled)
+            frags0, _, pinned0 = plan_json(imp, q, qm, profiled=False)
+            xs0 = exchanges_json(imp, q, False, DEFAULT_SENDER_BUFFER, pooled, pinned0)
+            fragsp, why, pinnedp = plan_json(imp, q, qm, profiled=True)
+            xsp = exchanges_json(imp, q, True, DEFAULT_SENDER_BUFFER, pooled, pinnedp)
             entry["fragments"], entry["exchanges"] = frags0, _strip_expected(xs0)
             entry["parallel"] = {"fragments": fragsp, "exchanges": xsp}
             imp.derivations[f"query {q.id} plans"] = (
@@ -895,8 +923,8 @@ def build_scenario(queries, source, skipped=()):
                 "'fragments'/'exchanges' is the same plan at mt_dop=0, each join-build fragment folded into its "
                 "join, one instance per executor; measured counters are kept on the profiled plan's exchanges")
         else:
-            entry["fragments"], why = plan_json(imp, q, 0, parallel=False)
-            entry["exchanges"] = exchanges_json(imp, q, False, DEFAULT_SENDER_BUFFER, pooled)
+            entry["fragments"], why, pinned = plan_json(imp, q, 0, profiled=True)
+            entry["exchanges"] = exchanges_json(imp, q, True, DEFAULT_SENDER_BUFFER, pooled, pinned)
         placement_notes[q.id] = why
         entry["expected"] = expected_query(q)
         out_queries.append(entry)
