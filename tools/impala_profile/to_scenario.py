@@ -220,13 +220,21 @@ def exchange_shape(imp, q, x, buffer_bytes):
         if tuple_bytes < fixed:
             notes.append(f"the measured tuple bytes per row ({tuple_bytes:.1f}) are below the fixed size the RPC "
                          "count implies (NULL tuples are not serialized): bytes will be over-estimated")
-    else:
+    elif x.partitioning in ("UNPARTITIONED", "RANDOM") or len(x.receivers) == 1:
         out["fixed_row_bytes"] = max(1, int(round(tuple_bytes)))
-        why = ("the batch size of this sender does not depend on the row width (whole input batches)"
-               if x.partitioning in ("UNPARTITIONED", "RANDOM") or len(x.receivers) == 1 else
-               "every channel sent at most one batch, so the RPC count does not reveal the fixed width")
         notes.append(f"fixed_row_bytes {out['fixed_row_bytes']} = UncompressedRowBatchSize / rows - "
-                     f"{TUPLE_POINTER_BYTES} x {T} tuple pointers, all counted as fixed ({why})")
+                     f"{TUPLE_POINTER_BYTES} x {T} tuple pointers, all counted as fixed (this sender sends whole "
+                     "input batches: the width does not set its batch size)")
+    else:
+        # Every channel sent at most one batch: its capacity held the largest channel's rows.
+        most = max([round(s.rows * w) for s in x.senders for w in shares] + [1])
+        fixed = max(1, min(int(round(tuple_bytes)), buffer_bytes // most))
+        out["fixed_row_bytes"] = fixed
+        if tuple_bytes - fixed >= 0.5:
+            out["var_row_bytes"] = int(round(tuple_bytes - fixed))
+        notes.append(f"every channel sent at most one batch, so the collector held the largest channel's "
+                     f"{most} rows: fixed_row_bytes {fixed} = min({tuple_bytes:.1f} uncompressed tuple bytes per "
+                     f"row, {buffer_bytes} // {most}), the rest variable")
     # Compression: per sender, bytes on the wire = local share uncompressed + the rest x ratio.
     num = den = 0.0
     for s in x.senders:
@@ -764,6 +772,8 @@ def expected_exchange(x, _r=_r):
         "slowest_sender_blocked_s": _r(max(v.inactive_s for v in s)),
         "InactiveTotalTime_s": _r(sum(v.inactive_s for v in s)),
         "rpcs_deferred": sum(v.deferred for v in r),
+        "TotalBytesSent": byts,
+        "TotalRPCsDeferred": sum(v.deferred for v in r),
     }
     if all(v.rpc_success is not None for v in s):
         exp["RpcSuccess"] = sum(v.rpc_success for v in s)
@@ -793,6 +803,7 @@ EXPECTED_KEYS = {
     "slowest_sender_blocked_s": "largest InactiveTotalTime of a sender instance",
     "InactiveTotalTime_s": "sum of InactiveTotalTime over the sender instances",
     "rpcs_deferred": "sum of the receivers' TotalRPCsDeferred",
+    "TotalBytesSent, TotalRPCsDeferred": "the same as bytes_sent and rpcs_deferred, under the profile's names",
     "RpcSuccess": "sum of RpcSuccess (TransmitData + EndDataStream)",
     "UncompressedRowBatchSize": "sum of UncompressedRowBatchSize (deserialized size: tuple data + 8 bytes "
                                 "per tuple pointer; a broadcast counts every copy)",
