@@ -18,7 +18,6 @@ Run: /usr/bin/python3 -m pytest tests/python/test_impala_profile.py
 """
 
 import base64
-import copy
 import csv
 import io
 import json
@@ -50,8 +49,7 @@ IMPORTABLE = ["tpcds_72_local_run_profile.json", "tpcds_1_local_run_mt_dop_0_pro
 
 needs_profiles = pytest.mark.skipif(not Q72.exists(), reason="../shared/impala-profiles is absent")
 
-from tools.impala_profile import compare as compare_mod  # noqa: E402
-from tools.impala_profile.decode import ProfileError, read_profiles  # noqa: E402
+from tools.impala_profile.decode import read_profiles  # noqa: E402
 from tools.impala_profile.model import build_query  # noqa: E402
 from tools.impala_profile.to_scenario import build_scenario, select_queries  # noqa: E402
 

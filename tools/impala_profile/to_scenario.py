@@ -824,6 +824,11 @@ def expected_query(q):
         exp["duration_s"] = _r(q.duration_s)
     if q.startup_s() is not None:
         exp["startup_s"] = _r(q.startup_s())
+    t = q.timeline
+    if "Query submitted" in t and "Planning finished" in t:
+        exp["planning_s"] = _r(t["Planning finished"] - t["Query submitted"])
+    if "Submit for admission" in t and "Completed admission" in t:
+        exp["admission_s"] = _r(t["Completed admission"] - t["Submit for admission"])
     exp["bytes_sent"] = sum(s.bytes_sent for x in q.exchanges.values() for s in x.senders)
     return exp
 
@@ -892,7 +897,7 @@ def build_scenario(queries, source, skipped=()):
             imp.derivations["cluster.network"] = (
                 f"every daemon ran on one machine ({next(iter(machines))}), so every RPC crossed the loopback "
                 f"interface: rtt_us and loopback_rtt_us are both the {text}"
-                + (f"; nic and loopback bandwidth both its 8 / slope Gbit/s" if gbps else ""))
+                + ("; nic and loopback bandwidth both its 8 / slope Gbit/s" if gbps else ""))
         else:
             cluster["rtt_us"] = _r(rtt_us, 2)
             if gbps:
