@@ -1,5 +1,6 @@
-// exsim command line: run, validate, schema, params. Exit status 0 success, 2 bad input,
-// 1 internal error.
+// exsim command line: run, validate, schema, params; profile import, compare and diff are the
+// Python package tools/impala_profile, run with the system interpreter. Exit status 0 success,
+// 2 bad input, 1 internal error.
 #include "input/parameters.hpp"
 #include "input/scenario.hpp"
 #include "output/summary.hpp"
@@ -10,8 +11,11 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 
@@ -29,6 +33,9 @@ Usage:
   exsim validate SCENARIO [--set NAME=VALUE]...
   exsim schema            print the scenario JSON Schema (generated from the parameter table)
   exsim params            print every scenario parameter with its unit, default and check
+  exsim profile import PROFILE [--output SCENARIO] [--query ID]
+  exsim compare RESULTS PROFILE [--format text|json|csv] [--query ID] [--output FILE]
+  exsim diff A.json B.json [--format text|json|csv] [--output FILE]
   exsim --help | --version
 
 Commands:
@@ -36,6 +43,18 @@ Commands:
              stdout without --output. Without SCENARIO, runs the built-in default
              scenario (scenarios/default.json).
   validate   Check SCENARIO (structure, then meaning) without simulating.
+  profile import
+             Read a real Impala query profile (the web UI's JSON, or an impala_profile_log
+             file of base64 Thrift lines, v1 or aggregated) and write a schema_version 2
+             scenario of the query: its executors, fragments and instances, exchanges,
+             rows, row widths, compression ratio, costs and network from the profile's own
+             timers, and the measured counters as `expected`; what the model cannot use is
+             listed in provenance.ignored. --query picks one query of a multi-query log.
+             Retarget with run --set cluster.rtt_us=390 --set cluster.executors=N.
+  compare    Per exchange and sender instance: the profile's counters, the simulated ones
+             (RESULTS of running the imported scenario) and their ratio, and the query time.
+  diff       Two results side by side, per query and per exchange: runtime, blocked time,
+             RPCs, memory estimate, and the change from A to B.
 
 Options:
   --set NAME=VALUE  Override a value before validation. NAME is a flag name, applied to
@@ -53,9 +72,32 @@ Options:
   --jobs N          With query_order "sequential", simulate N queries at once in child
                     processes (0 = one per core); the results do not depend on N.
 
-Exit status: 0 success, 2 bad input (the message names the file and JSON path),
-1 internal error.
+Exit status: 0 success, 2 bad input (the message names the file and JSON path) or a
+missing dependency (profile import, compare and diff need /usr/bin/python3, and
+python3-thrift for profile logs), 1 internal error.
 )";
+
+// profile import, compare, diff: replace this process with the system Python running the
+// project's package, the source directory first on its module path.
+int exec_python_tool(int argc, char** argv) {
+  if (access(EXSIM_PYTHON, X_OK) != 0) {
+    std::cerr << "exsim: " << argv[1] << ": needs " << EXSIM_PYTHON
+              << " (Debian's python3, and python3-thrift for profile logs): apt-get install python3 "
+                 "python3-thrift\n";
+    return kExitBadInput;
+  }
+  const char* old = std::getenv("PYTHONPATH");
+  const std::string path = std::string(EXSIM_SOURCE_DIR) + (old && *old ? std::string(":") + old : "");
+  setenv("PYTHONPATH", path.c_str(), 1);
+  std::vector<char*> args{const_cast<char*>(EXSIM_PYTHON), const_cast<char*>("-P"), const_cast<char*>("-m"),
+                          const_cast<char*>("tools.impala_profile")};
+  for (int i = 1; i < argc; ++i)
+    args.push_back(argv[i]);
+  args.push_back(nullptr);
+  execv(EXSIM_PYTHON, args.data());
+  std::cerr << "exsim: cannot run " << EXSIM_PYTHON << ": " << std::strerror(errno) << "\n";
+  return kExitBadInput;
+}
 
 struct Args {
   std::string command;
@@ -164,6 +206,9 @@ int run(const Args& a) {
 } // namespace
 
 int main(int argc, char** argv) {
+  if (argc > 1 && (std::strcmp(argv[1], "profile") == 0 || std::strcmp(argv[1], "compare") == 0 ||
+                   std::strcmp(argv[1], "diff") == 0))
+    return exec_python_tool(argc, argv);
   try {
     const Args a = parse_args(argc, argv);
     if (a.command.empty() || a.command == "--help" || a.command == "-h" || a.command == "help") {

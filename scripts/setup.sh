@@ -8,7 +8,7 @@ set -eu
 cd "$(dirname "$0")/.."
 
 packages="cmake g++ make pkg-config libsimgrid-dev libfmt-dev nlohmann-json3-dev catch2
-python3 python3-pytest python3-numpy python3-matplotlib python3-jsonschema python3-tqdm
+python3 python3-pytest python3-numpy python3-matplotlib python3-jsonschema python3-tqdm python3-thrift
 python3-distributed"
 
 missing=""

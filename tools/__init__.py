@@ -1,1 +1,3 @@
-"""Tooling that writes the project's data (scenarios/): the TPC-DS workload and its calibration."""
+"""Python tooling of exsim (run with /usr/bin/python3): the TPC-DS workload and its calibration,
+and the Impala profile importer. A package, so that `python3 -m tools.impala_profile` and
+`python3 -m tools.tpcds.workload` find this directory first."""

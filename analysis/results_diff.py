@@ -1,0 +1,146 @@
+"""Two exsim results side by side (`exsim diff A.json B.json`): per query and per exchange, the
+runtime, blocked time, RPCs and memory estimate of each and the change from A to B.
+
+    rows = results_diff.diff(load_results(a_path), load_results(b_path))
+
+Reads only the results format (docs/results.md); queries and exchanges are matched by name.
+"""
+
+import json
+
+from analysis import tables
+
+
+class ResultsError(Exception):
+    """A results file is missing or not exsim results; the message names the file."""
+
+
+def load_results(path):
+    try:
+        with open(path, encoding="utf-8") as f:
+            doc = json.load(f)
+    except FileNotFoundError:
+        raise ResultsError(f"{path}: no such file") from None
+    except OSError as e:
+        raise ResultsError(f"{path}: cannot read: {e.strerror}") from None
+    except ValueError as e:
+        raise ResultsError(f"{path}: not JSON ({e}): expected the results of exsim run") from None
+    if not isinstance(doc, dict) or not isinstance(doc.get("exchanges"), list) or "summary" not in doc:
+        what = ", ".join(sorted(doc)[:6]) if isinstance(doc, dict) else type(doc).__name__
+        hint = " (this looks like a scenario: run it with exsim run first)" if isinstance(doc, dict) and \
+            "schema_version" in doc else ""
+        raise ResultsError(f"{path}: not exsim results: expected 'exchanges' and 'summary' at the top level, "
+                           f"found {what}{hint}")
+    for i, x in enumerate(doc["exchanges"]):
+        if not isinstance(x, dict) or "id" not in x:
+            raise ResultsError(f"{path}: exchanges[{i}]: expected an object with 'id'")
+    return doc
+
+
+# Per exchange: (label, key in results or a function of the exchange entry).
+EXCHANGE_FIGURES = [
+    ("duration_s", "duration_s"),
+    ("slowest_sender_blocked_s", "slowest_sender_blocked_s"),
+    ("rpcs", lambda x: _num(x.get("rpcs")) + _num(x.get("eos_rpcs")) if "rpcs" in x else None),
+    ("bytes_sent", "bytes_sent"),
+    ("rpcs_deferred", "rpcs_deferred"),
+    ("memory_estimate_bytes", "memory_estimate_bytes"),
+    ("peak_sender_bytes", "peak_sender_bytes"),
+]
+QUERY_FIGURES = ["runtime_s", "slowest_sender_blocked_s", "rpcs", "memory_estimate_bytes"]
+
+
+def _num(v):
+    return v if isinstance(v, (int, float)) and not isinstance(v, bool) else 0
+
+
+def _figure(x, key):
+    v = key(x) if callable(key) else x.get(key)
+    return v if isinstance(v, (int, float)) and not isinstance(v, bool) else None
+
+
+def _query_figures(doc):
+    """{query: {figure: value}}: runtime from the results' queries, the rest summed over its exchanges."""
+    out = {}
+    for x in doc["exchanges"]:
+        q = out.setdefault(x.get("query", ""), {"exchanges": 0})
+        q["exchanges"] += 1
+        for label, key in EXCHANGE_FIGURES:
+            if label in ("slowest_sender_blocked_s", "rpcs", "memory_estimate_bytes"):
+                v = _figure(x, key)
+                if v is not None:
+                    q[label] = q.get(label, 0) + v
+    for q in doc.get("queries") or []:
+        if isinstance(q, dict):
+            entry = out.setdefault(q.get("query", ""), {"exchanges": 0})
+            for k in ("runtime_s", "status"):
+                if k in q:
+                    entry[k] = q[k]
+    if "" in out and "runtime_s" not in out[""]:
+        out[""]["runtime_s"] = doc.get("summary", {}).get("makespan_s")
+    return out
+
+
+def _exchange_key(x):
+    return (x.get("query", ""), x["id"])
+
+
+def diff(a, b):
+    """Rows (level, query, exchange, figure, A, B, change, relative change), queries first."""
+    rows = []
+    qa, qb = _query_figures(a), _query_figures(b)
+    for q in list(qa) + [q for q in qb if q not in qa]:
+        fa, fb = qa.get(q, {}), qb.get(q, {})
+        for fig in QUERY_FIGURES:
+            va, vb = fa.get(fig), fb.get(fig)
+            d, rel = tables.change(va, vb)
+            rows.append(("query", q, "", fig, va, vb, d, rel))
+    xa = {_exchange_key(x): x for x in a["exchanges"]}
+    xb = {_exchange_key(x): x for x in b["exchanges"]}
+    for key in list(xa) + [k for k in xb if k not in xa]:
+        ea, eb = xa.get(key), xb.get(key)
+        for label, k in EXCHANGE_FIGURES:
+            va = _figure(ea, k) if ea else None
+            vb = _figure(eb, k) if eb else None
+            d, rel = tables.change(va, vb)
+            rows.append(("exchange", key[0], key[1], label, va, vb, d, rel))
+    return rows
+
+
+def settings_line(doc):
+    s = doc.get("settings", {})
+    flags = s.get("flags", {})
+    cl = s.get("cluster", {})
+    parts = [f"K={flags.get('rpcs_in_flight_per_channel', '?')}",
+             f"buffer={flags.get('data_stream_sender_buffer_size', '?')}",
+             f"mt_dop={flags.get('mt_dop', '?')}", f"executors={cl.get('executors', '?')}",
+             f"rtt_us={cl.get('rtt_us', '?')}"]
+    return " ".join(parts)
+
+
+HEADER = ["level", "query", "exchange", "figure", "A", "B", "change", "relative_change"]
+
+
+def render(rows, a_path, b_path, a, b, fmt):
+    if fmt == "json":
+        return tables.json_text({"a": {"file": a_path, "settings": settings_line(a)},
+                                 "b": {"file": b_path, "settings": settings_line(b)},
+                                 "rows": [dict(zip(HEADER, r)) for r in rows]})
+    if fmt == "csv":
+        return tables.csv_text(HEADER, rows)
+    out = [f"A: {a_path} ({settings_line(a)})\n", f"B: {b_path} ({settings_line(b)})\n"]
+    by_query = [r for r in rows if r[0] == "query"]
+    if by_query:
+        out.append("\nPer query\n")
+        out.append(tables.text_table(["query", "figure", "A", "B", "change", "change %"],
+                                     [[r[1] or "(none)", r[3], r[4], r[5], r[6], _pct(r[7])] for r in by_query]))
+    by_x = [r for r in rows if r[0] == "exchange"]
+    if by_x:
+        out.append("\nPer exchange\n")
+        out.append(tables.text_table(["query", "exchange", "figure", "A", "B", "change", "change %"],
+                                     [[r[1] or "-", r[2], r[3], r[4], r[5], r[6], _pct(r[7])] for r in by_x]))
+    return "".join(out)
+
+
+def _pct(rel):
+    return "-" if rel is None else f"{rel * 100:+.1f}%"

@@ -1,0 +1,98 @@
+"""Rendering rows of figures as a readable text table, CSV or JSON: one place for the look of
+`exsim compare` and `exsim diff` output.
+
+    text = tables.text_table(["counter", "measured"], [["rpcs", 93070]])
+"""
+
+import csv
+import io
+import json
+import math
+
+
+def fmt_number(v, digits=4):
+    """Thousands separators for integers, `digits` significant digits for the rest; '-' for None."""
+    if v is None:
+        return "-"
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    if isinstance(v, int):
+        return f"{v:,}"
+    if isinstance(v, float):
+        if math.isnan(v) or math.isinf(v):
+            return str(v)
+        if v == int(v) and abs(v) < 1e15 and abs(v) >= 1:
+            return f"{int(v):,}"
+        if v == 0:
+            return "0"
+        mag = math.floor(math.log10(abs(v)))
+        decimals = max(0, digits - 1 - mag)
+        return f"{v:,.{decimals}f}"
+    return str(v)
+
+
+def fmt_seconds(v):
+    """A duration in s, ms or us, whichever reads best; '-' for None."""
+    if v is None:
+        return "-"
+    a = abs(v)
+    if a == 0:
+        return "0 s"
+    if a < 1e-3:
+        return f"{v * 1e6:.1f} us"
+    if a < 1:
+        return f"{v * 1e3:.2f} ms"
+    return f"{v:.3f} s"
+
+
+def fmt_ratio(v):
+    return "-" if v is None else f"{v:.3f}"
+
+
+def fmt_value(name, v):
+    """Seconds for names ending in _s, numbers otherwise."""
+    return fmt_seconds(v) if name.endswith("_s") else fmt_number(v)
+
+
+def text_table(header, rows, indent="  "):
+    """Left-aligned first column, right-aligned numbers."""
+    cells = [[str(h) for h in header]] + [[fmt_number(c) if not isinstance(c, str) else c for c in r]
+                                         for r in rows]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
+    lines = []
+    for k, r in enumerate(cells):
+        parts = [r[0].ljust(widths[0])] + [r[i].rjust(widths[i]) for i in range(1, len(r))]
+        lines.append(indent + "  ".join(parts).rstrip())
+        if k == 0:
+            lines.append(indent + "  ".join("-" * w for w in widths))
+    return "\n".join(lines) + "\n"
+
+
+def csv_text(header, rows):
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(header)
+    for r in rows:
+        w.writerow(["" if c is None else c for c in r])
+    return buf.getvalue()
+
+
+def json_text(obj):
+    return json.dumps(obj, indent=2, sort_keys=False) + "\n"
+
+
+def ratio(a, b):
+    """b / a, None when undefined."""
+    if a is None or b is None:
+        return None
+    if a == 0:
+        return None if b != 0 else 1.0
+    return b / a
+
+
+def change(a, b):
+    """(b - a, relative change) with None where undefined."""
+    if a is None or b is None:
+        return None, None
+    d = b - a
+    return d, (d / a if a else None)

@@ -1,0 +1,145 @@
+"""The `exsim profile import`, `exsim compare` and `exsim diff` commands (exsim execs
+`/usr/bin/python3 -P -m tools.impala_profile ...` with the source directory on PYTHONPATH).
+
+Exit status: 0 success, 2 bad input or a missing dependency (the message says which).
+"""
+
+import argparse
+import sys
+
+USAGE = """\
+exsim profile import PROFILE [--output SCENARIO] [--query ID]
+exsim compare RESULTS PROFILE [--format text|json|csv] [--query ID] [--output FILE]
+exsim diff A.json B.json [--format text|json|csv] [--output FILE]"""
+
+EXIT_BAD_INPUT = 2
+
+
+class UsageError(Exception):
+    pass
+
+
+class Parser(argparse.ArgumentParser):
+    def error(self, message):  # argparse would print its own usage and exit 2
+        raise UsageError(f"{self.prog}: {message} (see exsim --help)")
+
+
+def _parsers():
+    imp = Parser(prog="exsim profile import", add_help=False)
+    imp.add_argument("profile")
+    imp.add_argument("--output", "-o")
+    imp.add_argument("--query")
+    cmp_ = Parser(prog="exsim compare", add_help=False)
+    cmp_.add_argument("results")
+    cmp_.add_argument("profile")
+    cmp_.add_argument("--format", choices=["text", "json", "csv"], default="text")
+    cmp_.add_argument("--query")
+    cmp_.add_argument("--output", "-o")
+    dif = Parser(prog="exsim diff", add_help=False)
+    dif.add_argument("a")
+    dif.add_argument("b")
+    dif.add_argument("--format", choices=["text", "json", "csv"], default="text")
+    dif.add_argument("--output", "-o")
+    return imp, cmp_, dif
+
+
+def _emit(text, output):
+    if output:
+        from analysis import atomic
+        try:
+            atomic.write_text(output, text)
+        except OSError as e:
+            raise UsageError(f"{output}: cannot write: {e.strerror}") from None
+    else:
+        sys.stdout.write(text)
+
+
+# What a profile with the right shape but wrong contents (a string where a number belongs, a
+# missing child) raises inside the model: reported as a malformed profile, not a traceback.
+MALFORMED = (KeyError, TypeError, ValueError, AttributeError, IndexError, ZeroDivisionError, RecursionError,
+             StopIteration)
+
+
+def _malformed(path, e):
+    from .decode import ProfileError
+    return ProfileError(f"{path}: malformed profile: {type(e).__name__}: {e}"[:500])
+
+
+def _load_queries(path, query_id):
+    from .decode import read_profiles
+    from .model import build_query
+    from .to_scenario import select_queries
+    try:
+        queries = [build_query(d) for d in read_profiles(path)]
+    except MALFORMED as e:
+        raise _malformed(path, e) from None
+    return select_queries(queries, path, query_id)
+
+
+def cmd_import(args):
+    from analysis.tables import json_text
+    from .to_scenario import build_scenario
+    chosen, skipped = _load_queries(args.profile, args.query)
+    try:
+        scenario = build_scenario(chosen, args.profile, skipped)
+    except MALFORMED as e:
+        raise _malformed(args.profile, e) from None
+    _emit(json_text(scenario), args.output)
+    if args.output:
+        q = scenario["queries"]
+        n_x = sum(len((e.get("parallel") or e)["exchanges"]) for e in q)
+        sys.stderr.write(f"exsim profile import: {args.output}: {len(q)} query(ies), {n_x} exchange(s), "
+                         f"{scenario['cluster']['executors']} executor(s); "
+                         f"{len(scenario['provenance']['ignored'])} item(s) in provenance.ignored\n")
+
+
+def cmd_compare(args):
+    from analysis.results_diff import load_results
+    from . import compare
+    results = load_results(args.results)
+    chosen, _ = _load_queries(args.profile, args.query)
+    try:
+        doc = compare.compare(results, chosen)
+    except MALFORMED as e:
+        raise _malformed(f"{args.results} or {args.profile}", e) from None
+    _emit(compare.render(doc, args.format, args.results, args.profile), args.output)
+
+
+def cmd_diff(args):
+    from analysis import results_diff
+    a = results_diff.load_results(args.a)
+    b = results_diff.load_results(args.b)
+    rows = results_diff.diff(a, b)
+    _emit(results_diff.render(rows, args.a, args.b, a, b, args.format), args.output)
+
+
+def main(argv=None):
+    argv = list(sys.argv[1:] if argv is None else argv)
+    imp, cmp_, dif = _parsers()
+    try:
+        if argv[:2] == ["profile", "import"]:
+            cmd_import(imp.parse_args(argv[2:]))
+        elif argv[:1] == ["compare"]:
+            cmd_compare(cmp_.parse_args(argv[1:]))
+        elif argv[:1] == ["diff"]:
+            cmd_diff(dif.parse_args(argv[1:]))
+        else:
+            raise UsageError(f"{' '.join(argv[:2]) or '(nothing)'}: unknown command; expected one of:\n{USAGE}")
+    except UsageError as e:
+        sys.stderr.write(f"exsim: {e}\n")
+        return EXIT_BAD_INPUT
+    except ImportError as e:  # python3-thrift (the only dependency outside the standard library)
+        sys.stderr.write(f"exsim: {e}\n")
+        return EXIT_BAD_INPUT
+    except Exception as e:  # noqa: BLE001 - every input error class of the package, named below
+        from analysis.results_diff import ResultsError
+        from .decode import ProfileError
+        if isinstance(e, (ProfileError, ResultsError)):
+            sys.stderr.write(f"exsim: {e}\n")
+            return EXIT_BAD_INPUT
+        raise
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,197 @@
+"""Measured (an Impala profile) next to simulated (exsim results): per exchange and per sender
+instance, each counter, and the query's runtime (`exsim compare RESULTS PROFILE`).
+
+    rows = compare.compare(results, queries)   # queries: model.Query objects
+
+Exchanges are matched by query name (the profile's query id, the name `profile import` gives
+the query) and exchange id (`x<plan node id>`); sender instances by executor and instance order,
+which `profile import` keeps (executor 0 = the coordinator, then the daemons in name order).
+"""
+
+from analysis import tables
+
+from .to_scenario import expected_exchange, expected_query
+
+# Exchange counters: (name, function of the results exchange entry).
+EXCHANGE_COUNTERS = [
+    ("receivers", lambda x: len(x.get("receiver_instances") or []) or x.get("receivers")),
+    ("rows_sent", lambda x: x.get("rows_sent")),
+    ("rpcs", lambda x: x.get("rpcs")),
+    ("eos_rpcs", lambda x: x.get("eos_rpcs")),
+    ("bytes_sent", lambda x: x.get("bytes_sent")),
+    ("mean_rpc_bytes", lambda x: x.get("mean_rpc_bytes", x["bytes_sent"] / x["rpcs"] if x.get("rpcs") else None)),
+    ("UncompressedRowBatchSize", lambda x: _sum(x, "sender_instances", "UncompressedRowBatchSize")),
+    ("slowest_sender_blocked_s", lambda x: x.get("slowest_sender_blocked_s")),
+    ("InactiveTotalTime_s", lambda x: _sum(x, "sender_instances", "InactiveTotalTime_s")),
+    ("RpcNetworkTime_mean_s", lambda x: _per_rpc(x, "RpcNetworkTime_s")),
+    ("RpcRecvrTime_mean_s", lambda x: _per_rpc(x, "RpcRecvrTime_s")),
+    ("rpcs_deferred", lambda x: x.get("rpcs_deferred")),
+    ("TotalHasDeferredRPCsTime_s", lambda x: _max(x, "receiver_instances", "TotalHasDeferredRPCsTime_s")),
+    ("DataWaitTime_s", lambda x: _max(x, "receiver_instances", "DataWaitTime_s")),
+]
+SENDER_COUNTERS = ["RowsSent", "TotalBytesSent", "RpcSuccess", "InactiveTotalTime_s", "RpcNetworkTime_mean_s",
+                   "RpcRecvrTime_mean_s"]
+
+
+def _sum(x, side, key):
+    vals = [i.get(key) for i in x.get(side) or [] if isinstance(i.get(key), (int, float))]
+    return sum(vals) if vals else None
+
+
+def _max(x, side, key):
+    vals = [i.get(key) for i in x.get(side) or [] if isinstance(i.get(key), (int, float))]
+    return max(vals) if vals else None
+
+
+def _per_rpc(x, key):
+    total = _sum(x, "sender_instances", key)
+    rpcs = _sum(x, "sender_instances", "RpcSuccess")
+    return total / rpcs if total is not None and rpcs else None
+
+
+def _measured_exchange(x):
+    e = expected_exchange(x, _r=lambda v, digits=None: v)
+    net = [s.rpc_network for s in x.senders if s.rpc_network is not None and s.rpc_network.count]
+    rcv = [s.rpc_recvr for s in x.senders if s.rpc_recvr is not None and s.rpc_recvr.count]
+    e["RpcNetworkTime_mean_s"] = (sum(n.sum for n in net) / sum(n.count for n in net) * 1e-9) if net else None
+    e["RpcRecvrTime_mean_s"] = (sum(n.sum for n in rcv) / sum(n.count for n in rcv) * 1e-9) if rcv else None
+    return e
+
+
+def _measured_sender(q, s):
+    return {
+        "executor": q.host_index(s.instance.host),
+        "RowsSent": s.rows,
+        "TotalBytesSent": s.bytes_sent,
+        "RpcSuccess": s.rpc_success if s.rpc_success is not None else s.rpcs + s.eos,
+        "InactiveTotalTime_s": s.inactive_s,
+        "RpcNetworkTime_mean_s": s.rpc_network.mean * 1e-9 if s.rpc_network and s.rpc_network.count else None,
+        "RpcRecvrTime_mean_s": s.rpc_recvr.mean * 1e-9 if s.rpc_recvr and s.rpc_recvr.count else None,
+    }
+
+
+def _simulated_sender(i):
+    n = i.get("RpcSuccess")
+    return {
+        "executor": i.get("host"),
+        "RowsSent": i.get("RowsSent"),
+        "TotalBytesSent": i.get("TotalBytesSent"),
+        "RpcSuccess": n,
+        "InactiveTotalTime_s": i.get("InactiveTotalTime_s"),
+        "RpcNetworkTime_mean_s": i["RpcNetworkTime_s"] / n if n and "RpcNetworkTime_s" in i else None,
+        "RpcRecvrTime_mean_s": i["RpcRecvrTime_s"] / n if n and "RpcRecvrTime_s" in i else None,
+    }
+
+
+def _find_exchange(results, qid, xid, single_query):
+    name = f"x{xid}"
+    for x in results.get("exchanges") or []:
+        q = x.get("query", "")
+        if q != qid and not (single_query and q in ("", None)):
+            continue
+        rid = str(x.get("id", ""))
+        if rid == name or rid.endswith(("." + name, "/" + name, ":" + name)):
+            return x
+    return None
+
+
+def _find_query(results, qid):
+    for q in results.get("queries") or []:
+        if isinstance(q, dict) and q.get("query") == qid:
+            return q
+    return None
+
+
+def compare(results, queries):
+    """{"queries": [...], "notes": [...]} with measured, simulated and their ratio per counter."""
+    notes = []
+    out = []
+    single = len(queries) == 1
+    for q in queries:
+        sim_q = _find_query(results, q.id)
+        meas_q = expected_query(q)
+        entry = {"query": q.id, "runtime_s": {"measured": meas_q.get("runtime_s"),
+                                              "simulated": sim_q.get("runtime_s") if sim_q else None}}
+        entry["runtime_s"]["ratio"] = tables.ratio(entry["runtime_s"]["measured"], entry["runtime_s"]["simulated"])
+        if sim_q is None:
+            notes.append(f"query {q.id}: not in the results (queries[].query)")
+        entry["exchanges"] = []
+        for xid in sorted(q.exchanges):
+            x = q.exchanges[xid]
+            sim = _find_exchange(results, q.id, xid, single)
+            meas = _measured_exchange(x)
+            ex = {"id": f"x{xid}", "partitioning": x.partitioning, "merging": x.merging,
+                  "sender_fragment": x.sender_fragment, "receiver_fragment": x.receiver_fragment,
+                  "counters": {}, "senders": []}
+            if sim is None:
+                notes.append(f"query {q.id} exchange x{xid}: not in the results")
+            for name, fn in EXCHANGE_COUNTERS:
+                m = meas.get(name)
+                s = fn(sim) if sim is not None else None
+                ex["counters"][name] = {"measured": m, "simulated": s, "ratio": tables.ratio(m, s)}
+            sim_senders = sorted((sim or {}).get("sender_instances") or [], key=lambda i: i.get("index", 0))
+            if sim is not None and len(sim_senders) != len(x.senders):
+                notes.append(f"query {q.id} exchange x{xid}: {len(x.senders)} sender instances measured, "
+                             f"{len(sim_senders)} simulated: per-sender rows left out")
+            for k, s in enumerate(x.senders):
+                m = _measured_sender(q, s)
+                si = _simulated_sender(sim_senders[k]) if len(sim_senders) == len(x.senders) else {}
+                ex["senders"].append({
+                    "index": k, "instance": s.instance.id, "executor": m["executor"],
+                    "counters": {c: {"measured": m[c], "simulated": si.get(c), "ratio": tables.ratio(m[c], si.get(c))}
+                                 for c in SENDER_COUNTERS}})
+            entry["exchanges"].append(ex)
+        out.append(entry)
+    return {"queries": out, "notes": notes}
+
+
+CSV_HEADER = ["query", "exchange", "sender", "executor", "counter", "measured", "simulated", "ratio"]
+
+
+def rows(doc):
+    out = []
+    for q in doc["queries"]:
+        r = q["runtime_s"]
+        out.append([q["query"], "", "", "", "runtime_s", r["measured"], r["simulated"], r["ratio"]])
+        for x in q["exchanges"]:
+            for name, c in x["counters"].items():
+                out.append([q["query"], x["id"], "", "", name, c["measured"], c["simulated"], c["ratio"]])
+            for s in x["senders"]:
+                for name, c in s["counters"].items():
+                    out.append([q["query"], x["id"], s["index"], s["executor"], name, c["measured"],
+                                c["simulated"], c["ratio"]])
+    return out
+
+
+def render(doc, fmt, results_path, profile_path):
+    if fmt == "json":
+        return tables.json_text({"results": results_path, "profile": profile_path, **doc})
+    if fmt == "csv":
+        return tables.csv_text(CSV_HEADER, rows(doc))
+    out = [f"measured: {profile_path}\nsimulated: {results_path}\n"]
+    for q in doc["queries"]:
+        r = q["runtime_s"]
+        out.append(f"\nquery {q['query']}: runtime measured {tables.fmt_seconds(r['measured'])}, simulated "
+                   f"{tables.fmt_seconds(r['simulated'])} (simulated / measured {tables.fmt_ratio(r['ratio'])})\n")
+        for x in q["exchanges"]:
+            out.append(f"\n  exchange {x['id']}  {x['partitioning']}{' merging' if x['merging'] else ''}  "
+                       f"{x['sender_fragment']} ({len(x['senders'])} sender(s)) -> {x['receiver_fragment']} "
+                       f"({x['counters']['receivers']['measured']} receiver(s))\n")
+            out.append(tables.text_table(["counter", "measured", "simulated", "sim/meas"],
+                                         [[n, tables.fmt_value(n, c["measured"]), tables.fmt_value(n, c["simulated"]),
+                                           tables.fmt_ratio(c["ratio"])]
+                                          for n, c in x["counters"].items() if n != "receivers"], indent="    "))
+            if x["senders"]:
+                hdr = ["sender", "exec"] + [f"{c} meas / sim" for c in ("RowsSent", "TotalBytesSent", "RpcSuccess",
+                                                                        "blocked", "network per RPC")]
+                body = []
+                for s in x["senders"]:
+                    c = s["counters"]
+                    body.append([str(s["index"]), s["executor"]] + [
+                        f"{tables.fmt_value(k, c[k]['measured'])} / {tables.fmt_value(k, c[k]['simulated'])}"
+                        for k in ("RowsSent", "TotalBytesSent", "RpcSuccess", "InactiveTotalTime_s",
+                                  "RpcNetworkTime_mean_s")])
+                out.append(tables.text_table(hdr, body, indent="    "))
+    if doc["notes"]:
+        out.append("\nnotes:\n" + "".join(f"  - {n}\n" for n in doc["notes"]))
+    return "".join(out)
