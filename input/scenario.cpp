@@ -1,16 +1,20 @@
 #include "input/scenario.hpp"
 
 #include "input/parameters.hpp"
+#include "input/suggest.hpp"
 
 #include <fmt/format.h>
 
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
-#include <fstream>
+#include <cstdio>
+#include <cstring>
 #include <functional>
 #include <map>
 #include <set>
-#include <sstream>
 #include <tuple>
 
 namespace exsim {
@@ -22,9 +26,11 @@ namespace {
 // Collects every error of one phase so that a user sees them all at once.
 class Errors {
 public:
-  explicit Errors(std::string file) : file_(std::move(file)) {}
+  explicit Errors(std::string file, std::vector<std::pair<std::string, std::string>> overridden = {})
+      : file_(std::move(file)), overridden_(std::move(overridden)) {}
   void add(const std::string& path, const std::string& what) {
-    lines_.push_back(fmt::format("{}: {}: {}", file_, path.empty() ? "(top level)" : path, what));
+    lines_.push_back(
+        fmt::format("{}: {}: {}{}", file_, path.empty() ? "(top level)" : path, what, set_by(path)));
   }
   void throw_if_any() const {
     if (lines_.empty()) return;
@@ -36,7 +42,19 @@ public:
   const std::string& file() const { return file_; }
 
 private:
+  // " (value from the command line: --set NAME=VALUE)" when an override wrote this path or a parent.
+  std::string set_by(const std::string& path) const {
+    for (auto it = overridden_.rbegin(); it != overridden_.rend(); ++it) {
+      const std::string& p = it->first;
+      if (path == p || (path.size() > p.size() && path.compare(0, p.size(), p) == 0 &&
+                        (path[p.size()] == '.' || path[p.size()] == '[')))
+        return fmt::format(" (value from the command line: --set {})", it->second);
+    }
+    return "";
+  }
+
   std::string file_;
+  std::vector<std::pair<std::string, std::string>> overridden_; // resolved JSON path, --set argument
   std::vector<std::string> lines_;
 };
 
@@ -132,10 +150,17 @@ void check_value(const ParamSpec& p, const json& v, const std::string& path, Err
   }
 }
 
+std::vector<std::string> key_names(Section s, const std::set<std::string>& excluded = {}) {
+  std::vector<std::string> out;
+  for (const ParamSpec* p : params_of(s))
+    if (!excluded.count(p->name)) out.push_back(p->name);
+  return out;
+}
+
 std::string known_keys(Section s, const std::set<std::string>& excluded = {}) {
   std::string out;
-  for (const ParamSpec* p : params_of(s))
-    if (!excluded.count(p->name)) out += (out.empty() ? "" : ", ") + p->name;
+  for (const std::string& name : key_names(s, excluded))
+    out += (out.empty() ? "" : ", ") + name;
   return out;
 }
 
@@ -150,7 +175,9 @@ void check_object(Section s, const json& obj, const std::string& path, Errors& e
   for (const auto& [key, value] : obj.items()) {
     const ParamSpec* p = find_param(s, key);
     if (!p || excluded.count(key)) {
-      err.add(join_path(path, key), fmt::format("unknown key; expected one of: {}", known_keys(s, excluded)));
+      err.add(join_path(path, key),
+              fmt::format("unknown key;{} expected one of: {}", did_you_mean(key, key_names(s, excluded)),
+                          known_keys(s, excluded)));
       continue;
     }
     check_value(*p, value, join_path(path, key), err);
@@ -198,7 +225,13 @@ struct PathToken {
   size_t index;
 };
 
-std::vector<PathToken> parse_json_path(const std::string& path) {
+// "--set NAME=VALUE", the way the user typed it, to start every override message.
+std::string set_arg(const Override& o) {
+  return fmt::format("--set {}={}", o.first, o.second);
+}
+
+std::vector<PathToken> parse_json_path(const Override& o) {
+  const std::string& path = o.first;
   std::vector<PathToken> tokens;
   size_t i = 0;
   while (i < path.size()) {
@@ -209,10 +242,10 @@ std::vector<PathToken> parse_json_path(const std::string& path) {
     if (path[i] == '[') {
       const size_t close = path.find(']', i);
       if (close == std::string::npos)
-        throw InputError(fmt::format("--set {}: unclosed '[' in JSON path", path));
+        throw InputError(fmt::format("{}: unclosed '[' in the JSON path {}", set_arg(o), path));
       const std::string num = path.substr(i + 1, close - i - 1);
       if (num.empty() || num.find_first_not_of("0123456789") != std::string::npos)
-        throw InputError(fmt::format("--set {}: expected an array index in [], got \"{}\"", path, num));
+        throw InputError(fmt::format("{}: expected an array index in [], got \"{}\"", set_arg(o), num));
       tokens.push_back({true, "", static_cast<size_t>(std::stoull(num))});
       i = close + 1;
       continue;
@@ -221,13 +254,49 @@ std::vector<PathToken> parse_json_path(const std::string& path) {
     tokens.push_back({false, path.substr(i, end == std::string::npos ? std::string::npos : end - i), 0});
     i = end == std::string::npos ? path.size() : end;
   }
-  if (tokens.empty()) throw InputError("--set: empty NAME");
+  if (tokens.empty()) throw InputError(fmt::format("{}: empty NAME", set_arg(o)));
   return tokens;
 }
 
-void apply_override(json& doc, const Override& o) {
+// What a position in a scenario holds, so that every key of a --set path is checked against the
+// parameter table before anything is written.
+struct PathPlace {
+  enum Kind { object, array_of_objects, map_of_objects, free } kind;
+  Section section; // of the objects, for the first three kinds
+};
+
+// Where the value of `key` inside an object of section `s` leads.
+PathPlace place_of(Section s, const std::string& key) {
+  using K = PathPlace::Kind;
+  if (s == Section::scenario) {
+    if (key == "cluster") return {K::object, Section::cluster};
+    if (key == "flags") return {K::object, Section::flags};
+    if (key == "exchange_defaults") return {K::object, Section::exchange};
+    if (key == "exchanges") return {K::array_of_objects, Section::exchange};
+    if (key == "queries") return {K::map_of_objects, Section::query};
+  }
+  if (s == Section::exchange) {
+    if (key == "flags") return {K::object, Section::flags};
+    if (key == "faults") return {K::array_of_objects, Section::fault};
+  }
+  return {K::free, s}; // a value, or a free-form object (provenance)
+}
+
+// Applies one override; returns the JSON path it wrote (flags resolved to flags.NAME), so that a
+// later error at that path can say the value came from the command line.
+std::string apply_override(json& doc, const Override& o) {
   std::string path = o.first;
   if (find_param(Section::flags, path)) path = "flags." + path;
+  const auto tokens = parse_json_path({path, o.second});
+  if (tokens.size() == 1 && !tokens[0].is_index && !find_param(Section::scenario, path)) {
+    std::vector<std::string> names = key_names(Section::flags);
+    const std::vector<std::string> top = key_names(Section::scenario);
+    names.insert(names.end(), top.begin(), top.end());
+    throw InputError(fmt::format("{}: unknown flag or scenario key;{} flags: {}; or a JSON path into the "
+                                 "scenario (cluster.rtt_us, exchanges[0].rows_total) from its keys: {}",
+                                 set_arg(o), did_you_mean(o.first, names), known_keys(Section::flags),
+                                 known_keys(Section::scenario)));
+  }
   json value;
   try {
     value = json::parse(o.second);
@@ -236,23 +305,38 @@ void apply_override(json& doc, const Override& o) {
   }
   json* node = &doc;
   std::string walked;
-  const auto tokens = parse_json_path(path);
+  PathPlace place{PathPlace::object, Section::scenario};
   for (size_t t = 0; t < tokens.size(); ++t) {
     const PathToken& tok = tokens[t];
     if (tok.is_index) {
       walked += fmt::format("[{}]", tok.index);
       if (!node->is_array() || tok.index >= node->size())
-        throw InputError(fmt::format("--set {}: {} does not exist in the scenario", o.first, walked));
+        throw InputError(fmt::format("{}: {} does not exist in the scenario", set_arg(o), walked));
+      if (place.kind == PathPlace::array_of_objects) place.kind = PathPlace::object;
       node = &(*node)[tok.index];
     } else {
       walked = join_path(walked, tok.key);
+      if (place.kind == PathPlace::map_of_objects) {
+        place.kind = PathPlace::object; // a query name: any key
+      } else if (place.kind == PathPlace::object) {
+        if (!find_param(place.section, tok.key))
+          throw InputError(fmt::format("{}: {}: unknown key;{} expected one of: {}", set_arg(o), walked,
+                                       did_you_mean(tok.key, key_names(place.section)),
+                                       known_keys(place.section)));
+        place = place_of(place.section, tok.key);
+      } else if (place.kind == PathPlace::array_of_objects) {
+        throw InputError(fmt::format("{}: {} is an array; expected an index such as {}[0]", set_arg(o),
+                                     walked.substr(0, walked.size() - tok.key.size() - 1),
+                                     walked.substr(0, walked.size() - tok.key.size() - 1)));
+      }
       if (node->is_null()) *node = json::object();
       if (!node->is_object())
-        throw InputError(fmt::format("--set {}: {} is not inside an object", o.first, walked));
+        throw InputError(fmt::format("{}: {} is not inside an object", set_arg(o), walked));
       node = &(*node)[tok.key];
     }
   }
   *node = value;
+  return walked;
 }
 
 // --- meaning ---------------------------------------------------------------------------
@@ -275,20 +359,41 @@ void check_after_cycles(const std::vector<ExchangeSpec>& xs, Errors& err) {
     }
 }
 
+// The whole file, or an InputError naming the path and the operating system's reason.
+std::string read_scenario_text(const std::string& path) {
+  auto fail = [&](int error) {
+    return InputError(fmt::format("{}: cannot read the scenario file: {}", path, std::strerror(error)));
+  };
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) throw fail(errno);
+  if (S_ISDIR(st.st_mode)) throw fail(EISDIR);
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) throw fail(errno);
+  std::string text;
+  char buf[1 << 16];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0)
+    text.append(buf, n);
+  const int error = std::ferror(f) ? errno : 0;
+  std::fclose(f);
+  if (error != 0) throw fail(error);
+  return text;
+}
+
 } // namespace
 
 Override parse_override(const std::string& arg) {
   const size_t eq = arg.find('=');
-  if (eq == std::string::npos || eq == 0) throw InputError(fmt::format("--set {}: expected NAME=VALUE", arg));
+  if (eq == std::string::npos || eq == 0)
+    throw InputError(
+        fmt::format("--set {}: expected NAME=VALUE (a flag such as rpcs_in_flight_per_channel=2, "
+                    "or a JSON path such as cluster.rtt_us=50)",
+                    arg));
   return {arg.substr(0, eq), arg.substr(eq + 1)};
 }
 
 Scenario load_scenario(const std::string& path, const std::vector<Override>& overrides) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(fmt::format("{}: cannot open the scenario file", path));
-  std::stringstream buf;
-  buf << in.rdbuf();
-  const std::string text = buf.str();
+  const std::string text = read_scenario_text(path);
   json doc;
   try {
     doc = json::parse(text);
@@ -308,11 +413,12 @@ Scenario load_scenario(const std::string& path, const std::vector<Override>& ove
 }
 
 Scenario build_scenario(json doc, const std::string& file, const std::vector<Override>& overrides) {
+  std::vector<std::pair<std::string, std::string>> overridden;
   for (const auto& o : overrides)
-    apply_override(doc, o);
+    overridden.emplace_back(apply_override(doc, o), fmt::format("{}={}", o.first, o.second));
 
   // Phase 1: structure, against the parameter table.
-  Errors err(file);
+  Errors err(file, overridden);
   check_object(Section::scenario, doc, "", err);
   err.throw_if_any();
   if (doc.contains("cluster")) check_object(Section::cluster, doc["cluster"], "cluster", err);
