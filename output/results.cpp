@@ -106,7 +106,8 @@ json exchange_result(const ExchangeRun& x, const Scenario& sc) {
                   recv_cpu,
                   has_deferred,
                   all_rpcs > 0 ? net / static_cast<double>(all_rpcs) : 0.0,
-                  sc.cluster.rtt_us * 1e-6};
+                  sc.cluster.rtt_us * 1e-6,
+                  x.status != ExchangeStatus::ok && x_rpcs == 0};
   const int64_t mem_per_sender =
       sender_memory_estimate(e.partitioning, e.receivers(), e.k, planned_batch_bytes(e));
   return {{"id", e.id},
@@ -114,6 +115,9 @@ json exchange_result(const ExchangeRun& x, const Scenario& sc) {
           {"partitioning", to_string(e.partitioning)},
           {"merging", e.merging},
           {"k", e.k},
+          {"k_configured", e.flags.rpcs_in_flight_per_channel},
+          {"k_reason", e.k == e.flags.rpcs_in_flight_per_channel ? std::string()
+                                                                 : kept_k_reason(e.partitioning, e.merging)},
           {"buffer_bytes", e.flags.data_stream_sender_buffer_size},
           {"status", to_string(x.status)},
           {"error", x.error},
