@@ -3,7 +3,7 @@
 set -eu
 exsim=$1
 help=$("$exsim" --help)
-for word in "run" "validate" "schema" "params" "--set" "--output" "--summary" "--timing" "Exit status"; do
+for word in "run" "validate" "summary" "schema" "params" "--set" "--output" "--summary" "--format" "--top" "--timing" "Exit status"; do
   printf '%s' "$help" | grep -qF -- "$word" || { echo "--help does not mention $word"; exit 1; }
 done
 "$exsim" --version | grep -q '^exsim [0-9]'
