@@ -414,8 +414,15 @@ Scenario load_scenario(const std::string& path, const std::vector<Override>& ove
 
 Scenario build_scenario(json doc, const std::string& file, const std::vector<Override>& overrides) {
   std::vector<std::pair<std::string, std::string>> overridden;
-  for (const auto& o : overrides)
-    overridden.emplace_back(apply_override(doc, o), fmt::format("{}={}", o.first, o.second));
+  std::string override_errors; // every bad --set at once, so that a sweep's names are fixed in one go
+  for (const auto& o : overrides) {
+    try {
+      overridden.emplace_back(apply_override(doc, o), fmt::format("{}={}", o.first, o.second));
+    } catch (const InputError& e) {
+      override_errors += (override_errors.empty() ? "" : "\n") + std::string(e.what());
+    }
+  }
+  if (!override_errors.empty()) throw InputError(override_errors);
 
   // Phase 1: structure, against the parameter table.
   Errors err(file, overridden);
