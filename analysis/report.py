@@ -533,7 +533,7 @@ def build(sweep_dir, budget_bytes, tolerance=DEFAULT_TIE_TOLERANCE):
                   "the reason is the resource that bound them in the recommended configuration):")
     skipped = left_out(configs)
     if skipped:
-        class_note += (" Left out, as not ok in every configuration: "
+        class_note += (" Left out, as not ok in some configuration: "
                        + ", ".join(f"`{xid}` ({status})" for xid, status in skipped.items()) + ".")
     runner_note = f"Runner-ups, equally fast within {percent(tolerance)}, best first:"
 
@@ -593,10 +593,11 @@ def main(argv=None):
               file=sys.stderr)
         return 2
     output = Path(args.output)
-    if not output.parent.is_dir():
-        print(f"report: {output}: cannot write the report: folder {output.parent} does not exist", file=sys.stderr)
+    try:
+        atomic.write_text(output, page)  # creates the folder if need be
+    except OSError as e:
+        print(f"report: {output}: cannot write the report: {e.strerror}", file=sys.stderr)
         return 2
-    atomic.write_text(output, page)
     atomic.write_text(output.with_suffix(".md"), markdown)
     print(f"report: wrote {output} and {output.with_suffix('.md')}")
     return 0

@@ -289,8 +289,10 @@ std::string lesson(const json& r, const json& x) {
       fmt::format("its slowest sender waited {:.3f} s of {:.3f} s for an RPC slot", blocked, duration);
   if (bound == "rpc_window")
     return fmt::format(
-        "Lesson: round trips bound this exchange ({}: with K={} a channel moves K batches of about {:.0f} "
-        "bytes per {:.0f} us round trip). {} would shorten that wait until the sender CPU or the NIC binds, "
+        "Lesson: round trips bound this exchange ({}: a channel has at most K={} RPC(s) of about {:.0f} "
+        "bytes "
+        "in flight per {:.0f} us round trip). {} would shorten that wait until the sender CPU or the NIC "
+        "binds, "
         "at the price of more memory (K+1 batches per channel).",
         wait, k, num(x, "mean_rpc_bytes"), rtt_us,
         k_fixed ? "A larger data_stream_sender_buffer_size (K stays 1 here)"
