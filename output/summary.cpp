@@ -382,7 +382,8 @@ std::string format_summary(const json& r, const SummaryOptions& o) {
                         sequential ? " run one after another" : "", num(s, "runtime_s_total"));
   d.line(head + fmt::format(", simulated {:.6f} s", num(s, "makespan_s")));
 
-  if (xs.size() <= kExchangeRowsMax || qs.empty()) {
+  const bool per_exchange = xs.size() <= kExchangeRowsMax || qs.empty();
+  if (per_exchange) {
     d.table(exchange_table(r, !qs.empty()));
   } else {
     std::vector<const QueryRollup*> by_runtime, by_blocked;
@@ -410,7 +411,8 @@ std::string format_summary(const json& r, const SummaryOptions& o) {
       fmt::format("total: {} TransmitData RPCs, mean {:.0f} bytes on the wire, slowest-sender blocked time "
                   "summed {:.4f} s{}",
                   integer(s, "rpcs"), num(s, "mean_rpc_bytes"), num(s, "slowest_sender_blocked_s_total"),
-                  std::any_of(xs.begin(), xs.end(), [](const json& x) { return x.value("merging", false); })
+                  per_exchange && std::any_of(xs.begin(), xs.end(),
+                                              [](const json& x) { return x.value("merging", false); })
                       ? "   (* = merging)"
                       : ""));
   const double mem_total = static_cast<double>(integer(s, "memory_estimate_bytes_total"));
