@@ -69,8 +69,9 @@ def point_file(pid):
     return f"{results.POINTS_DIR}/{name}.json"
 
 
-def run_exsim(exsim, scenario_label, scenario_name, scenario_text, overrides, on_start=None):
-    """Run one point and return (exit status, stdout, stderr).
+def run_exsim(exsim, scenario_label, scenario_name, scenario_text, overrides, on_start=None, command="run"):
+    """Run one point (`exsim run`, or `exsim validate` with command="validate") and return
+    (exit status, stdout, stderr).
 
     Runs in a pool thread or on a Dask worker, possibly on another machine,
     so it takes the scenario's text rather than a path (exsim_runner.run_text
@@ -80,7 +81,7 @@ def run_exsim(exsim, scenario_label, scenario_name, scenario_text, overrides, on
     """
     # Error messages should name the user's file, not the temporary copy.
     return exsim_runner.run_text(exsim, scenario_name, scenario_text, overrides, on_start=on_start,
-                                 label=scenario_label)
+                                 label=scenario_label, verb=command)
 
 
 def exsim_version(exsim):
@@ -122,6 +123,9 @@ class LocalPool:
 
     def version(self, exsim):
         return exsim_version(exsim)
+
+    def validate(self, exsim, *args):
+        return run_exsim(exsim, *args, command="validate")
 
     as_completed = staticmethod(concurrent.futures.as_completed)
 
@@ -179,6 +183,9 @@ class DaskPool:
             return self._client.submit(exsim_version, exsim, pure=False).result()
         except Exception as e:
             raise UsageError(f"on a Dask worker: {e}") from None
+
+    def validate(self, exsim, *args):
+        return self._client.submit(run_exsim, exsim, *args, command="validate", pure=False).result()
 
     def stop(self):
         """Cancel queued points; a point already running on a worker runs to its end."""
@@ -245,6 +252,24 @@ def plan(grid, old_manifest, sweep_dir, scenario_sha, version):
     return entries
 
 
+def check_grid_names(pool, exsim, scenario_path, scenario_text, grid):
+    """Check every grid name once, before any point runs: `exsim validate` with the first value of each.
+
+    A name exsim does not know (a misspelt flag, a path outside the scenario) would fail every
+    point the same way, so it stops the sweep here with exsim's message (exit status 2). A value
+    that fails its check is left to its own points: other values of the grid may be fine.
+    """
+    first = {name: values[0] for name, values in grid}
+    returncode, _, stderr = pool.validate(exsim, str(scenario_path), scenario_path.name, scenario_text, first)
+    if returncode == 0:
+        return
+    lines = [line.removeprefix("exsim: ") for line in stderr.splitlines()]
+    bad = [line for line in lines if line.startswith("--set ")]
+    if bad:
+        raise UsageError("--grid: no point was run, as every one would fail the same way "
+                         "(exsim validate with each name's first value):\n  " + "\n  ".join(bad))
+
+
 def lock_sweep_dir(sweep_dir):
     """Refuse to share a sweep directory between two running sweeps (their manifests would race).
 
@@ -276,6 +301,7 @@ def sweep(args, grid, scenario_path, scenario_bytes, sweep_dir):
     interrupted = False
     try:
         version = pool.version(args.exsim)
+        check_grid_names(pool, args.exsim, scenario_path, scenario_text, grid)
         manifest = {
             "manifest_version": results.MANIFEST_VERSION,
             "scenario": str(scenario_path),

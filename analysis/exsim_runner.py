@@ -27,13 +27,14 @@ def default_exsim():
     return os.environ.get("EXSIM") or str(REPO / "build" / "exsim")
 
 
-def command(exsim, scenario, sets=(), output=None, jobs=None, extra=()):
-    """argv of `exsim run SCENARIO [--set NAME=VALUE ...] [--output FILE] [--jobs N] [extra ...]`.
+def command(exsim, scenario, sets=(), output=None, jobs=None, extra=(), verb="run"):
+    """argv of `exsim run SCENARIO [--set NAME=VALUE ...] [--output FILE] [--jobs N] [extra ...]`
+    (verb="validate": `exsim validate SCENARIO [--set ...]`).
 
     sets: iterable of "NAME=VALUE" strings, or a mapping NAME -> VALUE."""
     if hasattr(sets, "items"):
         sets = [f"{name}={value}" for name, value in sets.items()]
-    argv = [str(exsim), "run", str(scenario)]
+    argv = [str(exsim), verb, str(scenario)]
     for s in sets:
         argv += ["--set", str(s)]
     if output is not None:
@@ -58,7 +59,7 @@ def run(argv, on_start=None):
     return proc.returncode, stdout, stderr
 
 
-def run_text(exsim, scenario_name, scenario_text, sets=(), on_start=None, label=None):
+def run_text(exsim, scenario_name, scenario_text, sets=(), on_start=None, label=None, verb="run"):
     """Run a scenario given as text: written under its own file name (exsim names the scenario
     after its file) in a temporary directory, so that a remote worker needs no shared files.
     Returns (exit status, stdout, stderr); in stderr the temporary path is replaced by label
@@ -66,7 +67,7 @@ def run_text(exsim, scenario_name, scenario_text, sets=(), on_start=None, label=
     with tempfile.TemporaryDirectory(prefix="exsim_runner.") as tmp:
         path = Path(tmp) / scenario_name
         path.write_text(scenario_text, encoding="utf-8")
-        returncode, stdout, stderr = run(command(exsim, path, sets), on_start=on_start)
+        returncode, stdout, stderr = run(command(exsim, path, sets, verb=verb), on_start=on_start)
     return returncode, stdout, stderr.replace(str(path), label or scenario_name)
 
 

@@ -149,6 +149,38 @@ def format_table(changes):
     return "\n".join("  ".join(cell.ljust(w) for cell, w in zip(r, widths)).rstrip() for r in rows)
 
 
+def _names(items, limit=8):
+    items = sorted(set(items))
+    shown = ", ".join(items[:limit])
+    return shown + (f", ... ({len(items)} in all)" if len(items) > limit else "")
+
+
+def describe(changes):
+    """The differences by kind and by name, one line each: what failed, what moved within tolerance,
+    what is new in the sweep and what it no longer has, so that no difference is just a count."""
+    kinds = [
+        ("beyond tolerance", lambda c: c.beyond and c.allowed is not None),
+        ("figures gone from the sweep (fail)", lambda c: c.beyond and c.allowed is None and not c.figure.startswith("(")),
+        ("baseline points not finished in the sweep (fail)", lambda c: c.beyond and c.figure.startswith("(")),
+        ("moved within tolerance", lambda c: not c.beyond and c.allowed is not None),
+        ("new figures, not in the baseline", lambda c: not c.beyond and c.allowed is None
+         and not c.figure.startswith("(")),
+        ("new points, not in the baseline", lambda c: not c.beyond and c.figure.startswith("(")),
+    ]
+    lines = []
+    for kind, test in kinds:
+        selected = [c for c in changes if test(c)]
+        if not selected:
+            continue
+        points = {c.point for c in selected}
+        if selected[0].figure.startswith("("):
+            lines.append(f"  {kind}: {len(points)} point(s): {_names(points)}")
+        else:
+            lines.append(f"  {kind}: {len(selected)} figure(s) in {len(points)} point(s): "
+                         f"{_names(c.figure for c in selected)}")
+    return lines
+
+
 def check(sweep_dir, baseline_path, out=sys.stdout):
     """Print what moved between the baseline and the sweep; True when nothing moved beyond tolerance."""
     baseline = load_baseline(baseline_path)
@@ -165,7 +197,10 @@ def check(sweep_dir, baseline_path, out=sys.stdout):
     if changes:
         print(format_table(changes), file=out)
     print(f"regress: {len(moved)} figure(s) beyond tolerance, {len(changes) - len(moved)} other "
-          f"difference(s), {compared} baseline figure(s) in {len(baseline['points'])} point(s)", file=out)
+          f"difference(s), {compared} baseline figure(s) in {len(baseline['points'])} point(s)"
+          + (":" if changes else ""), file=out)
+    for line in describe(changes):
+        print(line, file=out)
     return not moved
 
 

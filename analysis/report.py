@@ -9,9 +9,18 @@ be mailed or attached to an issue) and a Markdown summary beside it:
 Rules, so that the numbers can be checked by hand:
   - runtime of a configuration: summary.runtime_s_total if exsim reports it,
     else summary.makespan_s; blocked time: summary.slowest_sender_blocked_s_total;
-    memory: summary.memory_estimate_bytes_total (the planner's estimate).
-  - whole workload: the fastest configuration whose memory fits the budget,
-    ties broken by less memory, then by sweep order.
+    memory: the planner's estimate the configuration needs at once, i.e. the
+    peak query's (the largest sum over one query's exchanges) when queries run
+    one after another (query_order "sequential"), else every exchange's summed.
+  - equal: configurations whose runtime is within the tie tolerance (default
+    2%, --tie-tolerance) of the fastest one that fits the memory budget are
+    treated as equally fast: differences that small are noise next to what the
+    model leaves out.
+  - whole workload: among those equals, a flag-only change first (every
+    exchange at K=1: buffer size and other flags, no new Impala code) before one
+    that needs K > 1 (new Impala code), then the least memory, then the
+    fastest, then sweep order. The other equals are listed as runner-ups with
+    what each costs next to the recommendation.
   - exchange classes: partitioning x size, the size from the exchange's largest
     bytes_sent over the sweep: small < 16 MiB <= medium < 1 GiB <= large.
     The same rule per class, with the class's runtime = sum of its exchanges'
@@ -24,6 +33,8 @@ import argparse
 import base64
 import html
 import io
+import itertools
+import math
 import sys
 from collections import Counter
 from dataclasses import dataclass
@@ -40,8 +51,38 @@ if not __package__:  # run as a script: the repository root on sys.path, as for 
 from analysis import atomic, results  # noqa: E402
 
 MIB = 1 << 20
+KIB = 1 << 10
 SIZE_CLASSES = (("small", 16 * MIB), ("medium", 1024 * MIB), ("large", float("inf")))
 FLAGS_ON_AXES = ("rpcs_in_flight_per_channel", "data_stream_sender_buffer_size")
+DEFAULT_TIE_TOLERANCE = 0.02
+NEW_CODE = "new Impala code (K>1)"
+FLAGS_ONLY = "flags only"
+
+
+def sig3(value):
+    """A number with 3 significant digits, never in exponent form: 0.00116, 4.55, 36.4, 110, 1,230."""
+    if value == 0 or not math.isfinite(value):
+        return f"{value:g}"
+    exponent = math.floor(math.log10(abs(value)))
+    return f"{round(value, 2 - exponent):,.{max(0, 2 - exponent)}f}"
+
+
+def time_unit(seconds_values):
+    """('ms', 1e3) when every value is below 10 s, else ('s', 1): the unit a table or axis shows times in."""
+    return ("ms", 1e3) if max(seconds_values, default=0) < 10 else ("s", 1.0)
+
+
+def buffer_text(nbytes):
+    """16384 -> '16 KiB'; sizes that are not whole KiB stay in bytes."""
+    if nbytes % MIB == 0:
+        return f"{nbytes // MIB} MiB"
+    if nbytes % KIB == 0:
+        return f"{nbytes // KIB} KiB"
+    return f"{nbytes} B"
+
+
+def percent(fraction):
+    return f"{fraction * 100:g}%"
 
 
 @dataclass(frozen=True)
@@ -59,10 +100,53 @@ class Config:
     def exchanges(self):
         return self.point.result["exchanges"]
 
+    @property
+    def new_code(self):
+        """True when some exchange runs at K > 1, which today's Impala cannot do."""
+        return needs_new_code(self.exchanges)
+
     def label(self):
-        """Short legend text: K and buffer, plus any other grid parameter."""
+        """Short text: K and buffer, plus any other grid parameter."""
         others = (f"{n}={v}" for n, v in self.point.overrides.items() if n not in FLAGS_ON_AXES)
-        return ", ".join([f"K={self.k}", f"buffer={self.buffer_bytes}", *others])
+        return ", ".join([f"K={self.k}", f"buffer {buffer_text(self.buffer_bytes)}", *others])
+
+
+def needs_new_code(exchanges):
+    return any(x["k"] > 1 for x in exchanges)
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A configuration's figures for one ranking (the workload's, or one exchange class's)."""
+
+    runtime_s: float
+    memory_bytes: int
+    new_code: bool
+    config: Config
+
+
+@dataclass(frozen=True)
+class Choice:
+    """The outcome of a ranking: the pick, the fastest fitting candidate, and the other equals."""
+
+    best: Candidate | None
+    fastest: Candidate | None
+    runner_ups: tuple  # the other candidates within the tolerance of the fastest, best first
+
+
+def preference(c):
+    """Among equals: flag-only first, then least memory, then fastest (min() then keeps sweep order)."""
+    return (c.new_code, c.memory_bytes, c.runtime_s)
+
+
+def choose(candidates, budget_bytes, tolerance):
+    """Rank candidates by the rules in the module docstring."""
+    fitting = [c for c in candidates if fits(c.memory_bytes, budget_bytes)]
+    if not fitting:
+        return Choice(None, None, ())
+    fastest = min(fitting, key=lambda c: (c.runtime_s, c.memory_bytes))
+    equals = sorted((c for c in fitting if c.runtime_s <= fastest.runtime_s * (1 + tolerance)), key=preference)
+    return Choice(equals[0], fastest, tuple(equals[1:]))
 
 
 @dataclass(frozen=True)
@@ -72,9 +156,11 @@ class ClassChoice:
     partitioning: str
     size: str
     exchange_ids: tuple
-    config: Config | None  # None when no configuration fits the budget
-    runtime_s: float
-    memory_bytes: int
+    choice: Choice
+
+    @property
+    def config(self):
+        return self.choice.best.config if self.choice.best else None
 
 
 def configurations(points):
@@ -84,7 +170,7 @@ def configurations(points):
         flags = p.result["settings"]["flags"]
         configs.append(Config(p, flags["rpcs_in_flight_per_channel"], flags["data_stream_sender_buffer_size"],
                               results.runtime_s(p.summary), p.summary["slowest_sender_blocked_s_total"],
-                              p.summary["memory_estimate_bytes_total"]))
+                              results.memory_estimate_bytes(p.result)))
     return configs
 
 
@@ -92,19 +178,8 @@ def fits(memory_bytes, budget_bytes):
     return budget_bytes is None or memory_bytes <= budget_bytes
 
 
-def fastest_within(candidates, budget_bytes):
-    """(runtime, memory, config) with the least runtime among those fitting the budget, then least memory.
-
-    candidates yields (runtime, memory, config); min() keeps the first of equal
-    keys, so sweep order breaks remaining ties.
-    """
-    fitting = [c for c in candidates if fits(c[1], budget_bytes)]
-    return min(fitting, key=lambda c: (c[0], c[1]), default=None)
-
-
-def recommend_workload(configs, budget_bytes):
-    best = fastest_within(((c.runtime_s, c.memory_bytes, c) for c in configs), budget_bytes)
-    return best[2] if best else None
+def recommend_workload(configs, budget_bytes, tolerance=DEFAULT_TIE_TOLERANCE):
+    return choose([Candidate(c.runtime_s, c.memory_bytes, c.new_code, c) for c in configs], budget_bytes, tolerance)
 
 
 def size_class(bytes_sent):
@@ -142,18 +217,19 @@ def exchange_classes(configs):
     return dict(sorted(classes.items(), key=lambda item: (item[0][0], order[item[0][1]])))
 
 
-def recommend_classes(configs, budget_bytes):
+def recommend_classes(configs, budget_bytes, tolerance=DEFAULT_TIE_TOLERANCE):
     """One ClassChoice per exchange class, by the workload rule applied to the class's own exchanges."""
     choices = []
     for (partitioning, size), ids in exchange_classes(configs).items():
         members = set(ids)
 
-        def class_figures(c):
+        def candidate(c):
             xs = [x for x in c.exchanges if x["id"] in members]
-            return sum(x["duration_s"] for x in xs), sum(x["memory_estimate_bytes"] for x in xs), c
+            return Candidate(sum(x["duration_s"] for x in xs), sum(x["memory_estimate_bytes"] for x in xs),
+                             needs_new_code(xs), c)
 
-        runtime, memory, config = fastest_within(map(class_figures, configs), budget_bytes) or (0.0, 0, None)
-        choices.append(ClassChoice(partitioning, size, tuple(ids), config, runtime, memory))
+        choices.append(ClassChoice(partitioning, size, tuple(ids),
+                                   choose([candidate(c) for c in configs], budget_bytes, tolerance)))
     return choices
 
 
@@ -180,40 +256,73 @@ def pareto_front(configs):
     return sorted(front, key=lambda c: (c.memory_bytes, c.runtime_s))
 
 
-def fmt(value):
-    return f"{value:.6g}"
-
-
-def config_table(manifest, points, configs, budget_bytes):
+def config_table(manifest, points, configs, budget_bytes, choice, unit):
     """Every configuration, finished or not, in sweep order."""
+    name, scale = unit
     by_id = {c.point.id: c for c in configs}
     front = {c.point.id for c in pareto_front(configs)}
-    names = results.grid_names(manifest)
-    header = [*names, "K", "buffer bytes", "runtime s", "blocked s", "memory MiB", "fits budget", "Pareto", "status"]
+    equal = {c.config.point.id for c in ([choice.best] if choice.best else []) + list(choice.runner_ups)}
+    names = [n for n in results.grid_names(manifest) if n not in FLAGS_ON_AXES]  # K and buffer have columns
+    header = [*names, "K", "buffer", f"runtime {name}", f"blocked {name}", "memory MiB", "fits budget",
+              "within tolerance", "Pareto", "change", "status"]
     rows = []
     for p in points:
         c = by_id.get(p.id)
-        figures = ["", "", "", "", "", "", ""]
+        figures = [""] * 9
         if c:
-            figures = [str(c.k), str(c.buffer_bytes), fmt(c.runtime_s), fmt(c.blocked_s), fmt(c.memory_bytes / MIB),
-                       "yes" if fits(c.memory_bytes, budget_bytes) else "no", "yes" if p.id in front else ""]
-        rows.append([*p.overrides.values(), *figures, p.status])
+            figures = [str(c.k), buffer_text(c.buffer_bytes), sig3(c.runtime_s * scale), sig3(c.blocked_s * scale),
+                       sig3(c.memory_bytes / MIB), "yes" if fits(c.memory_bytes, budget_bytes) else "no",
+                       "yes" if p.id in equal else "", "yes" if p.id in front else "",
+                       NEW_CODE if c.new_code else FLAGS_ONLY]
+        if not c:  # not finished: K and buffer as the grid set them
+            figures[:2] = [p.overrides.get(FLAGS_ON_AXES[0], ""), p.overrides.get(FLAGS_ON_AXES[1], "")]
+        rows.append([*(p.overrides[n] for n in names), *figures, p.status])
     return header, rows
 
 
-def class_table(choices):
-    header = ["partitioning", "size", "exchanges", "recommended", "K", "buffer bytes",
-              "class runtime s", "class memory MiB", "bound (reason)"]
+def cost_text(other, best, unit):
+    """What choosing `other` instead of `best` costs or saves: runtime, memory, code."""
+    name, scale = unit
+    parts = []
+    if best.runtime_s > 0:
+        delta = (other.runtime_s - best.runtime_s) / best.runtime_s
+        parts.append(f"{abs(delta) * 100:.2g}% {'slower' if delta > 0 else 'faster'}" if delta else "as fast")
+    else:
+        parts.append(f"{sig3((other.runtime_s - best.runtime_s) * scale)} {name}")
+    mem = (other.memory_bytes - best.memory_bytes) / MIB
+    parts.append(f"{sig3(abs(mem))} MiB {'more' if mem > 0 else 'less'} memory" if mem else "same memory")
+    if other.new_code and not best.new_code:
+        parts.append("needs new Impala code (K>1)")
+    elif best.new_code and not other.new_code:
+        parts.append("flags only")
+    return ", ".join(parts)
+
+
+def runner_up_table(choice, unit):
+    name, scale = unit
+    header = ["runner-up", f"runtime {name}", "memory MiB", "change", "next to the recommendation"]
+    rows = [[c.config.label(), sig3(c.runtime_s * scale), sig3(c.memory_bytes / MIB),
+             NEW_CODE if c.new_code else FLAGS_ONLY, cost_text(c, choice.best, unit)]
+            for c in choice.runner_ups]
+    return header, rows
+
+
+def class_table(choices, unit):
+    name, scale = unit
+    header = ["partitioning", "size", "exchanges", "recommended", "K", "buffer", f"class runtime {name}",
+              "class memory MiB", "equal options", "bound (reason)"]
     rows = []
     for ch in choices:
         if ch.config is None:
             rows.append([ch.partitioning, ch.size, str(len(ch.exchange_ids)), "nothing fits the budget",
-                         "", "", "", "", ""])
+                         "", "", "", "", "", ""])
             continue
         xs = class_exchanges(ch)
-        rows.append([ch.partitioning, ch.size, str(len(ch.exchange_ids)), ch.config.point.id,
-                     distinct(x["k"] for x in xs), distinct(x["buffer_bytes"] for x in xs),
-                     fmt(ch.runtime_s), fmt(ch.memory_bytes / MIB), bound_reason(xs)])
+        best = ch.choice.best
+        rows.append([ch.partitioning, ch.size, str(len(ch.exchange_ids)), ch.config.label(),
+                     distinct(x["k"] for x in xs), distinct(buffer_text(x["buffer_bytes"]) for x in xs),
+                     sig3(best.runtime_s * scale), sig3(best.memory_bytes / MIB),
+                     str(1 + len(ch.choice.runner_ups)), bound_reason(xs)])
     return header, rows
 
 
@@ -223,25 +332,48 @@ def markdown_table(header, rows):
     return "\n".join(lines)
 
 
+def is_number(cell):
+    try:
+        float(cell.replace(",", ""))
+        return True
+    except ValueError:
+        return False
+
+
 def html_table(header, rows):
+    """Numbers right-aligned, text left-aligned; wrapped so that a narrow window scrolls the table, not the page."""
     head = "".join(f"<th>{html.escape(h)}</th>" for h in header)
-    body = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>" for row in rows)
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    body = "".join("<tr>" + "".join(f'<td class="num">{html.escape(c)}</td>' if is_number(c)
+                                     else f"<td>{html.escape(c)}</td>" for c in row) + "</tr>" for row in rows)
+    return f'<div class="table"><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>'
 
 
-def workload_sentence(best, configs, budget_bytes):
-    if best is None:
+def workload_sentences(choice, configs, budget_bytes, tolerance, unit):
+    """The recommendation in words (Markdown, `code` spans for names)."""
+    name, scale = unit
+    if choice.best is None:
         least = min(c.memory_bytes for c in configs)
-        return f"No configuration fits the memory budget (the smallest estimate is {fmt(least / MIB)} MiB)."
-    return (f"Recommended for the whole workload: `{best.point.id}` (K={best.k}, buffer "
-            f"{best.buffer_bytes} bytes): runtime {fmt(best.runtime_s)} s, blocked {fmt(best.blocked_s)} s, "
-            f"memory estimate {fmt(best.memory_bytes / MIB)} MiB; "
-            + ("the fastest configuration." if budget_bytes is None
-               else f"the fastest configuration within the {fmt(budget_bytes / MIB)} MiB budget."))
+        return [f"No configuration fits the memory budget (the smallest estimate is {sig3(least / MIB)} MiB)."]
+    best, fastest = choice.best.config, choice.fastest.config
+    within = "" if budget_bytes is None else f" within the {sig3(budget_bytes / MIB)} MiB budget"
+    first = (f"Recommended for the whole workload: {best.label()} (point `{best.point.id}`): runtime "
+             f"{sig3(best.runtime_s * scale)} {name}, blocked {sig3(best.blocked_s * scale)} {name}, "
+             f"memory estimate {sig3(best.memory_bytes / MIB)} MiB; "
+             + ("needs new Impala code (K>1)." if best.new_code else "a flag-only change (no new Impala code)."))
+    if best is fastest:
+        why = f"It is the fastest configuration{within}"
+    else:
+        why = (f"The fastest configuration{within} is {fastest.label()} ({sig3(fastest.runtime_s * scale)} {name}); "
+               f"this one is within {percent(tolerance)} of it")
+    equals = len(choice.runner_ups)
+    why += (f"; {equals} other configuration(s) are within {percent(tolerance)} of the fastest and count as "
+            f"equally fast, and among equals a flag-only change comes first, then the least memory."
+            if equals else f", and no other configuration is within {percent(tolerance)} of it.")
+    return [first, why]
 
 
 def html_text(markdown_line):
-    """Escape a Markdown sentence for HTML, turning its `code` spans into <code>."""
+    """Escape a Markdown sentence for HTML, turning its `code` spans into <code>: no backtick is left."""
     parts = html.escape(markdown_line).split("`")
     return "".join(f"<code>{part}</code>" if i % 2 else part for i, part in enumerate(parts))
 
@@ -254,41 +386,60 @@ def png(fig):
     return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
 
 
-def plot_blocked_vs_k(configs):
-    """One line per buffer size (and per value of any other grid parameter)."""
+MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
+LINESTYLES = ("-", "--", ":", "-.")
+
+
+def plot_blocked_vs_k(configs, unit):
+    """One line per buffer size (and per value of any other grid parameter). Lines that coincide stay
+    visible: each has its own marker and line style, and earlier lines draw larger hollow markers."""
+    name, scale = unit
     lines = {}
     for c in configs:
         label = c.label().split(", ", 1)[1]  # all but K, which is the x axis
-        lines.setdefault(label, []).append((c.k, c.blocked_s))
+        lines.setdefault(label, []).append((c.k, c.blocked_s * scale))
     fig, ax = plt.subplots(figsize=(7, 4.5))
-    for label, xy in lines.items():
+    n = len(lines)
+    for i, ((label, xy), marker, style) in enumerate(zip(lines.items(), itertools.cycle(MARKERS),
+                                                          itertools.cycle(LINESTYLES))):
         xy.sort()
-        ax.plot([x for x, _ in xy], [y for _, y in xy], marker="o", label=label)
+        ax.plot([x for x, _ in xy], [y for _, y in xy], marker=marker, linestyle=style, label=label,
+                markersize=6 + 2.5 * (n - 1 - i), markerfacecolor="none", markeredgewidth=1.5, linewidth=1.5)
     ks = sorted({c.k for c in configs})
     ax.set_xscale("log", base=2)  # K grids are usually powers of two
     ax.set_xticks(ks, labels=[str(k) for k in ks])
     ax.minorticks_off()
     ax.set_xlabel("K (rpcs_in_flight_per_channel)")
-    ax.set_ylabel("slowest-sender blocked time, summed over exchanges (s)")
+    ax.set_ylabel(f"slowest-sender blocked time, summed over exchanges ({name})")
     ax.set_title("Blocked time vs K")
     ax.legend(fontsize="small")
     ax.grid(alpha=0.3)
     return png(fig)
 
 
-def plot_runtime_vs_memory(configs, best, budget_bytes):
-    fig, ax = plt.subplots(figsize=(7, 4.5))
-    ax.scatter([c.memory_bytes / MIB for c in configs], [c.runtime_s for c in configs], label="configuration")
+def plot_runtime_vs_memory(configs, best, budget_bytes, unit):
+    """Every configuration labelled with its K and buffer; points at the same place share one label."""
+    name, scale = unit
+    fig, ax = plt.subplots(figsize=(8, 5))
+    ax.scatter([c.memory_bytes / MIB for c in configs], [c.runtime_s * scale for c in configs],
+               label="configuration", zorder=2)
+    places = {}
+    for c in configs:
+        places.setdefault((c.memory_bytes, c.runtime_s), []).append(c.label())
+    for (memory, runtime), labels in places.items():
+        # Slanted, so that neighbours at the same runtime (equal configurations often are) do not overlap.
+        ax.annotate(" / ".join(labels), (memory / MIB, runtime * scale), textcoords="offset points",
+                    xytext=(3, 5), fontsize="x-small", rotation=50, rotation_mode="anchor")
     front = pareto_front(configs)
-    ax.step([c.memory_bytes / MIB for c in front], [c.runtime_s for c in front], where="post",
-            color="tab:red", marker="s", label="Pareto front")
+    ax.step([c.memory_bytes / MIB for c in front], [c.runtime_s * scale for c in front], where="post",
+            color="tab:red", marker="s", markerfacecolor="none", label="Pareto front", zorder=1)
     if budget_bytes is not None:
         ax.axvline(budget_bytes / MIB, color="grey", linestyle="--", label="memory budget")
     if best:
-        ax.scatter([best.memory_bytes / MIB], [best.runtime_s], s=200, facecolors="none",
+        ax.scatter([best.memory_bytes / MIB], [best.runtime_s * scale], s=250, facecolors="none",
                    edgecolors="tab:green", linewidths=2, label="recommended", zorder=3)
     ax.set_xlabel("memory estimate (MiB)")
-    ax.set_ylabel("runtime (s)")
+    ax.set_ylabel(f"runtime ({name})")
     ax.set_title("Runtime vs memory")
     ax.legend(fontsize="small")
     ax.grid(alpha=0.3)
@@ -299,7 +450,8 @@ def chosen_configs(configs, best, choices):
     """The configurations worth comparing in the CDF: the recommendations, the fastest overall,
     and the one needing least memory as the reference of what memory buys."""
     chosen = {}
-    candidates = [("recommended", best), ("fastest", recommend_workload(configs, None)),
+    fastest = min(configs, key=lambda c: (c.runtime_s, c.memory_bytes))
+    candidates = [("recommended", best), ("fastest", fastest),
                   ("least memory", min(configs, key=lambda c: (c.memory_bytes, c.runtime_s))),
                   *((f"{ch.partitioning} {ch.size}", ch.config) for ch in choices)]
     for role, c in candidates:
@@ -308,16 +460,18 @@ def chosen_configs(configs, best, choices):
     return list(chosen.values())
 
 
-def plot_blocked_cdf(chosen, skipped):
+def plot_blocked_cdf(chosen, skipped, unit):
     """Over the exchanges that the classes cover (see left_out)."""
+    name, scale = unit
     fig, ax = plt.subplots(figsize=(7, 4.5))
-    for c, roles in chosen:
-        values = sorted(x["slowest_sender_blocked_s"] for x in c.exchanges if x["id"] not in skipped)
+    for (c, roles), style in zip(chosen, itertools.cycle(LINESTYLES)):
+        values = sorted(x["slowest_sender_blocked_s"] * scale for x in c.exchanges if x["id"] not in skipped)
         if not values:
             continue
         fractions = [i / len(values) for i in range(len(values) + 1)]
-        ax.step([values[0], *values], fractions, where="post", label=f"{c.label()} ({', '.join(roles)})")
-    ax.set_xlabel("slowest-sender blocked time per exchange (s)")
+        ax.step([values[0], *values], fractions, where="post", linestyle=style,
+                label=f"{c.label()} ({', '.join(roles)})")
+    ax.set_xlabel(f"slowest-sender blocked time per exchange ({name})")
     ax.set_ylabel("fraction of exchanges")
     ax.set_title("CDF of per-exchange blocked time")
     ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(0, -0.15))
@@ -325,48 +479,86 @@ def plot_blocked_cdf(chosen, skipped):
     return png(fig)
 
 
-def build(sweep_dir, budget_bytes):
+def plots(configs, choice, choices, skipped, budget_bytes, unit):
+    """(title, data URI) of each plot that carries information, and a note on those left out."""
+    out, dropped = [], []
+    best = choice.best.config if choice.best else None
+    if len({c.k for c in configs}) >= 2:
+        out.append(("Blocked time vs K, per buffer size", plot_blocked_vs_k(configs, unit)))
+    else:
+        dropped.append("blocked time vs K (the sweep has one K)")
+    if len(configs) >= 2:
+        out.append(("Runtime vs memory, Pareto front marked",
+                    plot_runtime_vs_memory(configs, best, budget_bytes, unit)))
+    covered = {x["id"] for c in configs for x in c.exchanges} - set(skipped)
+    if len(covered) >= 2:
+        out.append(("CDF of per-exchange blocked time, chosen configurations",
+                    plot_blocked_cdf(chosen_configs(configs, best, choices), skipped, unit)))
+    else:
+        dropped.append(f"the CDF of per-exchange blocked time (the classes cover {len(covered)} exchange)")
+    note = f"Not plotted, as it would carry no information: {'; '.join(dropped)}." if dropped else ""
+    return out, note
+
+
+STYLE = ("body{font-family:sans-serif;max-width:75em;margin:auto;padding:0 1em}"
+         ".table{max-width:100%;overflow-x:auto}table{border-collapse:collapse;font-size:90%}"
+         "td,th{border:1px solid #ccc;padding:2px 6px;text-align:left}th{background:#f4f4f4}td.num{text-align:right}"
+         "code{background:#eee;overflow-wrap:anywhere}"
+         "img{max-width:100%;height:auto}p.recommendation{font-size:110%}")
+
+
+def build(sweep_dir, budget_bytes, tolerance=DEFAULT_TIE_TOLERANCE):
     """(markdown, html) of the report; both say the same things, the HTML adds the plots."""
     manifest = results.load_manifest(sweep_dir)
     points = results.load_points(sweep_dir, manifest)
     configs = configurations(points)
     if not configs:
         raise results.SweepError(f"{sweep_dir}: no finished point to report on")
-    best = recommend_workload(configs, budget_bytes)
-    choices = recommend_classes(configs, budget_bytes)
-    budget = "none" if budget_bytes is None else f"{fmt(budget_bytes / MIB)} MiB"
+    unit = time_unit(c.runtime_s for c in configs)
+    choice = recommend_workload(configs, budget_bytes, tolerance)
+    choices = recommend_classes(configs, budget_bytes, tolerance)
+    budget = "none" if budget_bytes is None else f"{sig3(budget_bytes / MIB)} MiB"
+    sequential = any(c.point.result.get("settings", {}).get("query_order") == "sequential" for c in configs)
+    memory_rule = ("the peak query's estimate (queries run one after another)" if sequential
+                   else "every exchange's estimate, summed")
     intro = (f"Sweep `{sweep_dir}` of scenario `{manifest['scenario']}` (sha256 {manifest['scenario_sha256'][:12]}), "
              f"exsim {manifest['exsim_version']}: {len(points)} configurations, {len(configs)} finished. "
-             f"Memory budget: {budget}.")
-    sentence = workload_sentence(best, configs, budget_bytes)
-    classes = class_table(choices)
-    table = config_table(manifest, points, configs, budget_bytes)
+             f"Memory budget: {budget}; memory is {memory_rule}. Tie tolerance: {percent(tolerance)} "
+             f"(configurations that close to the fastest count as equally fast).")
+    sentences = workload_sentences(choice, configs, budget_bytes, tolerance, unit)
+    runner_ups = runner_up_table(choice, unit) if choice.best and choice.runner_ups else None
+    classes = class_table(choices, unit)
+    table = config_table(manifest, points, configs, budget_bytes, choice, unit)
     class_note = ("Per exchange class (the same rule on the class's own exchanges; "
                   "the reason is the resource that bound them in the recommended configuration):")
     skipped = left_out(configs)
     if skipped:
-        class_note += (" Left out, as not ok in every configuration: "
+        class_note += (" Left out, as not ok in some configuration: "
                        + ", ".join(f"`{xid}` ({status})" for xid, status in skipped.items()) + ".")
+    runner_note = f"Runner-ups, equally fast within {percent(tolerance)}, best first:"
 
     markdown = "\n\n".join([
-        "# exsim sweep report", intro, "## Recommendation", sentence, class_note, markdown_table(*classes),
+        "# exsim sweep report", intro, "## Recommendation", *sentences,
+        *([runner_note, markdown_table(*runner_ups)] if runner_ups else []),
+        class_note, markdown_table(*classes),
         "## Configurations", markdown_table(*table)]) + "\n"
 
-    plots = [("Blocked time vs K, per buffer size", plot_blocked_vs_k(configs)),
-             ("Runtime vs memory, Pareto front marked", plot_runtime_vs_memory(configs, best, budget_bytes)),
-             ("CDF of per-exchange blocked time, chosen configurations",
-              plot_blocked_cdf(chosen_configs(configs, best, choices), skipped))]
-    style = ("body{font-family:sans-serif;max-width:75em;margin:auto}table{border-collapse:collapse}"
-             "td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}code{background:#eee}")
+    figures, plot_note = plots(configs, choice, choices, skipped, budget_bytes, unit)
     page = "\n".join([
-        "<!DOCTYPE html>", '<html><head><meta charset="utf-8"><title>exsim sweep report</title>',
-        f"<style>{style}</style></head><body>",
-        "<h1>exsim sweep report</h1>", f"<p>{html.escape(intro)}</p>",
-        "<h2>Recommendation</h2>", f"<p>{html_text(sentence)}</p>", f"<p>{html_text(class_note)}</p>",
-        html_table(*classes),
+        "<!DOCTYPE html>",
+        '<html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">'
+        "<title>exsim sweep report</title>",
+        f"<style>{STYLE}</style></head><body>",
+        "<h1>exsim sweep report</h1>", f"<p>{html_text(intro)}</p>",
+        "<h2>Recommendation</h2>",
+        f'<p class="recommendation" id="recommendation">{html_text(sentences[0])}</p>',
+        *(f"<p>{html_text(s)}</p>" for s in sentences[1:]),
+        *([f"<p>{html_text(runner_note)}</p>", html_table(*runner_ups)] if runner_ups else []),
+        f"<p>{html_text(class_note)}</p>", html_table(*classes),
         "<h2>Configurations</h2>", html_table(*table),
         "<h2>Plots</h2>",
-        *(f'<h3>{html.escape(title)}</h3><img alt="{html.escape(title)}" src="{uri}">' for title, uri in plots),
+        *(f'<h3>{html.escape(title)}</h3><img alt="{html.escape(title)}" src="{uri}">' for title, uri in figures),
+        *([f"<p>{html_text(plot_note)}</p>"] if plot_note else []),
         "</body></html>"]) + "\n"
     return markdown, page
 
@@ -377,17 +569,22 @@ def main(argv=None):
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("sweep_dir", metavar="SWEEP_DIR", help="directory written by run_sweep.py")
     parser.add_argument("--memory-budget-mb", type=float, metavar="N",
-                        help="memory budget in MiB (2^20 bytes) for memory_estimate_bytes_total; default: none")
+                        help="memory budget in MiB (2^20 bytes) for the memory estimate; default: none")
+    parser.add_argument("--tie-tolerance", type=float, metavar="PERCENT", default=DEFAULT_TIE_TOLERANCE * 100,
+                        help="runtimes within this many percent of the fastest count as equal "
+                             f"(default {DEFAULT_TIE_TOLERANCE * 100:g})")
     parser.add_argument("--output", required=True, metavar="FILE.html",
                         help="HTML report; the Markdown summary goes beside it with the suffix .md")
     args = parser.parse_args(argv)
     if args.memory_budget_mb is not None and args.memory_budget_mb <= 0:
         parser.error("--memory-budget-mb: must be positive")
+    if not 0 <= args.tie_tolerance < 100:
+        parser.error("--tie-tolerance: expected a percentage in [0, 100)")
     if Path(args.output).suffix == ".md":
         parser.error("--output: the HTML file; the .md summary is written beside it")
     budget_bytes = None if args.memory_budget_mb is None else args.memory_budget_mb * MIB
     try:
-        markdown, page = build(Path(args.sweep_dir), budget_bytes)
+        markdown, page = build(Path(args.sweep_dir), budget_bytes, args.tie_tolerance / 100)
     except results.SweepError as e:
         print(f"report: {e}", file=sys.stderr)
         return 2
@@ -396,7 +593,11 @@ def main(argv=None):
               file=sys.stderr)
         return 2
     output = Path(args.output)
-    atomic.write_text(output, page)
+    try:
+        atomic.write_text(output, page)  # creates the folder if need be
+    except OSError as e:
+        print(f"report: {output}: cannot write the report: {e.strerror}", file=sys.stderr)
+        return 2
     atomic.write_text(output.with_suffix(".md"), markdown)
     print(f"report: wrote {output} and {output.with_suffix('.md')}")
     return 0

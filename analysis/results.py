@@ -115,6 +115,23 @@ def runtime_s(summary):
     return summary["runtime_s_total"] if "runtime_s_total" in summary else summary["makespan_s"]
 
 
+def memory_peak_query(result):
+    """Largest sum of the memory estimates of one query's exchanges (exchanges naming no query count
+    as one query)."""
+    per_query = {}
+    for x in result["exchanges"]:
+        per_query[x["query"]] = per_query.get(x["query"], 0) + x["memory_estimate_bytes"]
+    return max(per_query.values()) if per_query else 0
+
+
+def memory_estimate_bytes(result):
+    """The memory a configuration needs at once: with query_order "sequential" the queries run one
+    after another, so the peak query's estimate; otherwise every exchange's, summed."""
+    if result.get("settings", {}).get("query_order") == "sequential":
+        return memory_peak_query(result)
+    return result["summary"]["memory_estimate_bytes_total"]
+
+
 def results_csv(manifest, points):
     """results.csv as text: one row per point, one column per grid parameter and figure.
 

@@ -56,14 +56,6 @@ def config_of(point):
     return tuple(sorted(cfg.items()))
 
 
-def memory_peak_query(result):
-    """Largest sum of the memory estimates of one query's exchanges."""
-    per_query = {}
-    for x in result["exchanges"]:
-        per_query[x["query"]] = per_query.get(x["query"], 0) + x["memory_estimate_bytes"]
-    return max(per_query.values()) if per_query else 0
-
-
 def rows_of(configs):
     rows = []
     for cfg, result in configs.items():
@@ -81,7 +73,7 @@ def rows_of(configs):
             "blocked_nonpushback_hash_s": s["nonpushback_slowest_sender_blocked_s_total"],
             "blocked_all_s": s["slowest_sender_blocked_s_total"],
             "hash_rpcs_m": s["hash_rpcs"] / 1e6,
-            "memory_peak_query_mib": memory_peak_query(result) / MIB,
+            "memory_peak_query_mib": results.memory_peak_query(result) / MIB,
         })
     by_cfg = {tuple(sorted(r["cfg"].items())): r for r in rows}
     for r in rows:

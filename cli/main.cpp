@@ -1,14 +1,16 @@
-// exsim command line: run, validate, schema, params; profile import, compare and diff are the
-// Python package tools/impala_profile, run with the system interpreter. Exit status 0 success,
-// 2 bad input, 1 internal error.
+// exsim command line: run, validate, summary, schema, params; profile import, compare and diff
+// are the Python package tools/impala_profile, run with the system interpreter. Exit status 0
+// success, 2 bad input, 1 internal error.
 #include "input/parameters.hpp"
 #include "input/scenario.hpp"
+#include "input/suggest.hpp"
 #include "output/summary.hpp"
 #include "sim/simulation.hpp"
 
 #include <fmt/format.h>
 
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -18,6 +20,7 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <sstream>
 
 namespace {
 
@@ -28,9 +31,10 @@ constexpr int kExitBadInput = 2;
 const char* const kUsage = R"(exsim - discrete-event simulator of Apache Impala's exchange senders (SimGrid)
 
 Usage:
-  exsim run [SCENARIO] [--set NAME=VALUE]... [--output FILE] [--summary] [--timing]
-            [--progress | --no-progress] [--jobs N]
+  exsim run [SCENARIO] [--set NAME=VALUE]... [--output FILE] [--summary [--format F] [--top N]]
+            [--timing] [--progress | --no-progress] [--jobs N]
   exsim validate SCENARIO [--set NAME=VALUE]...
+  exsim summary RESULTS [--format F] [--top N]
   exsim schema            print the scenario JSON Schema (generated from the parameter table)
   exsim params            print every scenario parameter with its unit, default and check
   exsim profile import PROFILE [--output SCENARIO] [--query ID]
@@ -55,6 +59,7 @@ Commands:
              (RESULTS of running the imported scenario) and their ratio, and the query time.
   diff       Two results side by side, per query and per exchange: runtime, blocked time,
              RPCs, memory estimate, and the change from A to B.
+  summary    Print the summary of a results file written earlier by `run --output`.
 
 Options:
   --set NAME=VALUE  Override a value before validation. NAME is a flag name, applied to
@@ -64,7 +69,14 @@ Options:
                     (cluster.rtt_us, exchanges[0].rows_total). VALUE is JSON, or a bare
                     string. May be repeated.
   --output FILE     Write results JSON to FILE (temporary file, then rename).
-  --summary         Print a readable summary table to stdout (results go to --output).
+  --summary         Print a readable summary to stdout (results go to --output): the
+                    exchanges (or, past 20, the top queries by runtime and by blocked time),
+                    totals, peak-query memory, failures and their reason, exchanges that
+                    kept K=1, measured vs simulated where the results carry `expected`,
+                    and for one exchange a one-line lesson from its bound.
+  --format F        Summary format: text (default), md (Markdown) or csv (one row per
+                    query, or per exchange when no exchange names a query).
+  --top N           Queries listed by runtime and by blocked time (default 10).
   --timing          Print wall-clock time, simulated RPCs per wall second and peak memory
                     to stderr as one JSON line (never part of the results).
   --progress        Print simulated time and finished exchanges to stderr about once a
@@ -99,12 +111,40 @@ int exec_python_tool(int argc, char** argv) {
   return kExitBadInput;
 }
 
+const std::vector<std::string> kOptions{"--set",  "--output", "--summary",  "--format",
+                                        "--top",  "--timing", "--progress", "--no-progress",
+                                        "--jobs", "--help",   "--version"};
+const std::vector<std::string> kCommands{"run", "validate", "summary", "schema", "params", "profile", "compare", "diff"};
+
+// "PATH: WHAT: the operating system's reason" for a failed file operation.
+exsim::InputError file_error(const std::string& path, const std::string& what, int error) {
+  return exsim::InputError(fmt::format("{}: {}: {}", path, what, std::strerror(error)));
+}
+
+std::string parent_dir(const std::string& path) {
+  const size_t slash = path.find_last_of('/');
+  return slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+}
+
+// Fails before a simulation, not after it, when the results could not be written: the folder is
+// missing or not writable, or the path is a folder.
+void check_output_path(const std::string& path) {
+  if (path.rfind("/dev/", 0) == 0) return;
+  const std::string dir = parent_dir(path);
+  if (access(dir.c_str(), W_OK) != 0)
+    throw file_error(path, fmt::format("cannot write the results file in {}", dir), errno);
+  struct stat st {};
+  if (stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+    throw file_error(path, "cannot write the results file", EISDIR);
+}
+
 struct Args {
   std::string command;
   std::string scenario;
   std::vector<exsim::Override> overrides;
   std::string output;
   bool summary = false;
+  exsim::SummaryOptions summary_options;
   bool timing = false;
   int progress = -1; // -1: when stderr is a terminal
   int jobs = 1;
@@ -128,7 +168,16 @@ Args parse_args(int argc, char** argv) {
       a.output = arg.substr(9);
     else if (arg == "--summary")
       a.summary = true;
-    else if (arg == "--timing")
+    else if (arg == "--format" || arg.rfind("--format=", 0) == 0) {
+      const std::string v = arg == "--format" ? value(arg) : arg.substr(9);
+      if (!exsim::parse_summary_format(v, a.summary_options.format))
+        throw exsim::InputError(fmt::format("--format {}: expected text, md or csv", v));
+    } else if (arg == "--top") {
+      const std::string v = value(arg);
+      if (v.empty() || v.find_first_not_of("0123456789") != std::string::npos || v.size() > 6 || v == "0")
+        throw exsim::InputError(fmt::format("--top {}: expected a number of queries >= 1", v));
+      a.summary_options.top = std::stoi(v);
+    } else if (arg == "--timing")
       a.timing = true;
     else if (arg == "--jobs" || arg == "-j") {
       const std::string v = value(arg);
@@ -144,7 +193,8 @@ Args parse_args(int argc, char** argv) {
     else if (arg == "--help" || arg == "-h" || arg == "--version")
       a.command = arg;
     else if (!arg.empty() && arg[0] == '-')
-      throw exsim::InputError(fmt::format("{}: unknown option (see exsim --help)", arg));
+      throw exsim::InputError(fmt::format("{}: unknown option;{} see exsim --help", arg,
+                                          exsim::did_you_mean(arg.substr(0, arg.find('=')), kOptions)));
     else if (a.command.empty())
       a.command = arg;
     else if (a.scenario.empty())
@@ -163,21 +213,51 @@ void write_atomically(const std::string& path, const std::string& text) {
   }
   const std::string tmp = fmt::format("{}.tmp.{}", path, static_cast<long>(getpid()));
   {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw exsim::InputError(fmt::format("{}: cannot write the results file", path));
-    out << text;
-    out.flush();
-    if (!out) throw exsim::InputError(fmt::format("{}: writing the results failed", path));
+    std::FILE* out = std::fopen(tmp.c_str(), "wb");
+    if (!out) throw file_error(path, fmt::format("cannot write the results file ({})", tmp), errno);
+    const bool written = std::fwrite(text.data(), 1, text.size(), out) == text.size();
+    const int write_error = errno;
+    if (std::fclose(out) != 0 || !written) {
+      const int error = written ? errno : write_error;
+      std::remove(tmp.c_str());
+      throw file_error(path, "writing the results failed", error);
+    }
   }
   if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    const int error = errno;
     std::remove(tmp.c_str());
-    throw exsim::InputError(fmt::format("{}: cannot move the results into place", path));
+    throw file_error(path, "cannot move the results into place", error);
   }
+}
+
+// A results document written by `exsim run --output`.
+nlohmann::json read_results(const std::string& path) {
+  struct stat st {};
+  if (stat(path.c_str(), &st) != 0) throw file_error(path, "cannot read the results file", errno);
+  if (S_ISDIR(st.st_mode)) throw file_error(path, "cannot read the results file", EISDIR);
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw file_error(path, "cannot read the results file", errno);
+  std::stringstream buf;
+  buf << in.rdbuf();
+  nlohmann::json r;
+  try {
+    r = nlohmann::json::parse(buf.str());
+  } catch (const nlohmann::json::parse_error& e) {
+    throw exsim::InputError(fmt::format("{}: not valid JSON: {}", path, e.what()));
+  }
+  for (const char* key : {"scenario", "exchanges", "summary"})
+    if (!r.is_object() || !r.contains(key))
+      throw exsim::InputError(
+          fmt::format("{}: {}: required key is missing; expected a results file written by "
+                      "`exsim run --output`",
+                      path, key));
+  return r;
 }
 
 int run(const Args& a) {
   const std::string path = a.scenario.empty() ? std::string(EXSIM_DEFAULT_SCENARIO) : a.scenario;
   const exsim::Scenario sc = exsim::load_scenario(path, a.overrides);
+  if (!a.output.empty()) check_output_path(a.output);
   const auto t0 = std::chrono::steady_clock::now();
   const bool progress = a.progress == 1 || (a.progress == -1 && isatty(STDERR_FILENO));
   const nlohmann::json results = exsim::simulate(sc, progress, a.jobs);
@@ -185,7 +265,7 @@ int run(const Args& a) {
   const std::string text = results.dump(2) + "\n";
   if (!a.output.empty()) write_atomically(a.output, text);
   if (a.summary)
-    exsim::print_summary(results);
+    exsim::print_summary(results, a.summary_options);
   else if (a.output.empty())
     std::cout << text;
   if (a.timing) {
@@ -231,6 +311,19 @@ int main(int argc, char** argv) {
                                whole == 1 ? "y" : "ies");
       return kExitOk;
     }
+    if (a.command == "summary") {
+      if (a.scenario.empty())
+        throw exsim::InputError(
+            "summary: expected a RESULTS file written by `exsim run --output` (see exsim --help)");
+      const nlohmann::json r = read_results(a.scenario);
+      try {
+        exsim::print_summary(r, a.summary_options);
+      } catch (const nlohmann::json::exception& e) {
+        throw exsim::InputError(
+            fmt::format("{}: not a results file of this exsim: {}", a.scenario, e.what()));
+      }
+      return kExitOk;
+    }
     if (a.command == "schema") {
       std::cout << exsim::scenario_schema().dump(2) << "\n";
       return kExitOk;
@@ -239,7 +332,10 @@ int main(int argc, char** argv) {
       std::cout << "Scenario parameters (unit, default, check, meaning):\n" << exsim::parameters_help();
       return kExitOk;
     }
-    throw exsim::InputError(fmt::format("{}: unknown command (see exsim --help)", a.command));
+    throw exsim::InputError(
+        fmt::format("{}: unknown command;{} commands: run, validate, summary, schema, params "
+                    "(see exsim --help)",
+                    a.command, exsim::did_you_mean(a.command, kCommands)));
   } catch (const exsim::InputError& e) {
     std::cerr << "exsim: " << e.what() << "\n";
     return kExitBadInput;

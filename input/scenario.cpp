@@ -1,17 +1,21 @@
 #include "input/scenario.hpp"
 
 #include "input/parameters.hpp"
+#include "input/suggest.hpp"
 #include "models/plan.hpp"
 
 #include <fmt/format.h>
 
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
-#include <fstream>
+#include <cstdio>
+#include <cstring>
 #include <functional>
 #include <map>
 #include <set>
-#include <sstream>
 #include <tuple>
 
 namespace exsim {
@@ -23,9 +27,11 @@ namespace {
 // Collects every error of one phase so that a user sees them all at once.
 class Errors {
 public:
-  explicit Errors(std::string file) : file_(std::move(file)) {}
+  explicit Errors(std::string file, std::vector<std::pair<std::string, std::string>> overridden = {})
+      : file_(std::move(file)), overridden_(std::move(overridden)) {}
   void add(const std::string& path, const std::string& what) {
-    lines_.push_back(fmt::format("{}: {}: {}", file_, path.empty() ? "(top level)" : path, what));
+    lines_.push_back(
+        fmt::format("{}: {}: {}{}", file_, path.empty() ? "(top level)" : path, what, set_by(path)));
   }
   void throw_if_any() const {
     if (lines_.empty()) return;
@@ -37,7 +43,19 @@ public:
   const std::string& file() const { return file_; }
 
 private:
+  // " (value from the command line: --set NAME=VALUE)" when an override wrote this path or a parent.
+  std::string set_by(const std::string& path) const {
+    for (auto it = overridden_.rbegin(); it != overridden_.rend(); ++it) {
+      const std::string& p = it->first;
+      if (path == p || (path.size() > p.size() && path.compare(0, p.size(), p) == 0 &&
+                        (path[p.size()] == '.' || path[p.size()] == '[')))
+        return fmt::format(" (value from the command line: --set {})", it->second);
+    }
+    return "";
+  }
+
   std::string file_;
+  std::vector<std::pair<std::string, std::string>> overridden_; // resolved JSON path, --set argument
   std::vector<std::string> lines_;
 };
 
@@ -133,10 +151,18 @@ void check_value(const ParamSpec& p, const json& v, const std::string& path, Err
   }
 }
 
+std::vector<std::string> key_names(Section s, int version, const std::set<std::string>& excluded = {},
+                                   bool in_query = false) {
+  std::vector<std::string> out;
+  for (const ParamSpec* p : params_of(s, version))
+    if (!excluded.count(p->name) && !(in_query && p->standalone_only)) out.push_back(p->name);
+  return out;
+}
+
 std::string known_keys(Section s, int version, const std::set<std::string>& excluded = {}, bool in_query = false) {
   std::string out;
-  for (const ParamSpec* p : params_of(s, version))
-    if (!excluded.count(p->name) && !(in_query && p->standalone_only)) out += (out.empty() ? "" : ", ") + p->name;
+  for (const std::string& name : key_names(s, version, excluded, in_query))
+    out += (out.empty() ? "" : ", ") + name;
   return out;
 }
 
@@ -163,7 +189,9 @@ void check_object(Section s, const json& obj, const std::string& path, Errors& e
                                                   old->replaced_by));
       else
         err.add(join_path(path, key),
-                fmt::format("unknown key; expected one of: {}", known_keys(s, version, excluded, in_query)));
+                fmt::format("unknown key;{} expected one of: {}",
+                            did_you_mean(key, key_names(s, version, excluded, in_query)),
+                            known_keys(s, version, excluded, in_query)));
       continue;
     }
     check_value(*p, value, join_path(path, key), err);
@@ -203,15 +231,6 @@ Flags flags_from(const json& f) {
       f.at("datastream_service_num_deserialization_threads").get<int>();
   out.num_scanner_threads = f.contains("num_scanner_threads") ? f.at("num_scanner_threads").get<int>() : 0;
   return out;
-}
-
-// Why K is what it is: the configured K applies to non-merging HASH_PARTITIONED and RANDOM senders.
-std::string k_reason(const ExchangeSpec& e) {
-  if (e.k == e.k_configured) return "";
-  if (e.merging) return "a merging exchange keeps K=1: a sender's batches must arrive in order";
-  return fmt::format("{} senders keep K=1, as in the measured K=2 prototype; set rpcs_in_flight_per_channel "
-                     "in the exchange's own flags for a what-if",
-                     to_string(e.partitioning));
 }
 
 // Reads the keys an exchange has in both forms (standalone and in a query). `x` has its
@@ -687,7 +706,13 @@ struct PathToken {
   size_t index;
 };
 
-std::vector<PathToken> parse_json_path(const std::string& path) {
+// "--set NAME=VALUE", the way the user typed it, to start every override message.
+std::string set_arg(const Override& o) {
+  return fmt::format("--set {}={}", o.first, o.second);
+}
+
+std::vector<PathToken> parse_json_path(const Override& o) {
+  const std::string& path = o.first;
   std::vector<PathToken> tokens;
   size_t i = 0;
   while (i < path.size()) {
@@ -698,10 +723,10 @@ std::vector<PathToken> parse_json_path(const std::string& path) {
     if (path[i] == '[') {
       const size_t close = path.find(']', i);
       if (close == std::string::npos)
-        throw InputError(fmt::format("--set {}: unclosed '[' in JSON path", path));
+        throw InputError(fmt::format("{}: unclosed '[' in the JSON path {}", set_arg(o), path));
       const std::string num = path.substr(i + 1, close - i - 1);
       if (num.empty() || num.find_first_not_of("0123456789") != std::string::npos)
-        throw InputError(fmt::format("--set {}: expected an array index in [], got \"{}\"", path, num));
+        throw InputError(fmt::format("{}: expected an array index in [], got \"{}\"", set_arg(o), num));
       tokens.push_back({true, "", static_cast<size_t>(std::stoull(num))});
       i = close + 1;
       continue;
@@ -710,13 +735,69 @@ std::vector<PathToken> parse_json_path(const std::string& path) {
     tokens.push_back({false, path.substr(i, end == std::string::npos ? std::string::npos : end - i), 0});
     i = end == std::string::npos ? path.size() : end;
   }
-  if (tokens.empty()) throw InputError("--set: empty NAME");
+  if (tokens.empty()) throw InputError(fmt::format("{}: empty NAME", set_arg(o)));
   return tokens;
 }
 
-void apply_override(json& doc, const Override& o) {
+// What a position in a scenario holds, so that every key of a --set path is checked against the
+// parameter table before anything is written.
+struct PathPlace {
+  enum Kind { object, array_of_objects, map_of_objects, free } kind;
+  Section section; // of the objects, for the first three kinds
+};
+
+// Where the value of `key` inside an object of section `s` leads, in schema `version`.
+PathPlace place_of(Section s, const std::string& key, int version) {
+  using K = PathPlace::Kind;
+  if (s == Section::scenario) {
+    if (key == "cluster") return {K::object, Section::cluster};
+    if (key == "flags") return {K::object, Section::flags};
+    if (key == "costs") return {K::object, Section::costs};
+    if (key == "exchange_defaults") return {K::object, Section::exchange};
+    if (key == "exchanges") return {K::array_of_objects, Section::exchange};
+    if (key == "queries")
+      return version >= 2 ? PathPlace{K::array_of_objects, Section::query}
+                          : PathPlace{K::map_of_objects, Section::query_rows};
+  }
+  if (s == Section::query || s == Section::plan) {
+    if (key == "fragments") return {K::array_of_objects, Section::fragment};
+    if (key == "exchanges") return {K::array_of_objects, Section::exchange};
+    if (key == "parallel") return {K::object, Section::plan};
+  }
+  if (s == Section::fragment) {
+    if (key == "root") return {K::object, Section::op};
+    if (key == "sink") return {K::object, Section::sink};
+  }
+  if (s == Section::op) {
+    if (key == "input" || key == "probe") return {K::object, Section::op};
+    if (key == "inputs") return {K::array_of_objects, Section::op};
+  }
+  if (s == Section::exchange) {
+    if (key == "flags") return {K::object, Section::flags};
+    if (key == "faults") return {K::array_of_objects, Section::fault};
+  }
+  return {K::free, s}; // a value, or a free-form object (provenance, expected, a join's build)
+}
+
+// Applies one override; returns the JSON path it wrote (flags resolved to flags.NAME), so that a
+// later error at that path can say the value came from the command line.
+std::string apply_override(json& doc, const Override& o) {
+  int version = kSchemaVersion;
+  if (doc.is_object() && doc.contains("schema_version") && doc["schema_version"].is_number_integer())
+    version = std::clamp(doc["schema_version"].get<int>(), 1, kSchemaVersion);
   std::string path = o.first;
-  if (find_param(Section::flags, path)) path = "flags." + path;
+  if (find_param(Section::flags, path, version)) path = "flags." + path;
+  const auto tokens = parse_json_path({path, o.second});
+  if (tokens.size() == 1 && !tokens[0].is_index && !find_param(Section::scenario, path, version)) {
+    std::vector<std::string> names = key_names(Section::flags, version);
+    const std::vector<std::string> top = key_names(Section::scenario, version);
+    names.insert(names.end(), top.begin(), top.end());
+    throw InputError(fmt::format("{}: unknown flag or scenario key;{} flags: {}; or a JSON path into the "
+                                 "scenario (cluster.rtt_us, queries[0].fragments[1].instances_per_executor) "
+                                 "from its keys: {}",
+                                 set_arg(o), did_you_mean(o.first, names), known_keys(Section::flags, version),
+                                 known_keys(Section::scenario, version)));
+  }
   json value;
   try {
     value = json::parse(o.second);
@@ -725,40 +806,76 @@ void apply_override(json& doc, const Override& o) {
   }
   json* node = &doc;
   std::string walked;
-  const auto tokens = parse_json_path(path);
+  PathPlace place{PathPlace::object, Section::scenario};
   for (size_t t = 0; t < tokens.size(); ++t) {
     const PathToken& tok = tokens[t];
     if (tok.is_index) {
       walked += fmt::format("[{}]", tok.index);
       if (!node->is_array() || tok.index >= node->size())
-        throw InputError(fmt::format("--set {}: {} does not exist in the scenario", o.first, walked));
+        throw InputError(fmt::format("{}: {} does not exist in the scenario", set_arg(o), walked));
+      if (place.kind == PathPlace::array_of_objects) place.kind = PathPlace::object;
       node = &(*node)[tok.index];
     } else {
       walked = join_path(walked, tok.key);
+      if (place.kind == PathPlace::map_of_objects) {
+        place.kind = PathPlace::object; // a query name: any key
+      } else if (place.kind == PathPlace::object) {
+        if (!find_param(place.section, tok.key, version))
+          throw InputError(fmt::format("{}: {}: unknown key;{} expected one of: {}", set_arg(o), walked,
+                                       did_you_mean(tok.key, key_names(place.section, version)),
+                                       known_keys(place.section, version)));
+        place = place_of(place.section, tok.key, version);
+      } else if (place.kind == PathPlace::array_of_objects) {
+        throw InputError(fmt::format("{}: {} is an array; expected an index such as {}[0]", set_arg(o),
+                                     walked.substr(0, walked.size() - tok.key.size() - 1),
+                                     walked.substr(0, walked.size() - tok.key.size() - 1)));
+      }
       if (node->is_null()) *node = json::object();
       if (!node->is_object())
-        throw InputError(fmt::format("--set {}: {} is not inside an object", o.first, walked));
+        throw InputError(fmt::format("{}: {} is not inside an object", set_arg(o), walked));
       node = &(*node)[tok.key];
     }
   }
   *node = value;
+  return walked;
 }
 
+
+// The whole file, or an InputError naming the path and the operating system's reason.
+std::string read_scenario_text(const std::string& path) {
+  auto fail = [&](int error) {
+    return InputError(fmt::format("{}: cannot read the scenario file: {}", path, std::strerror(error)));
+  };
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) throw fail(errno);
+  if (S_ISDIR(st.st_mode)) throw fail(EISDIR);
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) throw fail(errno);
+  std::string text;
+  char buf[1 << 16];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0)
+    text.append(buf, n);
+  const int error = std::ferror(f) ? errno : 0;
+  std::fclose(f);
+  if (error != 0) throw fail(error);
+  return text;
+}
 
 } // namespace
 
 Override parse_override(const std::string& arg) {
   const size_t eq = arg.find('=');
-  if (eq == std::string::npos || eq == 0) throw InputError(fmt::format("--set {}: expected NAME=VALUE", arg));
+  if (eq == std::string::npos || eq == 0)
+    throw InputError(
+        fmt::format("--set {}: expected NAME=VALUE (a flag such as rpcs_in_flight_per_channel=2, "
+                    "or a JSON path such as cluster.rtt_us=50)",
+                    arg));
   return {arg.substr(0, eq), arg.substr(eq + 1)};
 }
 
 Scenario load_scenario(const std::string& path, const std::vector<Override>& overrides) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(fmt::format("{}: cannot open the scenario file", path));
-  std::stringstream buf;
-  buf << in.rdbuf();
-  const std::string text = buf.str();
+  const std::string text = read_scenario_text(path);
   json doc;
   try {
     doc = json::parse(text);
@@ -778,10 +895,18 @@ Scenario load_scenario(const std::string& path, const std::vector<Override>& ove
 }
 
 Scenario build_scenario(json doc, const std::string& file, const std::vector<Override>& overrides) {
-  for (const auto& o : overrides)
-    apply_override(doc, o);
+  std::vector<std::pair<std::string, std::string>> overridden;
+  std::string override_errors; // every bad --set at once, so that a sweep's names are fixed in one go
+  for (const auto& o : overrides) {
+    try {
+      overridden.emplace_back(apply_override(doc, o), fmt::format("{}={}", o.first, o.second));
+    } catch (const InputError& e) {
+      override_errors += (override_errors.empty() ? "" : "\n") + std::string(e.what());
+    }
+  }
+  if (!override_errors.empty()) throw InputError(override_errors);
 
-  Errors err(file);
+  Errors err(file, overridden);
   if (!doc.is_object()) {
     err.add("", fmt::format("expected an object, got {}", json_kind(doc)));
     err.throw_if_any();

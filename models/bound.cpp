@@ -14,12 +14,15 @@ std::string to_string(Bound b) {
     return "receiver_cpu";
   case Bound::backpressure:
     return "backpressure";
+  case Bound::none:
+    return "none";
   }
   return "?";
 }
 
 Bound classify_bound(const BoundFigures& f) {
   constexpr double kSignificant = 0.2;
+  if (f.stopped_without_data) return Bound::none;
   const double d = f.duration_s > 0 ? f.duration_s : 1e-12;
   if (f.has_deferred_s / d >= kSignificant) return Bound::backpressure;
   if (f.slowest_blocked_s / d >= kSignificant)

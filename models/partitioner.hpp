@@ -31,6 +31,8 @@ SendMode send_mode(Partitioning p, int channels);
 
 // Default K rule: the proposed K applies to non-merging HASH_PARTITIONED and RANDOM senders only.
 bool uses_configured_k(Partitioning p, bool merging);
+// Why an exchange keeps K=1 under that rule (empty when the configured K applies), for the results.
+std::string kept_k_reason(Partitioning p, bool merging);
 
 // Splits the rows of each input batch across channels in proportion to weights, with the
 // binomial noise that hashing distinct keys produces (so collectors fill at staggered times).

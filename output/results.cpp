@@ -116,13 +116,16 @@ json exchange_result(const ExchangeRuntime& x, const Scenario& sc) {
                   recv_cpu,
                   has_deferred,
                   all_rpcs > 0 ? net / static_cast<double>(all_rpcs) : 0.0,
-                  sc.cluster.rtt_us * 1e-6};
+                  sc.cluster.rtt_us * 1e-6,
+                  x.status != ExchangeStatus::ok && x_rpcs == 0};
   const int64_t mem_per_sender = sender_memory_estimate(e.partitioning, e.receivers(), e.k, planned_batch_bytes(e));
   json out = {{"id", e.id},
               {"query", e.query},
               {"partitioning", to_string(e.partitioning)},
               {"merging", e.merging},
               {"k", e.k},
+              {"k_configured", e.k_configured},
+              {"k_reason", e.k == e.k_configured ? std::string() : kept_k_reason(e.partitioning, e.merging)},
               {"buffer_bytes", e.flags.data_stream_sender_buffer_size},
               {"status", to_string(x.status)},
               {"error", x.error},

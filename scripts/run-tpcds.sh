@@ -5,6 +5,6 @@
 # Extra arguments go to `exsim run` (for example --set rpcs_in_flight_per_channel=2).
 set -eu
 cd "$(dirname "$0")/.."
-scripts/setup.sh exsim >/dev/null
+scripts/setup.sh exsim
 mkdir -p out
 exec build/exsim run scenarios/tpcds_sf100/workload.json --jobs 0 --output out/tpcds_sf100.json --summary "$@"

@@ -1,6 +1,8 @@
 #!/bin/sh
 # Every file in DIR/*.json is a bad scenario; DIR/expected.tsv says, per file, a --set argument
 # (or -) and the text its error must contain (the JSON path). Each must exit 2 with that text.
+# Then the command line itself, and files the operating system refuses: the message names the
+# path and gives the system's reason.
 set -u
 exsim=$1
 dir=$2
@@ -22,12 +24,66 @@ while IFS='	' read -r file set_arg expected; do
     echo "ok   $file: $(printf '%s' "$err" | head -n 1)"
   fi
 done < "$dir/expected.tsv"
-# The command line itself.
-for args in "run --bogus" "run $dir/../../../scenarios/default.json --set nonsense" "run --jobs many" "frobnicate" "validate"; do
+
+# expect_error "TEXT" ARGS...: exsim ARGS exits 2 and its message contains TEXT.
+expect_error() {
+  expected=$1
+  shift
   count=$((count + 1))
   # shellcheck disable=SC2086
-  "$exsim" $args >/dev/null 2>&1; code=$?
-  if [ "$code" -ne 2 ]; then echo "FAIL exsim $args: exit $code, expected 2"; fail=$((fail + 1)); else echo "ok   exsim $args: exit 2"; fi
-done
+  err=$($exsim "$@" 2>&1 >/dev/null); code=$?
+  if [ "$code" -ne 2 ]; then
+    echo "FAIL exsim $*: exit $code, expected 2 ($err)"; fail=$((fail + 1))
+  elif ! printf '%s' "$err" | grep -qF -- "$expected"; then
+    echo "FAIL exsim $*: message lacks '$expected': $err"; fail=$((fail + 1))
+  else
+    echo "ok   exsim $*: $(printf '%s' "$err" | head -n 1)"
+  fi
+}
+
+# The command line itself.
+valid="$dir/valid.json"
+expect_error "--bogus: unknown option" run --bogus
+expect_error "--sumary: unknown option; did you mean --summary?" run --sumary
+expect_error "--set nonsense: expected NAME=VALUE" run "$valid" --set nonsense
+expect_error "--jobs many: expected a number" run --jobs many
+expect_error "--format html: expected text, md or csv" run "$valid" --summary --format html
+expect_error "frobnicate: unknown command" frobnicate
+expect_error "rnu: unknown command; did you mean run?" rnu
+expect_error "validate: expected a SCENARIO file" validate
+
+# Files: missing, a folder, unreadable, an output folder that does not exist.
+tmp=$(mktemp -d)
+trap 'chmod -R u+rwx "$tmp"; rm -rf "$tmp"' EXIT
+expect_error "$tmp/none.json: cannot read the scenario file: No such file or directory" run "$tmp/none.json"
+expect_error "$tmp: cannot read the scenario file: Is a directory" run "$tmp"
+expect_error "$tmp/missing/r.json: cannot write the results file in $tmp/missing: No such file or directory" \
+  run "$valid" --output "$tmp/missing/r.json"
+expect_error "$tmp: cannot write the results file: Is a directory" run "$valid" --output "$tmp"
+expect_error "$tmp/none.json: cannot read the results file: No such file or directory" summary "$tmp/none.json"
+expect_error "$valid: scenario: required key is missing; expected a results file" summary "$valid"
+# Permissions do not stop root: as root, these run as nobody when setpriv can (else they are skipped).
+chmod 755 "$tmp"
+cp "$valid" "$tmp/locked.json"
+chmod 000 "$tmp/locked.json"
+mkdir "$tmp/ro"
+chmod 555 "$tmp/ro"
+run_as=""
+if [ "$(id -u)" -eq 0 ]; then
+  run_as="setpriv --reuid=65534 --regid=65534 --clear-groups"
+  $run_as "$exsim" --version >/dev/null 2>&1 || run_as="none"
+fi
+if [ "$run_as" = "none" ]; then
+  echo "skip unreadable file and read-only folder: root, and nobody cannot run $exsim"
+else
+  real_exsim=$exsim
+  exsim="$run_as $real_exsim"
+  expect_error "$tmp/locked.json: cannot read the scenario file: Permission denied" run "$tmp/locked.json"
+  cp "$valid" "$tmp/readable.json"
+  chmod 644 "$tmp/readable.json"
+  expect_error "$tmp/ro/r.json: cannot write the results file in $tmp/ro: Permission denied" \
+    run "$tmp/readable.json" --output "$tmp/ro/r.json"
+  exsim=$real_exsim
+fi
 echo "$((count - fail)) passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -3,8 +3,8 @@
 set -eu
 exsim=$1
 help=$("$exsim" --help)
-for word in "run" "validate" "schema" "params" "profile import" "compare" "diff" "--format" "--query" "--set" \
-  "--output" "--summary" "--timing" "Exit status"; do
+for word in "run" "validate" "summary" "schema" "params" "profile import" "compare" "diff" "--format" "--query" "--top" \
+  "--set" "--output" "--summary" "--timing" "Exit status"; do
   printf '%s' "$help" | grep -qF -- "$word" || { echo "--help does not mention $word"; exit 1; }
 done
 "$exsim" --version | grep -q '^exsim [0-9]'

@@ -79,3 +79,26 @@ def test_malformed_baseline_is_an_input_error(smoke_sweep, tmp_path):
     bad.write_text(json.dumps({"baseline_version": 1, "tolerances": {"rpcs": {"rel": -1, "abs": 0}}, "points": {}}))
     proc = run_script("analysis/regress.py", smoke_sweep, "--baseline", bad)
     assert proc.returncode == 2 and "bad.json: $.tolerances.rpcs.rel" in proc.stderr
+
+
+def test_other_differences_are_named(smoke_copy, tmp_path):
+    baseline = make_baseline(smoke_copy, tmp_path)
+    data = json.loads(baseline.read_text())
+    first, second = list(data["points"])[:2]
+    del data["points"][second]  # a point the sweep has and the baseline lacks
+    summary = data["points"][first]["summary"]
+    del summary["eos_rpcs"]  # a figure the sweep has and the baseline lacks
+    summary["makespan_s"] *= 1.001  # moved, within its 1% tolerance
+    baseline.write_text(json.dumps(data))
+    proc = run_script("analysis/regress.py", smoke_copy, "--baseline", baseline)
+    assert proc.returncode == 0, proc.stdout
+    assert "0 figure(s) beyond tolerance, 3 other difference(s)" in proc.stdout
+    assert "  moved within tolerance: 1 figure(s) in 1 point(s): makespan_s\n" in proc.stdout
+    assert "  new figures, not in the baseline: 1 figure(s) in 1 point(s): eos_rpcs\n" in proc.stdout
+    assert f"  new points, not in the baseline: 1 point(s): {second}\n" in proc.stdout
+
+    summary["gone_figure"] = 1  # a figure the sweep no longer reports fails, by name
+    baseline.write_text(json.dumps(data))
+    proc = run_script("analysis/regress.py", smoke_copy, "--baseline", baseline)
+    assert proc.returncode == 1, proc.stdout
+    assert "  figures gone from the sweep (fail): 1 figure(s) in 1 point(s): gone_figure\n" in proc.stdout

@@ -8,9 +8,12 @@ import json
 import re
 from pathlib import Path
 
-from conftest import REPO, SMOKE_GRID, read_manifest, run_script
+import pytest
+
+from conftest import REPO, SCENARIO, SMOKE_GRID, read_manifest, run_script
 
 MIB = 2 ** 20
+TOLERANCE = 0.02  # the report's default
 
 
 def load(sweep_dir):
@@ -23,23 +26,60 @@ def runtime(result):
     return summary.get("runtime_s_total", summary["makespan_s"])
 
 
-def markdown_table(markdown, first_header):
-    """Rows of the Markdown table whose header starts with first_header, as lists of cells."""
+def memory(result):
+    """What the configuration needs at once: the peak query when queries run one after another."""
+    if result["settings"].get("query_order") == "sequential":
+        per_query = {}
+        for x in result["exchanges"]:
+            per_query[x["query"]] = per_query.get(x["query"], 0) + x["memory_estimate_bytes"]
+        return max(per_query.values())
+    return result["summary"]["memory_estimate_bytes_total"]
+
+
+def pick(candidates, budget, tolerance=TOLERANCE):
+    """candidates: [(runtime, memory, needs K>1, key)] in sweep order -> (best key, other equal keys).
+
+    Within the tolerance of the fastest that fits: K=1 first, then least memory, then fastest, then order."""
+    fitting = [c for c in candidates if c[1] <= budget]
+    if not fitting:
+        return None, []
+    fastest = min(c[0] for c in fitting)
+    equals = sorted((c for c in fitting if c[0] <= fastest * (1 + tolerance)), key=lambda c: (c[2], c[1], c[0]))
+    return equals[0][3], [c[3] for c in equals[1:]]
+
+
+def markdown_table(markdown, column):
+    """Rows of the first Markdown table whose header has `column`, as {header: cell} dicts."""
     lines = markdown.splitlines()
-    start = next(i for i, line in enumerate(lines) if line.startswith(f"| {first_header} |"))
+    start = next(i for i, line in enumerate(lines) if line.startswith("|") and f"| {column} |" in line)
+    header = [cell.strip() for cell in lines[start].strip("|").split(" | ")]
     rows = []
     for line in lines[start + 2:]:
         if not line.startswith("|"):
             break
-        rows.append([cell.strip() for cell in line.strip("|").split(" | ")])
+        rows.append(dict(zip(header, (cell.strip() for cell in line.strip("|").split(" | ")))))
     return rows
 
 
-def report(sweep_dir, tmp_path, budget_mib):
+def report(sweep_dir, tmp_path, budget_mib=None, *extra):
     output = tmp_path / "report.html"
-    proc = run_script("analysis/report.py", sweep_dir, "--memory-budget-mb", budget_mib, "--output", output)
+    args = [sweep_dir, "--output", output, *extra]
+    if budget_mib is not None:
+        args += ["--memory-budget-mb", budget_mib]
+    proc = run_script("analysis/report.py", *args)
     assert proc.returncode == 0, proc.stderr
     return output.read_text(), output.with_suffix(".md").read_text()
+
+
+def label(result):
+    flags = result["settings"]["flags"]
+    size = flags["data_stream_sender_buffer_size"]
+    return f"K={flags['rpcs_in_flight_per_channel']}, buffer {size // 1024} KiB"
+
+
+def close(cell, value):
+    """A table cell written with 3 significant digits (and thousands separators) against the exact value."""
+    return float(cell.replace(",", "")) == pytest.approx(value, rel=5e-3, abs=1e-12)
 
 
 def size_class(bytes_sent):
@@ -62,26 +102,29 @@ def test_exchanges_hit_by_faults_are_left_out_of_the_classes(exsim, tmp_path):
 def check_report(sweep_dir, tmp_path):
     """Check report.md against the results; returns the exchanges left out of the classes."""
     points = load(sweep_dir)
-    memories = sorted(r["summary"]["memory_estimate_bytes_total"] for _, r in points)
+    memories = sorted(memory(r) for _, r in points)
     budget = (memories[1] + memories[2]) / 2  # leaves out at least the hungriest configurations
     page, markdown = report(sweep_dir, tmp_path, budget / MIB)
 
-    fitting = [(runtime(r), r["summary"]["memory_estimate_bytes_total"], pid) for pid, r in points
-               if r["summary"]["memory_estimate_bytes_total"] <= budget]
-    best = min(fitting)[2]
-    assert f"Recommended for the whole workload: `{best}`" in markdown
+    by_id = dict(points)
+    best, _ = pick([(runtime(r), memory(r), any(x["k"] > 1 for x in r["exchanges"]), pid) for pid, r in points],
+                   budget)
+    assert f"Recommended for the whole workload: {label(by_id[best])} (point `{best}`)" in markdown
 
-    rows = markdown_table(markdown, "rpcs_in_flight_per_channel")
+    rows = markdown_table(markdown, "within tolerance")
     assert len(rows) == len(points)
+    unit = 1e3 if max(runtime(r) for _, r in points) < 10 else 1
     for row, (pid, result) in zip(rows, points):
-        k, buffer, k_eff, buffer_eff, run_s, blocked_s, memory_mib, fits, _pareto, status = row
-        assert pid == f"data_stream_sender_buffer_size={buffer},rpcs_in_flight_per_channel={k}"
-        assert (k_eff, buffer_eff, status) == (k, buffer, "ok")
+        flags = result["settings"]["flags"]
+        assert row["K"] == str(flags["rpcs_in_flight_per_channel"]) and row["status"] == "ok"
+        assert row["buffer"] == f"{flags['data_stream_sender_buffer_size'] // 1024} KiB"
         summary = result["summary"]
-        assert float(run_s) == _approx(runtime(result))
-        assert float(blocked_s) == _approx(summary["slowest_sender_blocked_s_total"])
-        assert float(memory_mib) == _approx(summary["memory_estimate_bytes_total"] / MIB)
-        assert fits == ("yes" if summary["memory_estimate_bytes_total"] <= budget else "no")
+        assert close(row["runtime ms" if unit > 1 else "runtime s"], runtime(result) * unit)
+        assert close(row["blocked ms" if unit > 1 else "blocked s"], summary["slowest_sender_blocked_s_total"] * unit)
+        assert close(row["memory MiB"], memory(result) / MIB)
+        assert row["fits budget"] == ("yes" if memory(result) <= budget else "no")
+        new_code = any(x["k"] > 1 for x in result["exchanges"])
+        assert row["change"] == ("new Impala code (K>1)" if new_code else "flags only")
 
     faulty = {x["id"] for _, r in points for x in r["exchanges"] if x["status"] != "ok"}
     for xid in faulty:
@@ -95,29 +138,128 @@ def check_report(sweep_dir, tmp_path):
         for x in r["exchanges"]:
             if x["id"] not in faulty:
                 classes.setdefault((x["partitioning"], size_class(largest[x["id"]])), set()).add(x["id"])
-    class_rows = {(row[0], row[1]): row for row in markdown_table(markdown, "partitioning")}
+    class_rows = {(row["partitioning"], row["size"]): row for row in markdown_table(markdown, "partitioning")}
     assert class_rows.keys() == classes.keys()
     for key, ids in classes.items():
         candidates = []
         for pid, r in points:
             xs = [x for x in r["exchanges"] if x["id"] in ids]
-            memory = sum(x["memory_estimate_bytes"] for x in xs)
-            if memory <= budget:
-                candidates.append((sum(x["duration_s"] for x in xs), memory, pid, xs))
+            candidates.append((sum(x["duration_s"] for x in xs), sum(x["memory_estimate_bytes"] for x in xs),
+                               any(x["k"] > 1 for x in xs), pid))
+        chosen, others = pick(candidates, budget)
         row = class_rows[key]
-        if not candidates:
-            assert row[3] == "nothing fits the budget"
+        if chosen is None:
+            assert row["recommended"] == "nothing fits the budget"
             continue
-        _, _, pid, xs = min(candidates, key=lambda c: c[:2])
-        assert row[3] == pid
-        assert row[4] == "/".join(sorted({str(x["k"]) for x in xs}, key=int))
-        bounds = sorted({x["bound"] for x in xs})
-        assert all(b in row[8] for b in bounds), row
+        assert row["recommended"] == label(by_id[chosen])
+        assert row["equal options"] == str(1 + len(others))
+        xs = [x for x in by_id[chosen]["exchanges"] if x["id"] in ids]
+        assert row["K"] == "/".join(sorted({str(x["k"]) for x in xs}, key=int))
+        assert all(b in row["bound (reason)"] for b in {x["bound"] for x in xs}), row
 
     images = re.findall(r'<img [^>]*src="([^"]*)"', page)
-    assert len(images) == 3 and all(src.startswith("data:image/png;base64,") for src in images)
+    # Blocked vs K and runtime vs memory always; the CDF only over two exchanges or more.
+    covered = {x["id"] for _, r in points for x in r["exchanges"]} - faulty
+    assert len(images) == (3 if len(covered) >= 2 else 2)
+    assert all(src.startswith("data:image/png;base64,") for src in images)
     assert "http" not in page.replace("http-equiv", "")  # self-contained: nothing fetched
+    assert "`" not in page  # Markdown code spans became <code>
     return faulty
+
+
+def fake_sweep(tmp_path, configs, query_order="concurrent"):
+    """A sweep directory of hand-made results: configs = [(K, buffer, runtime_s, [(query, memory bytes)])].
+
+    Every figure the report ranks by is set here, so the expected recommendation is known by construction."""
+    sweep_dir = tmp_path / "fake"
+    (sweep_dir / "points").mkdir(parents=True)
+    points = []
+    for k, buffer, seconds, exchanges in configs:
+        pid = f"data_stream_sender_buffer_size={buffer},rpcs_in_flight_per_channel={k}"
+        xs = [{"id": f"x{i}", "query": query, "partitioning": "HASH_PARTITIONED", "status": "ok", "k": k,
+               "buffer_bytes": buffer, "bytes_sent": 1 << 20, "duration_s": seconds, "memory_estimate_bytes": mem,
+               "slowest_sender_blocked_s": seconds / 2, "bound": "rpc_window"} for i, (query, mem) in enumerate(exchanges)]
+        result = {"settings": {"query_order": query_order,
+                               "flags": {"rpcs_in_flight_per_channel": k, "data_stream_sender_buffer_size": buffer}},
+                  "exchanges": xs,
+                  "summary": {"runtime_s_total": seconds, "makespan_s": seconds, "slowest_sender_blocked_s_total": 1.0,
+                              "memory_estimate_bytes_total": sum(x["memory_estimate_bytes"] for x in xs)}}
+        (sweep_dir / "points" / f"{pid}.json").write_text(json.dumps(result))
+        points.append({"id": pid, "overrides": {"rpcs_in_flight_per_channel": str(k),
+                                                "data_stream_sender_buffer_size": str(buffer)},
+                       "status": "ok", "error": "", "file": f"points/{pid}.json"})
+    (sweep_dir / "manifest.json").write_text(json.dumps({
+        "manifest_version": 1, "scenario": "hand-made", "scenario_sha256": "0" * 64, "exsim_version": "test",
+        "grid": [{"name": "rpcs_in_flight_per_channel", "values": []},
+                 {"name": "data_stream_sender_buffer_size", "values": []}],
+        "points": points}))
+    return sweep_dir
+
+
+def recommended(markdown):
+    return re.search(r"Recommended for the whole workload: (K=\d+, buffer \d+ KiB)", markdown).group(1)
+
+
+def test_two_options_that_tie_prefer_the_flag_only_change(tmp_path):
+    # A: K=2 at 16 KiB is fastest and needs 10 MiB; B: K=1 at 64 KiB is 1.5% slower and needs 20 MiB
+    # (a buffer-size flag, no new Impala code); C: K=1 at 16 KiB is 50% slower with 5 MiB.
+    sweep = fake_sweep(tmp_path, [(2, 16384, 1.000, [("", 10 * MIB)]),
+                                  (1, 65536, 1.015, [("", 20 * MIB)]),
+                                  (1, 16384, 1.500, [("", 5 * MIB)])])
+    page, markdown = report(sweep, tmp_path)
+    # Within the default 2%, A and B are equal: B needs no new code.
+    assert recommended(markdown) == "K=1, buffer 64 KiB"
+    assert "K=1, buffer 64 KiB (point `data_stream_sender_buffer_size=65536,rpcs_in_flight_per_channel=1`)" in markdown
+    assert "a flag-only change (no new Impala code)" in markdown
+    assert "The fastest configuration is K=2, buffer 16 KiB (1,000 ms); this one is within 2% of it" in markdown
+    # The runner-up, with what it costs next to B: 1.5% faster (1 - 1/1.015 = 1.48%), 10 MiB less, new code.
+    runner_ups = markdown_table(markdown, "runner-up")
+    assert [r["runner-up"] for r in runner_ups] == ["K=2, buffer 16 KiB"]
+    assert runner_ups[0]["next to the recommendation"] == "1.5% faster, 10.0 MiB less memory, needs new Impala code (K>1)"
+    assert "K=1, buffer 16 KiB" not in {r["runner-up"] for r in runner_ups}  # 50% slower is not equal
+    # A tolerance below 1.5% separates them: the fastest wins.
+    _, markdown = report(sweep, tmp_path, None, "--tie-tolerance", "1")
+    assert recommended(markdown) == "K=2, buffer 16 KiB"
+    assert "no other configuration is within 1% of it" in markdown
+    # A budget that leaves B out: A alone is within 2% of the fastest that fits.
+    _, markdown = report(sweep, tmp_path, 15)
+    assert recommended(markdown) == "K=2, buffer 16 KiB"
+    # A tolerance of 60% makes all three equal: flags only first, then the least memory (C).
+    _, markdown = report(sweep, tmp_path, None, "--tie-tolerance", "60")
+    assert recommended(markdown) == "K=1, buffer 16 KiB"
+    # Among flag-only equals, the least memory.
+    sweep2 = fake_sweep(tmp_path / "2", [(1, 131072, 1.00, [("", 40 * MIB)]), (1, 65536, 1.01, [("", 20 * MIB)])])
+    _, markdown = report(sweep2, tmp_path)
+    assert recommended(markdown) == "K=1, buffer 64 KiB"
+
+
+def test_sequential_queries_are_budgeted_by_their_peak_query(tmp_path):
+    # Two queries run one after another: the budget applies to the larger query (30 MiB), not the sum (50 MiB).
+    sweep = fake_sweep(tmp_path, [(1, 16384, 1.0, [("q1", 30 * MIB), ("q2", 20 * MIB)])], query_order="sequential")
+    _, markdown = report(sweep, tmp_path, 40)
+    assert recommended(markdown) == "K=1, buffer 16 KiB"
+    assert "memory estimate 30.0 MiB" in markdown
+    assert "memory is the peak query's estimate" in markdown
+
+
+def test_readme_sweep_recommends_the_flag_only_buffer(exsim, tmp_path):
+    """The README's sweep: K=4 at 16 KiB is fastest by a fraction of a percent; K=1 at 64 KiB needs no new code."""
+    sweep_dir = tmp_path / "sweep"
+    proc = run_script("run_sweep.py", SCENARIO, "--grid", "rpcs_in_flight_per_channel=1,2,4",
+                      "--grid", "data_stream_sender_buffer_size=16384,65536,131072", "--exsim", exsim, "--out", sweep_dir)
+    assert proc.returncode == 0, proc.stderr
+    points = load(sweep_dir)
+    fastest = min(runtime(r) for _, r in points)
+    by_label = {label(r): r for _, r in points}
+    k1_64 = by_label["K=1, buffer 64 KiB"]
+    print(f"fastest {fastest:.6f} s; K=1 at 64 KiB {runtime(k1_64):.6f} s "
+          f"(+{(runtime(k1_64) / fastest - 1) * 100:.2f}%)")
+    assert runtime(k1_64) <= fastest * 1.02, "the premise of this test: K=1 at 64 KiB ties with the fastest"
+    _, markdown = report(sweep_dir, tmp_path, 64)
+    assert recommended(markdown) == "K=1, buffer 64 KiB"
+    _, markdown = report(sweep_dir, tmp_path, 64, "--tie-tolerance", "0")
+    fastest_label = label(min((r for _, r in points), key=lambda r: (runtime(r), memory(r))))
+    assert recommended(markdown) == fastest_label
 
 
 def test_budget_that_nothing_fits_says_so(smoke_sweep, tmp_path):
@@ -130,6 +272,9 @@ def test_not_a_sweep_directory_is_an_error(tmp_path):
     assert proc.returncode == 2 and "not a sweep directory" in proc.stderr
 
 
-def _approx(value):
-    import pytest
-    return pytest.approx(value, rel=1e-5, abs=1e-12)
+def test_bad_options_are_errors(smoke_sweep, tmp_path):
+    proc = run_script("analysis/report.py", smoke_sweep, "--output", tmp_path / "r.html", "--tie-tolerance", "-1")
+    assert proc.returncode == 2 and "--tie-tolerance: expected a percentage in [0, 100)" in proc.stderr, proc.stderr
+    (tmp_path / "file").write_text("")
+    proc = run_script("analysis/report.py", smoke_sweep, "--output", tmp_path / "file" / "r.html")
+    assert proc.returncode == 2 and "file/r.html: cannot write the report: " in proc.stderr, proc.stderr

@@ -121,6 +121,21 @@ def test_failing_point_is_recorded_and_the_others_still_run(exsim, scenario, tmp
     assert "rpcs_in_flight_per_channel=0 failed" in proc.stderr
 
 
+def test_misspelt_grid_names_stop_the_sweep_before_any_point_runs(counting_exsim, scenario, tmp_path):
+    wrapper, runs = counting_exsim
+    proc = run_script("run_sweep.py", scenario, "--grid", "rpcs_in_flight_per_chanel=1,2",
+                      "--grid", "cluster.rtt=50,390", "--grid", "mt_dop=0,4", "--exsim", wrapper,
+                      "--out", tmp_path / "sweep")
+    assert proc.returncode == 2, proc.stderr
+    # Each bad name is reported once, from the command line, with the nearest known name.
+    assert proc.stderr.count("rpcs_in_flight_per_chanel=1:") == 1
+    assert "unknown flag or scenario key; did you mean rpcs_in_flight_per_channel?" in proc.stderr
+    assert "--set cluster.rtt=50: cluster.rtt: unknown key; did you mean rtt_us?" in proc.stderr
+    assert "--set mt_dop" not in proc.stderr  # a good name is not reported
+    assert runs() == []  # not one `exsim run`
+    assert not (tmp_path / "sweep" / "manifest.json").exists()
+
+
 def test_interrupt_kills_children_and_keeps_finished_points(counting_exsim, scenario, tmp_path):
     wrapper, runs = counting_exsim
     out = tmp_path / "sweep"

@@ -58,3 +58,23 @@ TEST_CASE("a cancelled query stops its exchanges with nothing in flight", "[sim]
   CHECK(e["slots_in_flight_after_teardown"] == 0);
   CHECK(e["error"].get<std::string>().find("cancelled") != std::string::npos);
 }
+
+TEST_CASE("an exchange stopped before its first RPC is bound by nothing, one that sent keeps its bound",
+          "[sim][fault][bound]") {
+  // h fails on an RPC error; w waits for h, so the query aborts before w sends anything.
+  json doc = hash_2x4(json::array({{{"kind", "rpc_error"}, {"sender", 0}, {"receiver", 3}, {"at_s", 0.02}}}));
+  json w = doc["exchanges"][0];
+  w["id"] = "w";
+  w["faults"] = json::array();
+  w["after"] = json::array({"h"});
+  doc["exchanges"].push_back(w);
+  const json r = simulate_doc(doc);
+  const auto& h = r["exchanges"][0];
+  const auto& later = r["exchanges"][1];
+  CHECK(h["status"] == "failed");
+  CHECK(h["rpcs"].get<int64_t>() > 0);
+  CHECK(h["bound"] != "none");
+  CHECK(later["status"] == "cancelled");
+  CHECK(later["rpcs"] == 0);
+  CHECK(later["bound"] == "none");
+}

@@ -109,6 +109,11 @@ TEST_CASE("results report the effective K and the K+1 memory estimate", "[sim][m
   const auto& xb = r["exchanges"][1];
   CHECK(xh["k"] == 3);
   CHECK(xb["k"] == 1);
+  // Each says which K was configured and, where it was not applied, why.
+  CHECK(xh["k_configured"] == 3);
+  CHECK(xh["k_reason"] == "");
+  CHECK(xb["k_configured"] == 3);
+  CHECK(xb["k_reason"].get<std::string>().find("UNPARTITIONED senders keep K=1") != std::string::npos);
   // Hash: 5 senders x 5 channels x (3+1) x 2 x (256 rows x 64 B).
   CHECK(xh["memory_estimate_bytes"] == 5 * 5 * 4 * 2 * 256 * 64);
   // Broadcast: 5 senders x 1 channel x (1+1) x 2 x (1024 rows x 64 B).

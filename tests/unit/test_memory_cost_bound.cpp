@@ -54,4 +54,8 @@ TEST_CASE("bound classification", "[unit][bound]") {
   f.slowest_blocked_s = 0;
   f.receiver_cpu_s = 0.9;
   CHECK(classify_bound(f) == Bound::receiver_cpu);
+  // Cancelled or failed before any TransmitData RPC: nothing bound it, whatever the other figures.
+  f.stopped_without_data = true;
+  CHECK(classify_bound(f) == Bound::none);
+  CHECK(to_string(Bound::none) == "none");
 }

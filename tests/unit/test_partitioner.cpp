@@ -90,6 +90,13 @@ TEST_CASE("send modes and the default K rule", "[unit][routing]") {
   CHECK_FALSE(uses_configured_k(Partitioning::unpartitioned, false));
   CHECK_FALSE(uses_configured_k(Partitioning::kudu, false));
   CHECK_FALSE(uses_configured_k(Partitioning::directed, false));
+  // The reason is given exactly where the rule keeps K=1.
+  CHECK(kept_k_reason(Partitioning::hash_partitioned, false).empty());
+  CHECK(kept_k_reason(Partitioning::random, false).empty());
+  CHECK(kept_k_reason(Partitioning::hash_partitioned, true).find("merging") != std::string::npos);
+  CHECK(kept_k_reason(Partitioning::unpartitioned, false).find("UNPARTITIONED") != std::string::npos);
+  CHECK(kept_k_reason(Partitioning::kudu, false).find("KUDU") != std::string::npos);
+  CHECK(kept_k_reason(Partitioning::directed, false).find("DIRECTED") != std::string::npos);
   Partitioning p;
   CHECK(parse_partitioning("KUDU", p));
   CHECK(p == Partitioning::kudu);
