@@ -41,7 +41,7 @@ double runtime(const json& r) { return r["queries"][0]["runtime_s"].get<double>(
 
 } // namespace
 
-TEST_CASE("query: a consumer slower than the network sets the runtime; K does not change it", "[sim][query]") {
+TEST_CASE("query: a consumer slower than the network sets the runtime, and K does not change it", "[sim][query]") {
   const json cluster = {{"executors", 2}};
   const json costs = {{"aggregate_ns_per_row", 2000}};
   double t[2];
@@ -59,7 +59,7 @@ TEST_CASE("query: a consumer slower than the network sets the runtime; K does no
   CHECK(t[0] == Approx(t[1]).epsilon(1e-3));
 }
 
-TEST_CASE("query: a slow producer sets the runtime; round trips bind only when it is fast", "[sim][query]") {
+TEST_CASE("query: a slow producer sets the runtime, round trips only a fast one", "[sim][query]") {
   // One scanner thread at 4 us a row: 1M rows take 4 s, far above the network's 0.38 s.
   const json flags = {{"compression", false}, {"num_scanner_threads", 1}};
   const json slow = simulate_doc(v2({{"executors", 2}}, flags, {{"scan_ns_per_row", 4000}}, scan_aggregate(1e6)));
