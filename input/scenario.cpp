@@ -1,5 +1,6 @@
 #include "input/scenario.hpp"
 
+#include "input/check.hpp"
 #include "input/parameters.hpp"
 
 #include <fmt/format.h>
@@ -19,155 +20,6 @@ using nlohmann::json;
 
 namespace {
 
-// Collects every error of one phase so that a user sees them all at once.
-class Errors {
-public:
-  explicit Errors(std::string file) : file_(std::move(file)) {}
-  void add(const std::string& path, const std::string& what) {
-    lines_.push_back(fmt::format("{}: {}: {}", file_, path.empty() ? "(top level)" : path, what));
-  }
-  void throw_if_any() const {
-    if (lines_.empty()) return;
-    std::string msg;
-    for (const auto& l : lines_)
-      msg += (msg.empty() ? "" : "\n") + l;
-    throw InputError(msg);
-  }
-  const std::string& file() const { return file_; }
-
-private:
-  std::string file_;
-  std::vector<std::string> lines_;
-};
-
-std::string join_path(const std::string& base, const std::string& key) {
-  return base.empty() ? key : base + "." + key;
-}
-
-std::string show(const json& v) {
-  std::string s = v.dump();
-  return s.size() > 60 ? s.substr(0, 57) + "..." : s;
-}
-
-const char* json_kind(const json& v) {
-  switch (v.type()) {
-  case json::value_t::null:
-    return "null";
-  case json::value_t::boolean:
-    return "a boolean";
-  case json::value_t::number_integer:
-  case json::value_t::number_unsigned:
-    return "an integer";
-  case json::value_t::number_float:
-    return "a number";
-  case json::value_t::string:
-    return "a string";
-  case json::value_t::array:
-    return "an array";
-  case json::value_t::object:
-    return "an object";
-  default:
-    return "a value";
-  }
-}
-
-bool is_integral(const json& v) {
-  if (v.is_number_integer()) return true;
-  if (!v.is_number_float()) return false;
-  const double d = v.get<double>();
-  return std::isfinite(d) && d == std::floor(d) && std::fabs(d) < 9.0e15;
-}
-
-bool in_range(const ParamSpec& p, double d) {
-  if (p.min && (p.min_exclusive ? !(d > *p.min) : !(d >= *p.min))) return false;
-  if (p.max && !(d <= *p.max)) return false;
-  return true;
-}
-
-void check_value(const ParamSpec& p, const json& v, const std::string& path, Errors& err) {
-  const std::string expected = "expected " + describe_expectation(p);
-  auto bad = [&] { err.add(path, fmt::format("{}, got {}", expected, show(v))); };
-  switch (p.type) {
-  case ParamType::integer:
-    if (!is_integral(v) || !in_range(p, v.get<double>())) bad();
-    break;
-  case ParamType::number:
-    if (!v.is_number() || !std::isfinite(v.get<double>()) || !in_range(p, v.get<double>())) bad();
-    break;
-  case ParamType::boolean:
-    if (!v.is_boolean()) bad();
-    break;
-  case ParamType::string:
-    if (!v.is_string()) bad();
-    break;
-  case ParamType::enumeration:
-    if (!v.is_string() ||
-        std::find(p.choices.begin(), p.choices.end(), v.get<std::string>()) == p.choices.end())
-      bad();
-    break;
-  case ParamType::object:
-    if (!v.is_object()) bad();
-    break;
-  case ParamType::number_array:
-    if (!v.is_array()) {
-      bad();
-      break;
-    }
-    for (size_t i = 0; i < v.size(); ++i)
-      if (!v[i].is_number() || !in_range(p, v[i].get<double>()))
-        err.add(fmt::format("{}[{}]", path, i), fmt::format("{}, got {}", expected, show(v[i])));
-    break;
-  case ParamType::string_array:
-    if (!v.is_array()) {
-      bad();
-      break;
-    }
-    for (size_t i = 0; i < v.size(); ++i)
-      if (!v[i].is_string())
-        err.add(fmt::format("{}[{}]", path, i), fmt::format("expected a string, got {}", show(v[i])));
-    break;
-  case ParamType::array:
-    if (!v.is_array() || (p.min && v.size() < static_cast<size_t>(*p.min))) bad();
-    break;
-  }
-}
-
-std::string known_keys(Section s, const std::set<std::string>& excluded = {}) {
-  std::string out;
-  for (const ParamSpec* p : params_of(s))
-    if (!excluded.count(p->name)) out += (out.empty() ? "" : ", ") + p->name;
-  return out;
-}
-
-// Checks an object's keys and values against a section of the table. Nested objects and arrays
-// (cluster, flags, exchanges, faults) are checked by the caller.
-void check_object(Section s, const json& obj, const std::string& path, Errors& err,
-                  const std::set<std::string>& excluded = {}, bool enforce_required = true) {
-  if (!obj.is_object()) {
-    err.add(path, fmt::format("expected an object, got {}", json_kind(obj)));
-    return;
-  }
-  for (const auto& [key, value] : obj.items()) {
-    const ParamSpec* p = find_param(s, key);
-    if (!p || excluded.count(key)) {
-      err.add(join_path(path, key), fmt::format("unknown key; expected one of: {}", known_keys(s, excluded)));
-      continue;
-    }
-    check_value(*p, value, join_path(path, key), err);
-  }
-  if (enforce_required)
-    for (const ParamSpec* p : params_of(s))
-      if (p->required && !excluded.count(p->name) && !obj.contains(p->name))
-        err.add(join_path(path, p->name), "required key is missing; expected " + describe_expectation(*p));
-}
-
-// Fills the table's defaults into an object (keys with a null default are left absent).
-json with_defaults(Section s, json obj) {
-  for (const ParamSpec* p : params_of(s))
-    if (!obj.contains(p->name) && !p->default_value.is_null()) obj[p->name] = p->default_value;
-  return obj;
-}
-
 Flags flags_from(const json& f) {
   Flags out;
   out.data_stream_sender_buffer_size = f.at("data_stream_sender_buffer_size").get<int64_t>();
@@ -181,13 +33,6 @@ Flags flags_from(const json& f) {
   out.datastream_service_num_deserialization_threads =
       f.at("datastream_service_num_deserialization_threads").get<int>();
   return out;
-}
-
-// Integral JSON numbers written as floats (2e6) are stored as integers from here on.
-void normalise_integers(Section s, json& obj) {
-  for (const ParamSpec* p : params_of(s))
-    if (p->type == ParamType::integer && obj.contains(p->name) && obj[p->name].is_number_float())
-      obj[p->name] = static_cast<int64_t>(obj[p->name].get<double>());
 }
 
 // --- --set overrides -------------------------------------------------------------------

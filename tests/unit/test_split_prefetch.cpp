@@ -1,5 +1,6 @@
 // The split prefetcher's rules, driven by a hand-made clock: every GET takes its time to first
 // byte plus bytes / a fixed rate, with no sharing, so each expectation is arithmetic.
+#include "models/scan_bound.hpp"
 #include "models/split_prefetch.hpp"
 
 #include <catch2/catch.hpp>
@@ -189,4 +190,23 @@ TEST_CASE("ready-first consumes past a slow split, in order waits for it", "[uni
   CHECK(ordered.end_s == Approx(large_loaded + 0.1 + 4 * 0.001));
   CHECK(ordered.consumer_wait_s == Approx(large_loaded));
   CHECK(ready.consumer_wait_s == Approx(large_loaded - 4 * 0.001));
+}
+
+TEST_CASE("the remote-scan bound rule, in order", "[unit][prefetch]") {
+  ScanBoundFigures f;
+  f.span_s = 10;
+  f.mean_ttfb_s = 0.2;
+  f.mean_transfer_s = 0.1;
+  f.mean_stream_bps = 90e6;
+  f.stream_cap_bps = 90e6;
+  CHECK(classify_scan_bound(f) == ScanBound::window); // latency dominates each request
+  f.mean_transfer_s = 0.3;
+  CHECK(classify_scan_bound(f) == ScanBound::s3_stream);
+  f.mean_stream_bps = 50e6; // shared below the cap: not the stream's cap
+  CHECK(classify_scan_bound(f) == ScanBound::window);
+  f.nic_utilization = 0.85;
+  CHECK(classify_scan_bound(f) == ScanBound::nic);
+  f.consumer_busy_s = 8;
+  CHECK(classify_scan_bound(f) == ScanBound::consumer);
+  CHECK(to_string(ScanBound::s3_stream) == "s3_stream");
 }
