@@ -2,6 +2,7 @@
 // 1 internal error.
 #include "input/parameters.hpp"
 #include "input/scenario.hpp"
+#include "output/remote_scan_summary.hpp"
 #include "output/summary.hpp"
 #include "sim/simulation.hpp"
 
@@ -142,7 +143,9 @@ int run(const Args& a) {
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const std::string text = results.dump(2) + "\n";
   if (!a.output.empty()) write_atomically(a.output, text);
-  if (a.summary)
+  if (a.summary && sc.remote_scan)
+    exsim::print_remote_scan_summary(results);
+  else if (a.summary)
     exsim::print_summary(results);
   else if (a.output.empty())
     std::cout << text;
@@ -150,7 +153,7 @@ int run(const Args& a) {
     rusage ru{};
     getrusage(RUSAGE_SELF, &ru);
     const auto& s = results.at("summary");
-    const double rpcs = static_cast<double>(s.at("rpcs").get<int64_t>() + s.at("eos_rpcs").get<int64_t>());
+    const double rpcs = static_cast<double>(s.value("rpcs", int64_t{0}) + s.value("eos_rpcs", int64_t{0}));
     std::cerr << nlohmann::json{{"wall_s", wall},
                                 {"rpcs", rpcs},
                                 {"rpcs_per_wall_s", wall > 0 ? rpcs / wall : 0.0},
@@ -179,7 +182,9 @@ int main(int argc, char** argv) {
       if (a.scenario.empty())
         throw exsim::InputError("validate: expected a SCENARIO file (see exsim --help)");
       const exsim::Scenario sc = exsim::load_scenario(a.scenario, a.overrides);
-      std::cout << fmt::format("{}: valid ({} exchange(s))\n", a.scenario, sc.exchanges.size());
+      std::cout << (sc.remote_scan
+                        ? fmt::format("{}: valid (remote_scan)\n", a.scenario)
+                        : fmt::format("{}: valid ({} exchange(s))\n", a.scenario, sc.exchanges.size()));
       return kExitOk;
     }
     if (a.command == "schema") {

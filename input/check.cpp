@@ -141,4 +141,12 @@ void normalise_integers(Section s, json& obj) {
       obj[p->name] = static_cast<int64_t>(obj[p->name].get<double>());
 }
 
+std::string default_scenario_name(const std::string& file) {
+  std::string stem = file;
+  const size_t slash = stem.find_last_of('/');
+  if (slash != std::string::npos) stem = stem.substr(slash + 1);
+  if (stem.size() > 5 && stem.compare(stem.size() - 5, 5, ".json") == 0) stem.resize(stem.size() - 5);
+  return stem;
+}
+
 } // namespace exsim

@@ -55,6 +55,8 @@ void check_object(Section s, const nlohmann::json& obj, const std::string& path,
                   const std::set<std::string>& excluded = {}, bool enforce_required = true);
 // Fills the table's defaults into an object (keys with a null default are left absent).
 nlohmann::json with_defaults(Section s, nlohmann::json obj);
+// A scenario's name when it gives none: its file name without the directory and ".json".
+std::string default_scenario_name(const std::string& file);
 // Integral JSON numbers written as floats (2e6) are stored as integers from here on.
 void normalise_integers(Section s, nlohmann::json& obj);
 

@@ -11,7 +11,20 @@
 
 namespace exsim {
 
-enum class Section { scenario, cluster, flags, query, exchange, fault };
+enum class Section {
+  scenario,
+  cluster,
+  flags,
+  query,
+  exchange,
+  fault,
+  remote_scan, // top level of a "kind": "remote_scan" scenario, besides the keys every kind has
+  remote_scan_cluster,
+  remote_scan_s3,
+  remote_scan_splits,
+  remote_scan_prefetch,
+  remote_scan_scan
+};
 enum class ParamType {
   integer,
   number,
@@ -40,6 +53,7 @@ struct ParamSpec {
   std::vector<std::string> choices; // enumeration values
   std::string derived;              // how the default is derived when default_value is null
   std::string description;
+  bool every_kind = false; // a top-level key (Section::scenario) of every scenario kind
 };
 
 const std::vector<ParamSpec>& parameter_table();
@@ -49,7 +63,11 @@ std::vector<const ParamSpec*> params_of(Section section);
 // "expected an integer >= 1" and the like, for error messages and --help.
 std::string describe_expectation(const ParamSpec& p);
 
-// JSON Schema (draft 2020-12) of scenario files, generated from the table.
+// The top-level keys every scenario kind has (schema_version, kind, name, ...).
+std::vector<const ParamSpec*> every_kind_params();
+
+// JSON Schema (draft 2020-12) of scenario files, generated from the table: "kind" selects the
+// exchange form (the default) or the remote_scan form.
 nlohmann::json scenario_schema();
 
 // Human-readable table of every parameter, for `exsim params` and --help.

@@ -2,6 +2,7 @@
 
 #include "input/check.hpp"
 #include "input/parameters.hpp"
+#include "input/remote_scan.hpp"
 
 #include <fmt/format.h>
 
@@ -73,6 +74,8 @@ std::vector<PathToken> parse_json_path(const std::string& path) {
 void apply_override(json& doc, const Override& o) {
   std::string path = o.first;
   if (find_param(Section::flags, path)) path = "flags." + path;
+  if (find_param(Section::remote_scan_prefetch, path))
+    path = "prefetch." + path; // executorSplitPrefetchConcurrency
   json value;
   try {
     value = json::parse(o.second);
@@ -155,6 +158,7 @@ Scenario load_scenario(const std::string& path, const std::vector<Override>& ove
 Scenario build_scenario(json doc, const std::string& file, const std::vector<Override>& overrides) {
   for (const auto& o : overrides)
     apply_override(doc, o);
+  if (is_remote_scan(doc)) return load_remote_scan(std::move(doc), file);
 
   // Phase 1: structure, against the parameter table.
   Errors err(file);
@@ -200,13 +204,7 @@ Scenario build_scenario(json doc, const std::string& file, const std::vector<Ove
   // Defaults, then phase 2: meaning.
   Scenario sc;
   sc.file = file;
-  {
-    std::string stem = file;
-    const size_t slash = stem.find_last_of('/');
-    if (slash != std::string::npos) stem = stem.substr(slash + 1);
-    if (stem.size() > 5 && stem.compare(stem.size() - 5, 5, ".json") == 0) stem.resize(stem.size() - 5);
-    sc.name = doc.contains("name") ? doc["name"].get<std::string>() : stem;
-  }
+  sc.name = doc.contains("name") ? doc["name"].get<std::string>() : default_scenario_name(file);
   sc.description = doc.value("description", std::string());
   sc.query_order = doc.value("query_order", std::string("concurrent")) == "sequential"
                        ? QueryOrder::sequential

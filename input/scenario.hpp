@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include <map>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -23,6 +24,8 @@ public:
 };
 
 enum class QueryOrder { concurrent, sequential };
+
+struct RemoteScanScenario; // input/remote_scan.hpp
 
 struct Scenario {
   std::string file;
@@ -42,6 +45,8 @@ struct Scenario {
   Flags flags;
   std::vector<ExchangeSpec> exchanges;
   nlohmann::json settings; // every effective parameter, for the results
+  // Set for "kind": "remote_scan" (and then no exchanges); see input/remote_scan.hpp.
+  std::shared_ptr<const RemoteScanScenario> remote_scan;
 };
 
 using Override = std::pair<std::string, std::string>; // NAME (flag or JSON path), VALUE

@@ -28,6 +28,38 @@ namespace {
 constexpr uint64_t kStartupToken = 0;
 } // namespace
 
+std::vector<int64_t> spread_split_bytes(int64_t count, int64_t total, double cv, uint64_t seed) {
+  if (count < 1 || total < count) throw std::logic_error("spread_split_bytes: need 1 <= count <= total");
+  const size_t n = static_cast<size_t>(count);
+  std::vector<long double> w(n, 1.0L);
+  if (cv > 0) {
+    Rng rng(seed);
+    const LogNormal d = LogNormal::from_mean_cv(1, cv);
+    for (auto& x : w)
+      x = d.draw(rng);
+  }
+  long double sum = 0;
+  for (long double x : w)
+    sum += x;
+  std::vector<int64_t> bytes(n);
+  int64_t given = 0;
+  for (size_t i = 0; i < n; ++i) {
+    bytes[i] = std::max<int64_t>(1, static_cast<int64_t>(static_cast<long double>(total) * w[i] / sum));
+    given += bytes[i];
+  }
+  // Rounding: the bytes left over go one each to the first splits; a surplus (from the one-byte
+  // floor) comes off the largest.
+  for (size_t i = 0; given < total; i = (i + 1) % n, ++given)
+    ++bytes[i];
+  while (given > total) {
+    auto largest = std::max_element(bytes.begin(), bytes.end());
+    const int64_t take = std::min(given - total, *largest - 1);
+    *largest -= take;
+    given -= take;
+  }
+  return bytes;
+}
+
 std::vector<int64_t> SplitPrefetcher::parts_of(int64_t bytes, int64_t part_bytes) {
   const int64_t n = std::max<int64_t>(1, (bytes + part_bytes - 1) / part_bytes);
   std::vector<int64_t> parts(static_cast<size_t>(n), bytes / n);

@@ -96,6 +96,10 @@ struct PrefetchSeries {
   std::vector<int64_t> bytes_reserved;
 };
 
+// `count` split sizes that sum to `total`, each at least one byte: lognormal weights of mean 1
+// and coefficient of variation `cv` (seeded), scaled to the total; cv 0 gives equal sizes.
+std::vector<int64_t> spread_split_bytes(int64_t count, int64_t total, double cv, uint64_t seed);
+
 class SplitPrefetcher {
 public:
   // `split_bytes`: data bytes of each split (> 0), in queue order.

@@ -1,6 +1,8 @@
 #include "sim/simulation.hpp"
 
+#include "output/remote_scan_results.hpp"
 #include "output/results.hpp"
+#include "sim/remote_scan.hpp"
 
 #include <simgrid/s4u.hpp>
 #include <xbt/log.h>
@@ -21,22 +23,7 @@
 namespace exsim {
 
 Simulation::Simulation(const Scenario& s) : scenario(s) {
-  // SimGrid allows one engine per process; its own logging is kept to real problems.
-  static char name[] = "exsim";
-#if defined(__SANITIZE_ADDRESS__)
-  // Debian's SimGrid does not tell ASan about its context switches, so under ASan every stack
-  // switch looks like an overflow. Thread contexts are slower but switch stacks the ordinary way.
-  // The factory is chosen when the engine is built, hence a command-line setting.
-  static char contexts[] = "--cfg=contexts/factory:thread";
-  static int argc = 2;
-  static char* argv[] = {name, contexts, nullptr};
-#else
-  static int argc = 1;
-  static char* argv[] = {name, nullptr};
-#endif
-  xbt_log_control_set("root.thres:critical");
-  engine_ = std::make_unique<sg4::Engine>(&argc, argv);
-  configure_engine(*engine_);
+  engine_ = make_engine();
   platform = build_platform(scenario.cluster);
   for (size_t i = 0; i < platform.hosts.size(); ++i)
     cpus_.push_back(std::make_unique<HostCpu>(scenario.cluster.cores_per_executor));
@@ -254,6 +241,7 @@ nlohmann::json simulate_in_sequence(const Scenario& sc, bool progress, int jobs)
 } // namespace
 
 nlohmann::json simulate(const Scenario& scenario, bool progress, int jobs) {
+  if (scenario.remote_scan) return remote_scan_results(scenario, run_remote_scan(scenario));
   if (scenario.query_order == QueryOrder::sequential) return simulate_in_sequence(scenario, progress, jobs);
   Simulation sim(scenario);
   sim.run(progress);

@@ -5,6 +5,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <map>
 #include <utility>
 
@@ -209,4 +210,16 @@ TEST_CASE("the remote-scan bound rule, in order", "[unit][prefetch]") {
   f.consumer_busy_s = 8;
   CHECK(classify_scan_bound(f) == ScanBound::consumer);
   CHECK(to_string(ScanBound::s3_stream) == "s3_stream");
+}
+
+TEST_CASE("split sizes: equal at cv 0, spread but exact in total otherwise", "[unit][prefetch]") {
+  CHECK(spread_split_bytes(3, 10, 0, 1) == std::vector<int64_t>{4, 3, 3});
+  const std::vector<int64_t> b = spread_split_bytes(1000, 23000000000, 0.3, 7);
+  int64_t sum = 0;
+  for (int64_t x : b)
+    sum += x;
+  CHECK(sum == 23000000000);
+  CHECK(*std::max_element(b.begin(), b.end()) > 2 * *std::min_element(b.begin(), b.end()));
+  CHECK(spread_split_bytes(1000, 23000000000, 0.3, 7) == b); // seeded
+  CHECK_THROWS_AS(spread_split_bytes(5, 4, 0, 1), std::logic_error);
 }
