@@ -349,9 +349,10 @@ std::vector<ParamSpec> build_table() {
                 "scan drivers per executor; each takes a split, hands it to the consumer, then takes "
                 "the next"));
   t.push_back(choices(P(S::remote_scan_scan, "consumption", T::enumeration, "", "ready_first", none, none,
-                        "ready_first: a driver takes whichever split is loaded; in_order: it takes the "
-                        "next split in the queue and waits for it"),
-                      {"ready_first", "in_order"}));
+                        "which split a free scan driver takes: ready_first, the first loaded one; "
+                        "planned_first, the first whose footer is read, then it waits for its data; "
+                        "in_order, the next one in the queue, then it waits for it"),
+                      {"ready_first", "planned_first", "in_order"}));
   t.push_back(P(S::remote_scan_scan, "consumer_ns_per_byte", T::number, "ns", 0, 0, 1e6,
                 "consumer (GPU) time per data byte; one device per executor, shared equally by the "
                 "drivers feeding it"));

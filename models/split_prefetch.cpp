@@ -7,7 +7,15 @@
 namespace exsim {
 
 const char* to_string(Consumption c) {
-  return c == Consumption::ready_first ? "ready_first" : "in_order";
+  switch (c) {
+  case Consumption::ready_first:
+    return "ready_first";
+  case Consumption::planned_first:
+    return "planned_first";
+  case Consumption::in_order:
+    return "in_order";
+  }
+  return "?";
 }
 
 const char* to_string(PrefetchLimit l) {
@@ -22,6 +30,15 @@ const char* to_string(PrefetchLimit l) {
     return "gets_in_flight";
   }
   return "?";
+}
+
+bool parse_consumption(const std::string& name, Consumption& out) {
+  for (Consumption c : {Consumption::ready_first, Consumption::planned_first, Consumption::in_order})
+    if (name == to_string(c)) {
+      out = c;
+      return true;
+    }
+  return false;
 }
 
 namespace {
@@ -294,27 +311,31 @@ void SplitPrefetcher::feed_drivers() {
     Driver& d = drivers_[i];
     if (d.consuming) continue;
     const int di = static_cast<int>(i);
-    if (cfg_.consumption == Consumption::in_order && d.split < 0 && !queue_.empty()) {
-      d.split = queue_.front(); // bound to the next split: it waits for that one
-      queue_.pop_front();
-      demand(di, d.split);
-    }
-    int ready = -1;
-    if (cfg_.consumption == Consumption::in_order) {
-      if (d.split >= 0 && splits_[static_cast<size_t>(d.split)].state == State::loaded) ready = d.split;
-    } else {
-      for (int s : queue_)
-        if (splits_[static_cast<size_t>(s)].state == State::loaded) {
-          ready = s;
-          break;
+    if (d.split < 0 && !queue_.empty()) {
+      // In order: the next split; planned-first: the first whose footer is read; ready-first:
+      // the first that is loaded. A driver bound to a split that is not loaded waits for it.
+      int pick = -1;
+      if (cfg_.consumption == Consumption::in_order) {
+        pick = queue_.front();
+      } else {
+        for (int s : queue_) {
+          const State st = splits_[static_cast<size_t>(s)].state;
+          const bool ready = cfg_.consumption == Consumption::ready_first
+                                 ? st == State::loaded
+                                 : st == State::planned || st == State::loading || st == State::loaded;
+          if (ready) {
+            pick = s;
+            break;
+          }
         }
+      }
+      if (pick >= 0) bind(di, pick);
     }
-    if (ready >= 0) {
-      take(di, ready);
+    if (d.split >= 0 && splits_[static_cast<size_t>(d.split)].state == State::loaded) {
+      take(di);
       continue;
     }
-    const bool more = cfg_.consumption == Consumption::in_order ? d.split >= 0 : !queue_.empty();
-    if (!more) {
+    if (d.split < 0 && queue_.empty()) {
       if (d.waiting) c_.consumer_wait_s += now - d.wait_since;
       d.waiting = false;
       continue;
@@ -323,18 +344,27 @@ void SplitPrefetcher::feed_drivers() {
       d.waiting = true;
       d.wait_since = now;
     }
-    if (cfg_.consumption == Consumption::ready_first) {
+    if (cfg_.consumption == Consumption::ready_first && d.split < 0 && d.demanded < 0) {
       // It takes whichever split loads first, and asks for the earliest one nobody waits for.
-      if (d.demanded < 0)
-        for (int s : queue_) {
-          const Split& split = splits_[static_cast<size_t>(s)];
-          if (split.state != State::loaded && split.waiter < 0) {
-            demand(di, s);
-            break;
-          }
+      for (int s : queue_) {
+        const Split& split = splits_[static_cast<size_t>(s)];
+        if (split.state != State::loaded && split.waiter < 0) {
+          demand(di, s);
+          break;
         }
+      }
     }
   }
+}
+
+void SplitPrefetcher::bind(int d, int s) {
+  Driver& driver = drivers_[static_cast<size_t>(d)];
+  Split& split = splits_[static_cast<size_t>(s)];
+  queue_.erase(std::find(queue_.begin(), queue_.end(), s));
+  if (split.waiter >= 0 && split.waiter != d) undemand(split.waiter); // the other driver asks again
+  undemand(d);
+  driver.split = s;
+  if (split.state != State::loaded) demand(d, s);
 }
 
 void SplitPrefetcher::demand(int d, int s) {
@@ -357,12 +387,10 @@ void SplitPrefetcher::undemand(int d) {
   driver.demanded = -1;
 }
 
-void SplitPrefetcher::take(int d, int s) {
+void SplitPrefetcher::take(int d) {
   const double now = port_.now();
   Driver& driver = drivers_[static_cast<size_t>(d)];
-  Split& split = splits_[static_cast<size_t>(s)];
-  if (cfg_.consumption == Consumption::ready_first) queue_.erase(std::find(queue_.begin(), queue_.end(), s));
-  if (split.waiter >= 0 && split.waiter != d) undemand(split.waiter); // the other driver asks again
+  Split& split = splits_[static_cast<size_t>(driver.split)];
   undemand(d);
   split.state = State::taken;
   window_.release(split.bytes); // the byte window is freed when the consumer takes the split
@@ -370,7 +398,6 @@ void SplitPrefetcher::take(int d, int s) {
   if (!taken_any_) c_.consumer_first_wait_s = now - c_.begin_s;
   taken_any_ = true;
   driver.waiting = false;
-  driver.split = s;
   driver.consuming = true;
   driver.piece = consumer_.start(now, static_cast<double>(split.bytes) * cfg_.consumer_ns_per_byte * 1e-9);
   arm_consumer();

@@ -9,9 +9,9 @@
 //  - a split's data is fetched as GETs of at most `part_bytes`, all issued at once; every GET
 //    (footer or data) passes the process's window of `max_gets_in_flight` requests, footers and
 //    waited-for splits first;
-//  - `scan_drivers` drivers take splits ready-first (whichever is loaded) or in order (the next
-//    one, then wait for it) and hand them to the executor's consumer (the GPU), one device shared
-//    equally by the drivers feeding it (models/shared_cpu.hpp with one core).
+//  - `scan_drivers` drivers take splits (see Consumption) and hand them to the executor's
+//    consumer (the GPU), one device shared equally by the drivers feeding it
+//    (models/shared_cpu.hpp with one core).
 // Where each rule was read is in scenarios/velox_s3_q1/README.md.
 //   exsim::SplitPrefetcher p(config, split_bytes, port);
 //   p.start();                    // then the engine calls p.get_done(id) and p.timer(token)
@@ -29,7 +29,11 @@
 
 namespace exsim {
 
-enum class Consumption { ready_first, in_order };
+// Which split a free scan driver takes: the first loaded one (ready_first); the first whose
+// footer is read, then it waits for its data (planned_first); or the next one in the queue, then
+// it waits for it (in_order). A driver waiting for a split asks for it: it is loaded first.
+enum class Consumption { ready_first, planned_first, in_order };
+bool parse_consumption(const std::string& name, Consumption& out);
 const char* to_string(Consumption c);
 
 struct PrefetchConfig {
@@ -150,7 +154,8 @@ private:
   void queue_get(int split, bool footer, int64_t bytes, bool priority);
   void dispatch_gets();
   void feed_drivers();
-  void take(int d, int s);
+  void bind(int d, int s);
+  void take(int d);
   void demand(int d, int s);
   void undemand(int d);
   void arm_consumer();

@@ -223,3 +223,29 @@ TEST_CASE("split sizes: equal at cv 0, spread but exact in total otherwise", "[u
   CHECK(spread_split_bytes(1000, 23000000000, 0.3, 7) == b); // seeded
   CHECK_THROWS_AS(spread_split_bytes(5, 4, 0, 1), std::logic_error);
 }
+
+TEST_CASE("planned-first: drivers bind planned splits, so the plan-ahead window slides early", "[unit][prefetch]") {
+  // P = 4, two drivers. Footers are back at T; the drivers bind splits 0 and 1 at once (their
+  // data not loaded yet), which lets splits 4 and 5 be planned before any data arrives:
+  // 6 planned at the first split's completion, against 4 when drivers wait for loaded splits.
+  auto planned_then = [](Consumption mode) {
+    PrefetchConfig c = constant_latency(0.1);
+    c.split_concurrency = 8;
+    c.plan_ahead_splits = 4;
+    c.scan_drivers = 2;
+    c.footer_bytes = 1;
+    c.consumption = mode;
+    HandClock clock;
+    clock.rate_bps = 1e6; // data: 1 ms after its first byte
+    SplitPrefetcher p(c, std::vector<int64_t>(8, 1000), clock);
+    clock.run(p);
+    return p.counters().planned_at_first_split;
+  };
+  CHECK(planned_then(Consumption::planned_first) == 6);
+  CHECK(planned_then(Consumption::in_order) == 6);
+  CHECK(planned_then(Consumption::ready_first) == 4);
+  Consumption c;
+  CHECK(parse_consumption("planned_first", c));
+  CHECK(c == Consumption::planned_first);
+  CHECK_FALSE(parse_consumption("fastest", c));
+}
