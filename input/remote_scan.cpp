@@ -117,12 +117,16 @@ Scenario load_remote_scan(json doc, const std::string& file) {
   rs->stream_mb_per_s = s3.at("stream_mb_per_s").get<double>();
 
   PrefetchConfig& p = rs->prefetch;
-  p.ttfb_p50_s = s3.at("ttfb_p50_ms").get<double>() * 1e-3;
-  p.ttfb_p99_s = s3.at("ttfb_p99_ms").get<double>() * 1e-3;
-  if (p.ttfb_p99_s < p.ttfb_p50_s)
-    err.add("s3.ttfb_p99_ms",
-            fmt::format("expected at least s3.ttfb_p50_ms = {}, got {}", s3.at("ttfb_p50_ms").get<double>(),
-                        s3.at("ttfb_p99_ms").get<double>()));
+  for (const char* kind : {"data", "footer"}) {
+    const std::string p50 = fmt::format("{}_ttfb_p50_ms", kind), p99 = fmt::format("{}_ttfb_p99_ms", kind);
+    if (s3.at(p99).get<double>() < s3.at(p50).get<double>())
+      err.add("s3." + p99, fmt::format("expected at least s3.{} = {}, got {}", p50, s3.at(p50).get<double>(),
+                                       s3.at(p99).get<double>()));
+  }
+  p.ttfb_p50_s = s3.at("data_ttfb_p50_ms").get<double>() * 1e-3;
+  p.ttfb_p99_s = s3.at("data_ttfb_p99_ms").get<double>() * 1e-3;
+  p.footer_ttfb_p50_s = s3.at("footer_ttfb_p50_ms").get<double>() * 1e-3;
+  p.footer_ttfb_p99_s = s3.at("footer_ttfb_p99_ms").get<double>() * 1e-3;
   p.split_concurrency = pf.at("executorSplitPrefetchConcurrency").get<int>();
   p.max_in_flight_bytes = pf.at("prefetchMaxInFlightBytes").get<int64_t>();
   p.plan_ahead_splits = pf.at("plan_ahead_splits").get<int>();
@@ -130,8 +134,7 @@ Scenario load_remote_scan(json doc, const std::string& file) {
   p.part_bytes = pf.at("part_bytes").get<int64_t>();
   p.footer_bytes = sp.at("footer_bytes").get<int64_t>();
   p.scan_drivers = sc.at("drivers").get<int>();
-  p.consumption = sc.at("consumption").get<std::string>() == "in_order" ? Consumption::in_order
-                                                                        : Consumption::ready_first;
+  parse_consumption(sc.at("consumption").get<std::string>(), p.consumption); // checked against the table
   p.consumer_ns_per_byte = sc.at("consumer_ns_per_byte").get<double>();
   p.startup_s = sc.at("startup_s").get<double>();
   p.series_step_s = doc.value("series_step_s", 0.1);

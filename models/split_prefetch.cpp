@@ -89,6 +89,7 @@ SplitPrefetcher::SplitPrefetcher(const PrefetchConfig& config, std::vector<int64
                                  PrefetchPort& port)
     : cfg_(config), port_(port), rng_(config.seed),
       ttfb_(LogNormal::from_p50_p99(config.ttfb_p50_s, config.ttfb_p99_s)),
+      footer_ttfb_(LogNormal::from_p50_p99(config.footer_ttfb_p50_s, config.footer_ttfb_p99_s)),
       window_(config.split_concurrency, config.max_in_flight_bytes), gets_(config.max_gets_in_flight),
       drivers_(static_cast<size_t>(std::max(1, config.scan_drivers))), consumer_(1) {
   if (cfg_.plan_ahead_splits < 1 || cfg_.part_bytes < 1 || cfg_.series_step_s <= 0)
@@ -134,13 +135,13 @@ void SplitPrefetcher::sample_until(double t) {
     if (!(at < t || (last && at <= t))) break;
     series_.t_s.push_back(at);
     series_.splits_in_flight.push_back(window_.in_flight());
-    series_.gets_in_flight.push_back(gets_.in_flight());
+    series_.gets_in_flight.push_back(gets_.in_flight() + footers_in_flight_);
     series_.bytes_reserved.push_back(window_.reserved_bytes());
   }
   if (last && (series_.t_s.empty() || series_.t_s.back() < t)) {
     series_.t_s.push_back(t);
     series_.splits_in_flight.push_back(window_.in_flight());
-    series_.gets_in_flight.push_back(gets_.in_flight());
+    series_.gets_in_flight.push_back(gets_.in_flight() + footers_in_flight_);
     series_.bytes_reserved.push_back(window_.reserved_bytes());
   }
 }
@@ -170,7 +171,10 @@ void SplitPrefetcher::get_done(uint64_t id) {
   const double now = port_.now();
   account(now);
   Get& g = get_.at(id);
-  gets_.finish(g.slot);
+  if (g.footer)
+    --footers_in_flight_;
+  else
+    gets_.finish(g.slot);
   Split& s = splits_[static_cast<size_t>(g.split)];
   if (g.footer) {
     c_.footer_bytes += g.bytes;
@@ -228,7 +232,7 @@ void SplitPrefetcher::after_event() {
   pump();
   dispatch_gets();
   c_.peak_splits_in_flight = std::max(c_.peak_splits_in_flight, window_.in_flight());
-  c_.peak_gets_in_flight = std::max(c_.peak_gets_in_flight, gets_.in_flight());
+  c_.peak_gets_in_flight = std::max(c_.peak_gets_in_flight, gets_.in_flight() + footers_in_flight_);
   c_.peak_bytes_reserved = std::max(c_.peak_bytes_reserved, window_.reserved_bytes());
 }
 
@@ -239,7 +243,7 @@ void SplitPrefetcher::plan() {
     Split& split = splits_[static_cast<size_t>(s)];
     if (split.state != State::queued) return;
     split.state = State::planning;
-    queue_get(s, /*footer=*/true, cfg_.footer_bytes, /*priority=*/true);
+    issue(new_get(s, /*footer=*/true, cfg_.footer_bytes)); // planning reads it at once
   };
   // A split a driver is bound to (in order) has left the queue but is planned all the same.
   for (const Driver& d : drivers_)
@@ -277,16 +281,30 @@ void SplitPrefetcher::schedule(int s) {
   const std::vector<int64_t> parts = parts_of(split.bytes, cfg_.part_bytes);
   split.parts_left = static_cast<int>(parts.size());
   for (int64_t p : parts)
-    queue_get(s, /*footer=*/false, p, split.waiter >= 0);
+    (split.waiter >= 0 ? urgent_ : normal_).push_back(new_get(s, /*footer=*/false, p));
 }
 
-void SplitPrefetcher::queue_get(int split, bool footer, int64_t bytes, bool priority) {
+uint64_t SplitPrefetcher::new_get(int split, bool footer, int64_t bytes) {
   Get g;
   g.split = split;
   g.footer = footer;
   g.bytes = bytes;
-  (priority ? urgent_ : normal_).push_back(get_.size());
   get_.push_back(g);
+  return get_.size() - 1;
+}
+
+void SplitPrefetcher::issue(uint64_t id) {
+  Get& g = get_[id];
+  g.started_s = port_.now();
+  g.ttfb_s = (g.footer ? footer_ttfb_ : ttfb_).draw(rng_);
+  if (g.footer) {
+    ++footers_in_flight_;
+    ++c_.footer_gets;
+  } else {
+    g.slot = gets_.start();
+    ++c_.data_gets;
+  }
+  port_.start_get(id, g.bytes, g.ttfb_s);
 }
 
 void SplitPrefetcher::dispatch_gets() {
@@ -294,12 +312,7 @@ void SplitPrefetcher::dispatch_gets() {
     std::deque<uint64_t>& q = urgent_.empty() ? normal_ : urgent_;
     const uint64_t id = q.front();
     q.pop_front();
-    Get& g = get_[id];
-    g.slot = gets_.start();
-    g.started_s = port_.now();
-    g.ttfb_s = ttfb_.draw(rng_);
-    ++(g.footer ? c_.footer_gets : c_.data_gets);
-    port_.start_get(id, g.bytes, g.ttfb_s);
+    issue(id);
   }
 }
 

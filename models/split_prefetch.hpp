@@ -6,9 +6,9 @@
 //    executorSplitPrefetchConcurrency splits (C) whose bytes stay reserved, against
 //    prefetchMaxInFlightBytes (B), from the start of the load until a scan driver takes the
 //    split; a split a driver waits for is scheduled first and may exceed B, never C;
-//  - a split's data is fetched as GETs of at most `part_bytes`, all issued at once; every GET
-//    (footer or data) passes the process's window of `max_gets_in_flight` requests, footers and
-//    waited-for splits first;
+//  - a split's data is fetched as GETs of at most `part_bytes`, all issued at once through the
+//    process's window of `max_gets_in_flight` data GETs, a waited-for split's first (footers are
+//    read by the planning itself, outside that window);
 //  - `scan_drivers` drivers take splits (see Consumption) and hand them to the executor's
 //    consumer (the GPU), one device shared equally by the drivers feeding it
 //    (models/shared_cpu.hpp with one core).
@@ -48,9 +48,11 @@ struct PrefetchConfig {
   double consumer_ns_per_byte = 0; // consumer (GPU) time per data byte, one split at a time
   double startup_s = 0;            // before the first footer GET
   double series_step_s = 0.1;      // time-series sampling step
-  double ttfb_p50_s = 0.03;        // time to first byte of a GET: lognormal, median...
-  double ttfb_p99_s = 0.1;         // ...and 99th percentile
-  uint64_t seed = 1;               // the executor's random stream (time to first byte)
+  double ttfb_p50_s = 0.1;         // time to first byte of a data GET: lognormal, median...
+  double ttfb_p99_s = 0.4;         // ...and 99th percentile
+  double footer_ttfb_p50_s = 0.01; // the same for a footer GET (a small request)
+  double footer_ttfb_p99_s = 0.04;
+  uint64_t seed = 1; // the executor's random stream (time to first byte)
 };
 
 // What the engine provides. start_get and set_timer return at once; the engine later calls
@@ -151,7 +153,8 @@ private:
   void plan();
   void pump();
   void schedule(int s);
-  void queue_get(int split, bool footer, int64_t bytes, bool priority);
+  uint64_t new_get(int split, bool footer, int64_t bytes);
+  void issue(uint64_t id);
   void dispatch_gets();
   void feed_drivers();
   void bind(int d, int s);
@@ -165,11 +168,13 @@ private:
   PrefetchPort& port_;
   Rng rng_;
   LogNormal ttfb_;
+  LogNormal footer_ttfb_;
   std::vector<Split> splits_;
   std::deque<int> queue_;    // not yet taken by a driver, in order
   std::vector<int> pending_; // registered, not yet scheduled, in registration order
   Window window_;            // C splits, B bytes
-  Window gets_;              // GETs in flight per process
+  Window gets_;              // data GETs in flight per process
+  int footers_in_flight_ = 0;
   std::deque<uint64_t> urgent_, normal_;
   std::vector<Get> get_;
   std::vector<Driver> drivers_;

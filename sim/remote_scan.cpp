@@ -122,6 +122,8 @@ private:
 RemoteScanRun run_remote_scan(const Scenario& sc) {
   const RemoteScanScenario& rs = *sc.remote_scan;
   auto engine = make_engine();
+  // Two small actors per GET, thousands of them: a small stack each keeps their creation cheap.
+  engine->set_config("contexts/stack-size:128");
   const ScanPlatform platform = build_scan_platform(rs);
   std::vector<std::unique_ptr<ExecutorProcess>> executors;
   for (int e = 0; e < rs.executors; ++e)

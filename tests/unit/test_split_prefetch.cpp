@@ -44,8 +44,8 @@ struct HandClock : PrefetchPort {
 
 PrefetchConfig constant_latency(double ttfb_s) {
   PrefetchConfig c;
-  c.ttfb_p50_s = ttfb_s;
-  c.ttfb_p99_s = ttfb_s;
+  c.ttfb_p50_s = c.footer_ttfb_p50_s = ttfb_s;
+  c.ttfb_p99_s = c.footer_ttfb_p99_s = ttfb_s;
   c.scan_drivers = 1;
   c.series_step_s = 0.05;
   return c;
@@ -150,7 +150,7 @@ TEST_CASE("the consumer: one device shared by the drivers, splits consumed at it
   CHECK(p.counters().consumer_first_wait_s == Approx(0.002));
 }
 
-TEST_CASE("GETs in flight per process bound footers and parts alike", "[unit][prefetch]") {
+TEST_CASE("data GETs in flight per process bound the parts; footers go at once", "[unit][prefetch]") {
   const double T = 0.1;
   PrefetchConfig c = constant_latency(T);
   c.split_concurrency = 8;
@@ -158,9 +158,10 @@ TEST_CASE("GETs in flight per process bound footers and parts alike", "[unit][pr
   HandClock clock;
   SplitPrefetcher p(c, std::vector<int64_t>(3, 1000), clock);
   clock.run(p);
-  // Footers first (priority), then the three data GETs: six round trips one after another.
-  CHECK(p.counters().end_s == Approx(6 * T));
-  CHECK(p.counters().peak_gets_in_flight == 1);
+  // The three footers together, then the three data GETs one after another.
+  CHECK(p.counters().end_s == Approx(4 * T));
+  CHECK(p.counters().peak_gets_in_flight == 3); // the footers
+  CHECK(p.counters().footer_gets == 3);
   CHECK(p.counters().limited_s[static_cast<int>(PrefetchLimit::gets_in_flight)] > 0);
 }
 
@@ -224,7 +225,8 @@ TEST_CASE("split sizes: equal at cv 0, spread but exact in total otherwise", "[u
   CHECK_THROWS_AS(spread_split_bytes(5, 4, 0, 1), std::logic_error);
 }
 
-TEST_CASE("planned-first: drivers bind planned splits, so the plan-ahead window slides early", "[unit][prefetch]") {
+TEST_CASE("planned-first: drivers bind planned splits, so the plan-ahead window slides early",
+          "[unit][prefetch]") {
   // P = 4, two drivers. Footers are back at T; the drivers bind splits 0 and 1 at once (their
   // data not loaded yet), which lets splits 4 and 5 be planned before any data arrives:
   // 6 planned at the first split's completion, against 4 when drivers wait for loaded splits.
