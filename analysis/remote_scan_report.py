@@ -9,6 +9,9 @@ by hand:
   - memory: summary.bytes_reserved_peak, the most bytes any executor held in
     its prefetch byte window at once (splits loading, or loaded and not yet
     taken by a scan driver): the memory the prefetch needs per executor;
+  - when `seed` is a grid axis, the points that differ only in the seed are
+    one configuration: its runtime is their median makespan, its memory their
+    largest bytes_reserved_peak, its bound the median run's;
   - recommended: the fastest configuration whose memory fits the budget, ties
     broken by less memory, then by sweep order;
   - the reason given is the configuration's `bound` (window, nic, s3_stream,
@@ -26,25 +29,27 @@ from analysis import report, results
 MIB = 1 << 20
 
 
+C_AXIS = "executorSplitPrefetchConcurrency"
+REPLICA_AXIS = "seed"
+
+
 @dataclass(frozen=True)
 class ScanConfig:
-    """A finished remote-scan point with the figures the report ranks it by."""
+    """A configuration (its points over seeds) with the figures the report ranks it by."""
 
-    point: results.Point
+    point: results.Point  # the median run
+    id: str  # the overrides without the seed
+    seeds: int
     c: int
     runtime_s: float
     memory_bytes: int
     bound: str
     window_limit: str
 
-    def label(self):
-        others = (f"{n}={v}" for n, v in self.point.overrides.items() if n != "executorSplitPrefetchConcurrency")
-        return ", ".join([f"C={self.c}", *others])
-
     def others(self):
-        """The grid values other than C: the line this configuration belongs to in the plot."""
+        """The grid values other than C and the seed: the line this configuration belongs to in the plot."""
         return ", ".join(f"{n}={v}" for n, v in self.point.overrides.items()
-                         if n != "executorSplitPrefetchConcurrency") or "C only"
+                         if n not in (C_AXIS, REPLICA_AXIS)) or "C only"
 
 
 def is_remote_scan(points):
@@ -52,11 +57,19 @@ def is_remote_scan(points):
 
 
 def configurations(points):
-    configs = []
+    """One ScanConfig per configuration, in sweep order of its first point."""
+    groups = {}
     for p in results.finished(points):
-        s = p.summary
-        configs.append(ScanConfig(p, p.result["settings"]["prefetch"]["executorSplitPrefetchConcurrency"],
-                                  s["makespan_s"], s["bytes_reserved_peak"], s["bound"], s["window_limit"]))
+        key = ",".join(f"{n}={v}" for n, v in p.overrides.items() if n != REPLICA_AXIS)
+        groups.setdefault(key, []).append(p)
+    configs = []
+    for key, ps in groups.items():
+        runs = sorted(ps, key=lambda p: p.summary["makespan_s"])
+        median = runs[(len(runs) - 1) // 2]
+        s = median.summary
+        configs.append(ScanConfig(median, key, len(ps), median.result["settings"]["prefetch"][C_AXIS],
+                                  s["makespan_s"], max(p.summary["bytes_reserved_peak"] for p in ps), s["bound"],
+                                  s["window_limit"]))
     return configs
 
 
@@ -70,17 +83,18 @@ def reason(c):
 
 
 def config_table(manifest, points, configs, budget_bytes):
-    by_id = {c.point.id: c for c in configs}
+    """Every point, finished or not, in sweep order, with its own figures."""
     header = [*results.grid_names(manifest), "C", "makespan s", "bytes reserved peak MiB", "fits budget",
               "bound (window)", "first split s", "planned then", "status"]
     rows = []
     for p in points:
-        c = by_id.get(p.id)
         figures = [""] * 7
-        if c:
+        if p.result:
             s = p.summary
-            figures = [str(c.c), report.fmt(c.runtime_s), report.fmt(c.memory_bytes / MIB),
-                       "yes" if report.fits(c.memory_bytes, budget_bytes) else "no", reason(c),
+            figures = [str(p.result["settings"]["prefetch"][C_AXIS]), report.fmt(s["makespan_s"]),
+                       report.fmt(s["bytes_reserved_peak"] / MIB),
+                       "yes" if report.fits(s["bytes_reserved_peak"], budget_bytes) else "no",
+                       s["bound"] + (f" ({s['window_limit']})" if s["bound"] == "window" else ""),
                        report.fmt(s["first_split_s"]), str(s["planned_at_first_split"])]
         rows.append([*p.overrides.values(), *figures, p.status])
     return header, rows
@@ -93,7 +107,8 @@ def sentence(best, configs, budget_bytes):
                 f"{report.fmt(least / MIB)} MiB).")
     within = ("the fastest configuration." if budget_bytes is None
               else f"the fastest configuration within the {report.fmt(budget_bytes / MIB)} MiB budget.")
-    return (f"Recommended: `{best.point.id}` (C={best.c}): makespan {report.fmt(best.runtime_s)} s, bytes "
+    over = f" (median of {best.seeds} seeds)" if best.seeds > 1 else ""
+    return (f"Recommended: `{best.id}` (C={best.c}): makespan {report.fmt(best.runtime_s)} s{over}, bytes "
             f"reserved peak {report.fmt(best.memory_bytes / MIB)} MiB per executor, bound {reason(best)}; "
             + within)
 
@@ -152,8 +167,9 @@ def build(sweep_dir, manifest, points, budget_bytes):
     best = recommend(configs, budget_bytes)
     budget = "none" if budget_bytes is None else f"{report.fmt(budget_bytes / MIB)} MiB"
     intro = (f"Remote-scan sweep `{sweep_dir}` of scenario `{manifest['scenario']}` (sha256 "
-             f"{manifest['scenario_sha256'][:12]}), exsim {manifest['exsim_version']}: {len(points)} configurations, "
-             f"{len(configs)} finished. Memory budget (bytes reserved peak per executor): {budget}.")
+             f"{manifest['scenario_sha256'][:12]}), exsim {manifest['exsim_version']}: {len(points)} points, "
+             f"{len(results.finished(points))} finished, {len(configs)} configurations. Memory budget (bytes reserved "
+             f"peak per executor): {budget}.")
     rec = sentence(best, configs, budget_bytes)
     regime_lines = regimes(configs)
     table = config_table(manifest, points, configs, budget_bytes)

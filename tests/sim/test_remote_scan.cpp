@@ -100,7 +100,7 @@ TEST_CASE("the byte window binds before C: B / split bytes splits in flight", "[
   CHECK(executor0(r).at("window_limit") == "prefetch_bytes");
 }
 
-TEST_CASE("ready-first consumes past one slow split; in order waits for it", "[sim][remote_scan]") {
+TEST_CASE("ready-first consumes past one slow split, in order waits for it", "[sim][remote_scan]") {
   // Split 0 holds 10 MB (1 s at 10 MB/s), 200 others 100 kB (10 ms); all load at once. The
   // consumer needs 10 ns a byte: 0.1 s for split 0, 1 ms for each small one.
   auto run = [](const char* consumption) {
@@ -131,7 +131,7 @@ TEST_CASE("ready-first consumes past one slow split; in order waits for it", "[s
   CHECK(planned.at("summary").at("makespan_s").get<double>() == Approx(ordered_expected).epsilon(1e-6));
 }
 
-TEST_CASE("four executors on one host share its NIC; on four hosts they do not", "[sim][remote_scan]") {
+TEST_CASE("four executors on one host share its NIC, on four hosts they do not", "[sim][remote_scan]") {
   json doc = scan(256, 2000000, 0.001, 100, 1, 64);
   doc["cluster"]["executors"] = 4;
   doc["cluster"]["hosts"] = 1;

@@ -26,7 +26,7 @@ TEST_CASE("a lognormal from p50 and p99 draws those percentiles", "[unit][distri
   CHECK(p99 == Approx(0.200).epsilon(0.03));
 }
 
-TEST_CASE("a lognormal from mean and cv; cv 0 and p99 = p50 are constants", "[unit][distribution]") {
+TEST_CASE("a lognormal from mean and cv, and constants at cv 0 or p99 = p50", "[unit][distribution]") {
   const LogNormal d = LogNormal::from_mean_cv(10, 0.5);
   CHECK(d.mean() == Approx(10));
   Rng rng(3);

@@ -150,7 +150,7 @@ TEST_CASE("the consumer: one device shared by the drivers, splits consumed at it
   CHECK(p.counters().consumer_first_wait_s == Approx(0.002));
 }
 
-TEST_CASE("data GETs in flight per process bound the parts; footers go at once", "[unit][prefetch]") {
+TEST_CASE("data GETs in flight per process bound the parts, footers go at once", "[unit][prefetch]") {
   const double T = 0.1;
   PrefetchConfig c = constant_latency(T);
   c.split_concurrency = 8;

@@ -20,7 +20,7 @@ TEST_CASE("a window admits N requests in flight and no more", "[unit][window]") 
   CHECK_THROWS_AS(Window(0), std::logic_error);
 }
 
-TEST_CASE("the byte window bounds bytes reserved; a priority request may exceed it", "[unit][window]") {
+TEST_CASE("the byte window bounds bytes reserved, a priority request may exceed it", "[unit][window]") {
   Window w(10, 100);
   CHECK(w.byte_limited());
   CHECK(w.can_start(60));
@@ -60,7 +60,7 @@ TEST_CASE("without a byte limit only the count binds", "[unit][window]") {
   CHECK(w.fits(int64_t{1} << 60));
 }
 
-TEST_CASE("the window keeps the first error; wait-for-all is idle()", "[unit][window]") {
+TEST_CASE("the window keeps the first error, and wait-for-all is idle()", "[unit][window]") {
   Window w(2);
   const int a = w.start();
   const int b = w.start();
