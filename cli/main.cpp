@@ -42,7 +42,9 @@ Options:
   --set NAME=VALUE  Override a value before validation. NAME is a flag name, applied to
                     every exchange that does not override it (rpcs_in_flight_per_channel,
                     data_stream_sender_buffer_size, exchg_node_buffer_size_bytes, batch_size,
-                    mt_dop, compression, eos_flush), or any JSON path in the scenario
+                    mt_dop, compression, eos_flush; for a remote scan the prefetch keys,
+                    executorSplitPrefetchConcurrency, prefetchMaxInFlightBytes, ...),
+                    or any JSON path in the scenario
                     (cluster.rtt_us, exchanges[0].rows_total). VALUE is JSON, or a bare
                     string. May be repeated.
   --output FILE     Write results JSON to FILE (temporary file, then rename).
@@ -153,10 +155,14 @@ int run(const Args& a) {
     rusage ru{};
     getrusage(RUSAGE_SELF, &ru);
     const auto& s = results.at("summary");
-    const double rpcs = static_cast<double>(s.value("rpcs", int64_t{0}) + s.value("eos_rpcs", int64_t{0}));
+    // Requests simulated: RPCs of the exchanges, or GETs of a remote scan.
+    const char* what = sc.remote_scan ? "gets" : "rpcs";
+    const double rpcs = sc.remote_scan
+                            ? static_cast<double>(s.at("footer_gets").get<int64_t>() + s.at("data_gets").get<int64_t>())
+                            : static_cast<double>(s.at("rpcs").get<int64_t>() + s.at("eos_rpcs").get<int64_t>());
     std::cerr << nlohmann::json{{"wall_s", wall},
-                                {"rpcs", rpcs},
-                                {"rpcs_per_wall_s", wall > 0 ? rpcs / wall : 0.0},
+                                {what, rpcs},
+                                {std::string(what) + "_per_wall_s", wall > 0 ? rpcs / wall : 0.0},
                                 {"peak_rss_kib", static_cast<int64_t>(ru.ru_maxrss)}}
                      .dump()
               << "\n";
