@@ -48,7 +48,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 if not __package__:  # run as a script: the repository root on sys.path, as for every entry point
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from analysis import atomic, results  # noqa: E402
+from analysis import atomic, remote_scan_report, results  # noqa: E402
 
 MIB = 1 << 20
 KIB = 1 << 10
@@ -511,6 +511,8 @@ def build(sweep_dir, budget_bytes, tolerance=DEFAULT_TIE_TOLERANCE):
     """(markdown, html) of the report; both say the same things, the HTML adds the plots."""
     manifest = results.load_manifest(sweep_dir)
     points = results.load_points(sweep_dir, manifest)
+    if remote_scan_report.is_remote_scan(points):  # another kind of scenario, its own report
+        return remote_scan_report.build(sweep_dir, manifest, points, budget_bytes)
     configs = configurations(points)
     if not configs:
         raise results.SweepError(f"{sweep_dir}: no finished point to report on")

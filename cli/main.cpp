@@ -4,6 +4,7 @@
 #include "input/parameters.hpp"
 #include "input/scenario.hpp"
 #include "input/suggest.hpp"
+#include "output/remote_scan_summary.hpp"
 #include "output/summary.hpp"
 #include "sim/simulation.hpp"
 
@@ -65,7 +66,9 @@ Options:
   --set NAME=VALUE  Override a value before validation. NAME is a flag name, applied to
                     every exchange that does not override it (rpcs_in_flight_per_channel,
                     data_stream_sender_buffer_size, exchg_node_buffer_size_bytes, batch_size,
-                    mt_dop, compression, eos_flush), or any JSON path in the scenario
+                    mt_dop, compression, eos_flush; for a remote scan the prefetch keys,
+                    executorSplitPrefetchConcurrency, prefetchMaxInFlightBytes, ...),
+                    or any JSON path in the scenario
                     (cluster.rtt_us, exchanges[0].rows_total). VALUE is JSON, or a bare
                     string. May be repeated.
   --output FILE     Write results JSON to FILE (temporary file, then rename).
@@ -264,7 +267,9 @@ int run(const Args& a) {
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const std::string text = results.dump(2) + "\n";
   if (!a.output.empty()) write_atomically(a.output, text);
-  if (a.summary)
+  if (a.summary && sc.remote_scan)
+    exsim::print_remote_scan_summary(results);
+  else if (a.summary)
     exsim::print_summary(results, a.summary_options);
   else if (a.output.empty())
     std::cout << text;
@@ -272,10 +277,14 @@ int run(const Args& a) {
     rusage ru{};
     getrusage(RUSAGE_SELF, &ru);
     const auto& s = results.at("summary");
-    const double rpcs = static_cast<double>(s.at("rpcs").get<int64_t>() + s.at("eos_rpcs").get<int64_t>());
+    // Requests simulated: RPCs of the exchanges, or GETs of a remote scan.
+    const char* what = sc.remote_scan ? "gets" : "rpcs";
+    const double rpcs = sc.remote_scan
+                            ? static_cast<double>(s.at("footer_gets").get<int64_t>() + s.at("data_gets").get<int64_t>())
+                            : static_cast<double>(s.at("rpcs").get<int64_t>() + s.at("eos_rpcs").get<int64_t>());
     std::cerr << nlohmann::json{{"wall_s", wall},
-                                {"rpcs", rpcs},
-                                {"rpcs_per_wall_s", wall > 0 ? rpcs / wall : 0.0},
+                                {what, rpcs},
+                                {std::string(what) + "_per_wall_s", wall > 0 ? rpcs / wall : 0.0},
                                 {"peak_rss_kib", static_cast<int64_t>(ru.ru_maxrss)}}
                      .dump()
               << "\n";
@@ -307,8 +316,9 @@ int main(int argc, char** argv) {
       size_t whole = 0;
       for (const exsim::QuerySpec& q : sc.queries)
         whole += q.exchange_only ? 0 : 1;
-      std::cout << fmt::format("{}: valid ({} exchange(s), {} whole quer{})\n", a.scenario, sc.exchange_count(), whole,
-                               whole == 1 ? "y" : "ies");
+      std::cout << (sc.remote_scan ? fmt::format("{}: valid (remote_scan)\n", a.scenario)
+                                   : fmt::format("{}: valid ({} exchange(s), {} whole quer{})\n", a.scenario,
+                                                 sc.exchange_count(), whole, whole == 1 ? "y" : "ies"));
       return kExitOk;
     }
     if (a.command == "summary") {

@@ -34,6 +34,18 @@ const char* to_string(Section s) {
     return "exchanges[] and queries[].exchanges[]";
   case Section::fault:
     return "exchanges[].faults[]";
+  case Section::remote_scan:
+    return "remote_scan (\"kind\": \"remote_scan\")";
+  case Section::remote_scan_cluster:
+    return "remote_scan: cluster";
+  case Section::remote_scan_s3:
+    return "remote_scan: s3";
+  case Section::remote_scan_splits:
+    return "remote_scan: splits";
+  case Section::remote_scan_prefetch:
+    return "remote_scan: prefetch";
+  case Section::remote_scan_scan:
+    return "remote_scan: scan";
   }
   return "?";
 }
@@ -94,6 +106,10 @@ ParamSpec choices(ParamSpec p, std::vector<std::string> values) {
   p.choices = std::move(values);
   return p;
 }
+ParamSpec every_kind(ParamSpec p) {
+  p.every_kind = true;
+  return p;
+}
 
 ParamSpec only_until(ParamSpec p, int version, std::string replaced_by) {
   p.until = version;
@@ -116,16 +132,25 @@ std::vector<ParamSpec> build_table() {
   const auto none = std::nullopt;
   std::vector<ParamSpec> t;
   // Scenario (top level).
-  t.push_back(required(P(S::scenario, "schema_version", T::integer, "", null, 1, kSchemaVersion,
-                         "scenario format version: 2 (1 is still read)")));
-  t.push_back(derived(P(S::scenario, "name", T::string, "", null, none, none, "label copied to the results"),
-                      "the file name without .json"));
-  t.push_back(P(S::scenario, "description", T::string, "", "", none, none,
-                "one line saying what the scenario is for"));
-  t.push_back(P(S::scenario, "seed", T::integer, "", 1, 0, none,
-                "seed of every random stream (one per sender instance)"));
-  t.push_back(P(S::scenario, "provenance", T::object, "", json::object(), none, none,
-                "free-form record of where the numbers come from; not read by the simulator"));
+  t.push_back(every_kind(required(
+      P(S::scenario, "schema_version", T::integer, "", null, 1, kSchemaVersion,
+        "scenario format version: 2 (1 is still read)"))));
+  t.push_back(every_kind(choices(
+      P(S::scenario, "kind", T::enumeration, "", "exchange", none, none,
+        "what the scenario simulates: exchange (Impala's exchange senders and receivers, the keys of this "
+        "section) or remote_scan (executors reading splits from S3 through a bounded prefetch, the "
+        "remote_scan sections)"),
+      {"exchange", "remote_scan"})));
+  t.push_back(every_kind(
+      derived(P(S::scenario, "name", T::string, "", null, none, none, "label copied to the results"),
+              "the file name without .json")));
+  t.push_back(every_kind(P(S::scenario, "description", T::string, "", "", none, none,
+                           "one line saying what the scenario is for")));
+  t.push_back(every_kind(P(S::scenario, "seed", T::integer, "", 1, 0, none,
+                           "seed of every random stream (one per sender instance, or per executor of a "
+                           "remote scan)")));
+  t.push_back(every_kind(P(S::scenario, "provenance", T::object, "", json::object(), none, none,
+                           "free-form record of where the numbers come from; not read by the simulator")));
   t.push_back(choices(
       P(S::scenario, "query_order", T::enumeration, "", "concurrent", none, none,
         "concurrent: every query starts at once, exchanges of the exchange-only form unless ordered by "
@@ -401,6 +426,94 @@ std::vector<ParamSpec> build_table() {
   t.push_back(derived(P(S::fault, "receiver", T::integer, "index", null, 0, none,
                         "receiver instance index (receiver_close, rpc_error)"),
                       "required for receiver_close and rpc_error"));
+  // Remote scan ("kind": "remote_scan"): executors reading Parquet splits from S3 through Velox's
+  // executor-global split prefetch. Where each default was read: scenarios/velox_s3_q1/README.md.
+  t.push_back(exclusive_min(P(S::remote_scan, "series_step_s", T::number, "s", 0.1, 0, 1e6,
+                              "step of the results' time series (the state at every multiple of it)")));
+  t.push_back(P(S::remote_scan, "cluster", T::object, "", json::object(), none, none,
+                "the executors, their hosts and NICs"));
+  t.push_back(P(S::remote_scan, "s3", T::object, "", json::object(), none, none,
+                "S3 as a service: time to first byte and per-stream throughput"));
+  t.push_back(P(S::remote_scan, "splits", T::object, "", json::object(), none, none,
+                "the table-scan splits (count and sizes, or an explicit list)"));
+  t.push_back(P(S::remote_scan, "prefetch", T::object, "", json::object(), none, none,
+                "the executor-global split prefetch (Velox configs under their own names)"));
+  t.push_back(P(S::remote_scan, "scan", T::object, "", json::object(), none, none,
+                "scan drivers and the consumer (the GPU)"));
+
+  t.push_back(P(S::remote_scan_cluster, "executors", T::integer, "processes", 4, 1, 1000,
+                "executor processes, each with its own prefetcher, scan drivers and consumer; split i "
+                "goes to executor i mod executors"));
+  t.push_back(derived(P(S::remote_scan_cluster, "hosts", T::integer, "hosts", 0, 0, 1000,
+                        "hosts the executors run on: executor i on host i mod hosts; executors on one host "
+                        "share its NIC; 0 means one host per executor"),
+                      "0 = one per executor"));
+  t.push_back(exclusive_min(P(S::remote_scan_cluster, "nic_bandwidth_gbps", T::number, "Gbit/s", 25, 0, 1e5,
+                              "inbound NIC bandwidth of each host (an assumption unless measured)")));
+
+  t.push_back(exclusive_min(P(S::remote_scan_s3, "data_ttfb_p50_ms", T::number, "ms", 100, 0, 1e6,
+                              "median time to first byte of a data GET (up to part_bytes), lognormal (the S3 "
+                              "performance guide: 100-200 ms for larger requests)")));
+  t.push_back(
+      exclusive_min(P(S::remote_scan_s3, "data_ttfb_p99_ms", T::number, "ms", 400, 0, 1e6,
+                      "99th percentile of a data GET's time to first byte; at least data_ttfb_p50_ms")));
+  t.push_back(exclusive_min(P(S::remote_scan_s3, "footer_ttfb_p50_ms", T::number, "ms", 10, 0, 1e6,
+                              "median time to first byte of a footer GET (a small request), lognormal "
+                              "(s3-benchmark: p90 about 20 ms)")));
+  t.push_back(
+      exclusive_min(P(S::remote_scan_s3, "footer_ttfb_p99_ms", T::number, "ms", 40, 0, 1e6,
+                      "99th percentile of a footer GET's time to first byte; at least footer_ttfb_p50_ms")));
+  t.push_back(
+      exclusive_min(P(S::remote_scan_s3, "stream_mb_per_s", T::number, "MB/s (10^6 bytes)", 90, 0, 1e6,
+                      "throughput of one GET stream once its first byte arrived (the S3 guide: "
+                      "85-90 MB/s per connection)")));
+
+  t.push_back(derived(P(S::remote_scan_splits, "count", T::integer, "splits", null, 1, 1e7,
+                        "number of splits (with data_bytes_total; or give `bytes`)"),
+                      "the length of `bytes`"));
+  t.push_back(derived(P(S::remote_scan_splits, "data_bytes_total", T::integer, "bytes", null, 1, 1e16,
+                        "data bytes of all splits together (without footers), spread by size_cv"),
+                      "the sum of `bytes`"));
+  t.push_back(P(S::remote_scan_splits, "size_cv", T::number, "ratio", 0, 0, 10,
+                "coefficient of variation of split data sizes: lognormal draws (seeded) scaled to sum to "
+                "data_bytes_total; 0 gives equal sizes"));
+  t.push_back(derived(exclusive_min(P(S::remote_scan_splits, "bytes", T::number_array, "bytes", null, 0, none,
+                                      "data bytes of each split in queue order, instead of count and "
+                                      "data_bytes_total; whole numbers")),
+                      "drawn from count, data_bytes_total and size_cv"));
+  t.push_back(P(S::remote_scan_splits, "footer_bytes", T::integer, "bytes", 65536, 1, 1 << 30,
+                "bytes of each split's footer GET (a 64 KiB metadata readahead)"));
+
+  t.push_back(P(S::remote_scan_prefetch, "executorSplitPrefetchConcurrency", T::integer, "splits (C)", 16, 1,
+                100000,
+                "splits each executor keeps prefetching at once, from the start of a split's data load to "
+                "its end (Velox's default min(16, prefetchThreads))"));
+  t.push_back(P(S::remote_scan_prefetch, "prefetchMaxInFlightBytes", T::integer, "bytes", 4294967296, 1, 1e16,
+                "bytes of splits loading or loaded and not yet taken by a scan driver; a split a driver "
+                "waits for may exceed it"));
+  t.push_back(P(S::remote_scan_prefetch, "plan_ahead_splits", T::integer, "splits", 64, 1, 1e6,
+                "splits at the head of an executor's queue whose footers are read ahead so that they can "
+                "be prefetched (Velox's split preload: scan drivers x SplitPreloadPerDriver)"));
+  t.push_back(P(S::remote_scan_prefetch, "max_gets_in_flight", T::integer, "requests", 256, 1, 1e6,
+                "data GETs in flight per executor process (the prefetch's scheduler); a waited-for split's "
+                "GETs go first; footers are read by the planning, outside this window"));
+  t.push_back(P(S::remote_scan_prefetch, "part_bytes", T::integer, "bytes", 8388608, 1, 1e12,
+                "largest data GET: a split's data is fetched in ceil(bytes / part_bytes) near-equal GETs, "
+                "all issued at once (8 MiB: Velox's load quantum, the AWS CRT client's part size)"));
+
+  t.push_back(P(S::remote_scan_scan, "drivers", T::integer, "drivers", 4, 1, 1024,
+                "scan drivers per executor; each takes a split, hands it to the consumer, then takes "
+                "the next"));
+  t.push_back(choices(P(S::remote_scan_scan, "consumption", T::enumeration, "", "ready_first", none, none,
+                        "which split a free scan driver takes: ready_first, the first loaded one; "
+                        "planned_first, the first whose footer is read, then it waits for its data; "
+                        "in_order, the next one in the queue, then it waits for it"),
+                      {"ready_first", "planned_first", "in_order"}));
+  t.push_back(P(S::remote_scan_scan, "consumer_ns_per_byte", T::number, "ns", 0, 0, 1e6,
+                "consumer (GPU) time per data byte; one device per executor, shared equally by the "
+                "drivers feeding it"));
+  t.push_back(P(S::remote_scan_scan, "startup_s", T::number, "s", 0, 0, 1e6,
+                "time from the query's start to the first footer GET"));
   return t;
 }
 
@@ -415,6 +528,13 @@ const ParamSpec* find_param(Section section, const std::string& name, int versio
   for (const auto& p : parameter_table())
     if (p.section == section && p.name == name && p.since <= version && version <= p.until) return &p;
   return nullptr;
+}
+
+std::vector<const ParamSpec*> every_kind_params() {
+  std::vector<const ParamSpec*> out;
+  for (const auto& p : parameter_table())
+    if (p.every_kind) out.push_back(&p);
+  return out;
 }
 
 std::vector<const ParamSpec*> params_of(Section section, int version) {
@@ -568,23 +688,44 @@ json scenario_schema() {
   const json plan = object_schema(Section::plan, {{"fragments", fragments}, {"exchanges", exchanges}});
   const json query =
       object_schema(Section::query, {{"fragments", fragments}, {"exchanges", exchanges}, {"parallel", plan}});
-  json top = object_schema(Section::scenario, {{"cluster", object_schema(Section::cluster)},
+  const json exchange_form = object_schema(Section::scenario, {{"cluster", object_schema(Section::cluster)},
                                                {"flags", flags},
                                                {"costs", object_schema(Section::costs)},
                                                {"exchange_defaults", defaults},
                                                {"exchanges", {{"type", "array"}, {"items", exchange}}},
                                                {"queries", {{"type", "array"}, {"items", query}}}});
-  top["$schema"] = "https://json-schema.org/draft/2020-12/schema";
-  top["$id"] = fmt::format("exsim-scenario-v{}", kSchemaVersion);
-  top["title"] = "exsim scenario";
-  top["$defs"] = {{"operator", op}};
+  // The remote-scan form: the keys every kind has, then its own sections.
+  json remote_scan_form =
+      object_schema(Section::remote_scan, {{"cluster", object_schema(Section::remote_scan_cluster)},
+                                           {"s3", object_schema(Section::remote_scan_s3)},
+                                           {"splits", object_schema(Section::remote_scan_splits)},
+                                           {"prefetch", object_schema(Section::remote_scan_prefetch)},
+                                           {"scan", object_schema(Section::remote_scan_scan)}});
+  json required = json::array();
+  for (const ParamSpec* p : every_kind_params()) {
+    remote_scan_form["properties"][p->name] = exchange_form["properties"][p->name];
+    if (p->required) required.push_back(p->name);
+  }
+  remote_scan_form["properties"]["kind"]["const"] = "remote_scan";
+  required.push_back("kind");
+  remote_scan_form["required"] = required;
+  json top = {{"$schema", "https://json-schema.org/draft/2020-12/schema"},
+              {"$id", fmt::format("exsim-scenario-v{}", kSchemaVersion)},
+              {"title", "exsim scenario"},
+              {"type", "object"},
+              {"if", {{"properties", {{"kind", {{"const", "remote_scan"}}}}}, {"required", {"kind"}}}},
+              {"then", remote_scan_form},
+              {"else", exchange_form},
+              {"$defs", {{"operator", op}}}};
   return top;
 }
 
 std::string parameters_help() {
   std::string out;
   for (Section s : {Section::scenario, Section::cluster, Section::flags, Section::costs, Section::query,
-                    Section::plan, Section::fragment, Section::sink, Section::op, Section::exchange, Section::fault}) {
+                    Section::plan, Section::fragment, Section::sink, Section::op, Section::exchange, Section::fault,
+                    Section::remote_scan, Section::remote_scan_cluster, Section::remote_scan_s3,
+                    Section::remote_scan_splits, Section::remote_scan_prefetch, Section::remote_scan_scan}) {
     out += fmt::format("\n{}:\n", to_string(s));
     for (const ParamSpec* p : params_of(s)) {
       std::string def = p->required ? "required" : !p->derived.empty() ? p->derived : p->default_value.dump();

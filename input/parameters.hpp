@@ -23,7 +23,13 @@ enum class Section {
   sink,       // queries[].fragments[].sink
   op,         // operator nodes
   exchange,
-  fault
+  fault,
+  remote_scan, // top level of a "kind": "remote_scan" scenario, besides the keys every kind has
+  remote_scan_cluster,
+  remote_scan_s3,
+  remote_scan_splits,
+  remote_scan_prefetch,
+  remote_scan_scan
 };
 
 // The newest scenario format; files of older versions are read with their own keys.
@@ -60,6 +66,7 @@ struct ParamSpec {
   int until = kSchemaVersion;        // last schema_version that has the key
   bool standalone_only = false;      // exchanges[] only, not the exchanges of a query
   std::string replaced_by;           // for a key a newer version removed: what to use instead
+  bool every_kind = false; // a top-level key (Section::scenario) of every scenario kind
 };
 
 const std::vector<ParamSpec>& parameter_table();
@@ -73,7 +80,11 @@ const ParamSpec* removed_param(Section section, const std::string& name, int ver
 // "expected an integer >= 1" and the like, for error messages and --help.
 std::string describe_expectation(const ParamSpec& p);
 
-// JSON Schema (draft 2020-12) of scenario files of the current version, generated from the table.
+// The top-level keys every scenario kind has (schema_version, kind, name, ...).
+std::vector<const ParamSpec*> every_kind_params();
+
+// JSON Schema (draft 2020-12) of scenario files of the current version, generated from the table: "kind" selects the
+// exchange form (the default) or the remote_scan form.
 nlohmann::json scenario_schema();
 
 // Human-readable table of every parameter, for `exsim params` and --help.

@@ -1,8 +1,10 @@
 #include "input/scenario.hpp"
 
+#include "input/check.hpp"
 #include "input/parameters.hpp"
 #include "input/suggest.hpp"
 #include "models/plan.hpp"
+#include "input/remote_scan.hpp"
 
 #include <fmt/format.h>
 
@@ -23,199 +25,6 @@ namespace exsim {
 using nlohmann::json;
 
 namespace {
-
-// Collects every error of one phase so that a user sees them all at once.
-class Errors {
-public:
-  explicit Errors(std::string file, std::vector<std::pair<std::string, std::string>> overridden = {})
-      : file_(std::move(file)), overridden_(std::move(overridden)) {}
-  void add(const std::string& path, const std::string& what) {
-    lines_.push_back(
-        fmt::format("{}: {}: {}{}", file_, path.empty() ? "(top level)" : path, what, set_by(path)));
-  }
-  void throw_if_any() const {
-    if (lines_.empty()) return;
-    std::string msg;
-    for (const auto& l : lines_)
-      msg += (msg.empty() ? "" : "\n") + l;
-    throw InputError(msg);
-  }
-  const std::string& file() const { return file_; }
-
-private:
-  // " (value from the command line: --set NAME=VALUE)" when an override wrote this path or a parent.
-  std::string set_by(const std::string& path) const {
-    for (auto it = overridden_.rbegin(); it != overridden_.rend(); ++it) {
-      const std::string& p = it->first;
-      if (path == p || (path.size() > p.size() && path.compare(0, p.size(), p) == 0 &&
-                        (path[p.size()] == '.' || path[p.size()] == '[')))
-        return fmt::format(" (value from the command line: --set {})", it->second);
-    }
-    return "";
-  }
-
-  std::string file_;
-  std::vector<std::pair<std::string, std::string>> overridden_; // resolved JSON path, --set argument
-  std::vector<std::string> lines_;
-};
-
-std::string join_path(const std::string& base, const std::string& key) {
-  return base.empty() ? key : base + "." + key;
-}
-
-std::string show(const json& v) {
-  std::string s = v.dump();
-  return s.size() > 60 ? s.substr(0, 57) + "..." : s;
-}
-
-const char* json_kind(const json& v) {
-  switch (v.type()) {
-  case json::value_t::null:
-    return "null";
-  case json::value_t::boolean:
-    return "a boolean";
-  case json::value_t::number_integer:
-  case json::value_t::number_unsigned:
-    return "an integer";
-  case json::value_t::number_float:
-    return "a number";
-  case json::value_t::string:
-    return "a string";
-  case json::value_t::array:
-    return "an array";
-  case json::value_t::object:
-    return "an object";
-  default:
-    return "a value";
-  }
-}
-
-bool is_integral(const json& v) {
-  if (v.is_number_integer()) return true;
-  if (!v.is_number_float()) return false;
-  const double d = v.get<double>();
-  return std::isfinite(d) && d == std::floor(d) && std::fabs(d) < 9.0e15;
-}
-
-bool in_range(const ParamSpec& p, double d) {
-  if (p.min && (p.min_exclusive ? !(d > *p.min) : !(d >= *p.min))) return false;
-  if (p.max && !(d <= *p.max)) return false;
-  return true;
-}
-
-void check_value(const ParamSpec& p, const json& v, const std::string& path, Errors& err) {
-  const std::string expected = "expected " + describe_expectation(p);
-  auto bad = [&] { err.add(path, fmt::format("{}, got {}", expected, show(v))); };
-  switch (p.type) {
-  case ParamType::integer:
-    if (!is_integral(v) || !in_range(p, v.get<double>())) bad();
-    break;
-  case ParamType::number:
-    if (!v.is_number() || !std::isfinite(v.get<double>()) || !in_range(p, v.get<double>())) bad();
-    break;
-  case ParamType::boolean:
-    if (!v.is_boolean()) bad();
-    break;
-  case ParamType::string:
-    if (!v.is_string()) bad();
-    break;
-  case ParamType::enumeration:
-    if (!v.is_string() ||
-        std::find(p.choices.begin(), p.choices.end(), v.get<std::string>()) == p.choices.end())
-      bad();
-    break;
-  case ParamType::object:
-    if (!v.is_object()) bad();
-    break;
-  case ParamType::number_array:
-    if (!v.is_array()) {
-      bad();
-      break;
-    }
-    for (size_t i = 0; i < v.size(); ++i)
-      if (!v[i].is_number() || !in_range(p, v[i].get<double>()))
-        err.add(fmt::format("{}[{}]", path, i), fmt::format("{}, got {}", expected, show(v[i])));
-    break;
-  case ParamType::string_array:
-    if (!v.is_array()) {
-      bad();
-      break;
-    }
-    for (size_t i = 0; i < v.size(); ++i)
-      if (!v[i].is_string())
-        err.add(fmt::format("{}[{}]", path, i), fmt::format("expected a string, got {}", show(v[i])));
-    break;
-  case ParamType::array:
-    if (!v.is_array() || (p.min && v.size() < static_cast<size_t>(*p.min))) bad();
-    break;
-  }
-}
-
-std::vector<std::string> key_names(Section s, int version, const std::set<std::string>& excluded = {},
-                                   bool in_query = false) {
-  std::vector<std::string> out;
-  for (const ParamSpec* p : params_of(s, version))
-    if (!excluded.count(p->name) && !(in_query && p->standalone_only)) out.push_back(p->name);
-  return out;
-}
-
-std::string known_keys(Section s, int version, const std::set<std::string>& excluded = {}, bool in_query = false) {
-  std::string out;
-  for (const std::string& name : key_names(s, version, excluded, in_query))
-    out += (out.empty() ? "" : ", ") + name;
-  return out;
-}
-
-// Checks an object's keys and values against a section of the table. Nested objects and arrays
-// are checked by the caller. `in_query`: the object is an exchange of a query, which has no
-// placement, rows or producer of its own.
-void check_object(Section s, const json& obj, const std::string& path, Errors& err, int version,
-                  const std::set<std::string>& excluded = {}, bool enforce_required = true, bool in_query = false) {
-  if (!obj.is_object()) {
-    err.add(path, fmt::format("expected an object, got {}", json_kind(obj)));
-    return;
-  }
-  for (const auto& [key, value] : obj.items()) {
-    const ParamSpec* p = find_param(s, key, version);
-    if (p && in_query && p->standalone_only) {
-      err.add(join_path(path, key),
-              "not a key of a query's exchange: its senders, receivers and rows come from its fragments");
-      continue;
-    }
-    if (!p || excluded.count(key)) {
-      const ParamSpec* old = removed_param(s, key, version);
-      if (old && !old->replaced_by.empty())
-        err.add(join_path(path, key), fmt::format("removed in schema_version {}; use {}", old->until + 1,
-                                                  old->replaced_by));
-      else
-        err.add(join_path(path, key),
-                fmt::format("unknown key;{} expected one of: {}",
-                            did_you_mean(key, key_names(s, version, excluded, in_query)),
-                            known_keys(s, version, excluded, in_query)));
-      continue;
-    }
-    check_value(*p, value, join_path(path, key), err);
-  }
-  if (enforce_required)
-    for (const ParamSpec* p : params_of(s, version))
-      if (p->required && !excluded.count(p->name) && !(in_query && p->standalone_only) && !obj.contains(p->name))
-        err.add(join_path(path, p->name), "required key is missing; expected " + describe_expectation(*p));
-}
-
-// Fills the table's defaults into an object (keys with a null default are left absent).
-json with_defaults(Section s, json obj, int version, bool in_query = false) {
-  for (const ParamSpec* p : params_of(s, version))
-    if (!obj.contains(p->name) && !p->default_value.is_null() && !(in_query && p->standalone_only))
-      obj[p->name] = p->default_value;
-  return obj;
-}
-
-// Integral JSON numbers written as floats (2e6) are stored as integers from here on.
-void normalise_integers(Section s, json& obj, int version) {
-  for (const ParamSpec* p : params_of(s, version))
-    if (p->type == ParamType::integer && obj.contains(p->name) && obj[p->name].is_number_float())
-      obj[p->name] = static_cast<int64_t>(obj[p->name].get<double>());
-}
 
 Flags flags_from(const json& f) {
   Flags out;
@@ -759,6 +568,13 @@ PathPlace place_of(Section s, const std::string& key, int version) {
       return version >= 2 ? PathPlace{K::array_of_objects, Section::query}
                           : PathPlace{K::map_of_objects, Section::query_rows};
   }
+  if (s == Section::remote_scan) {
+    if (key == "cluster") return {K::object, Section::remote_scan_cluster};
+    if (key == "s3") return {K::object, Section::remote_scan_s3};
+    if (key == "splits") return {K::object, Section::remote_scan_splits};
+    if (key == "prefetch") return {K::object, Section::remote_scan_prefetch};
+    if (key == "scan") return {K::object, Section::remote_scan_scan};
+  }
   if (s == Section::query || s == Section::plan) {
     if (key == "fragments") return {K::array_of_objects, Section::fragment};
     if (key == "exchanges") return {K::array_of_objects, Section::exchange};
@@ -787,6 +603,8 @@ std::string apply_override(json& doc, const Override& o) {
     version = std::clamp(doc["schema_version"].get<int>(), 1, kSchemaVersion);
   std::string path = o.first;
   if (find_param(Section::flags, path, version)) path = "flags." + path;
+  if (find_param(Section::remote_scan_prefetch, path))
+    path = "prefetch." + path; // executorSplitPrefetchConcurrency
   const auto tokens = parse_json_path({path, o.second});
   if (tokens.size() == 1 && !tokens[0].is_index && !find_param(Section::scenario, path, version)) {
     std::vector<std::string> names = key_names(Section::flags, version);
@@ -806,7 +624,7 @@ std::string apply_override(json& doc, const Override& o) {
   }
   json* node = &doc;
   std::string walked;
-  PathPlace place{PathPlace::object, Section::scenario};
+  PathPlace place{PathPlace::object, is_remote_scan(doc) ? Section::remote_scan : Section::scenario};
   for (size_t t = 0; t < tokens.size(); ++t) {
     const PathToken& tok = tokens[t];
     if (tok.is_index) {
@@ -820,7 +638,9 @@ std::string apply_override(json& doc, const Override& o) {
       if (place.kind == PathPlace::map_of_objects) {
         place.kind = PathPlace::object; // a query name: any key
       } else if (place.kind == PathPlace::object) {
-        if (!find_param(place.section, tok.key, version))
+        const bool every_kind = place.section == Section::remote_scan && find_param(Section::scenario, tok.key, version) &&
+                                find_param(Section::scenario, tok.key, version)->every_kind;
+        if (!find_param(place.section, tok.key, version) && !every_kind)
           throw InputError(fmt::format("{}: {}: unknown key;{} expected one of: {}", set_arg(o), walked,
                                        did_you_mean(tok.key, key_names(place.section, version)),
                                        known_keys(place.section, version)));
@@ -905,6 +725,7 @@ Scenario build_scenario(json doc, const std::string& file, const std::vector<Ove
     }
   }
   if (!override_errors.empty()) throw InputError(override_errors);
+  if (is_remote_scan(doc)) return load_remote_scan(std::move(doc), file);
 
   Errors err(file, overridden);
   if (!doc.is_object()) {
@@ -971,13 +792,7 @@ Scenario build_scenario(json doc, const std::string& file, const std::vector<Ove
   Scenario sc;
   sc.file = file;
   sc.schema_version = version;
-  {
-    std::string stem = file;
-    const size_t slash = stem.find_last_of('/');
-    if (slash != std::string::npos) stem = stem.substr(slash + 1);
-    if (stem.size() > 5 && stem.compare(stem.size() - 5, 5, ".json") == 0) stem.resize(stem.size() - 5);
-    sc.name = doc.contains("name") ? doc["name"].get<std::string>() : stem;
-  }
+  sc.name = doc.contains("name") ? doc["name"].get<std::string>() : default_scenario_name(file);
   sc.description = doc.value("description", std::string());
   sc.query_order = doc.value("query_order", std::string("concurrent")) == "sequential" ? QueryOrder::sequential
                                                                                        : QueryOrder::concurrent;

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include <map>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -33,6 +34,7 @@ struct LegacyOutsideTime {
   // CPU over executors x max(1, mt_dop) threads.
   double time_s(int64_t scan_rows, int64_t work_rows, const Flags& flags, const ClusterSpec& cluster) const;
 };
+struct RemoteScanScenario; // input/remote_scan.hpp
 
 struct Scenario {
   std::string file;
@@ -52,6 +54,8 @@ struct Scenario {
   size_t exchange_count() const;
   // The exchange at position `index` among the scenario's exchanges (ExchangeSpec::index).
   const ExchangeSpec& exchange(size_t index) const;
+  // Set for "kind": "remote_scan" (and then no exchanges); see input/remote_scan.hpp.
+  std::shared_ptr<const RemoteScanScenario> remote_scan;
 };
 
 using Override = std::pair<std::string, std::string>; // NAME (flag or JSON path), VALUE

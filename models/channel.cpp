@@ -19,20 +19,16 @@ const char* to_string(RpcStatus s) {
   return "?";
 }
 
-Channel::Channel(int k) : slots_(static_cast<size_t>(k < 1 ? 1 : k)) {
+Channel::Channel(int k) : window_(k < 1 ? 1 : k), slots_(static_cast<size_t>(k < 1 ? 1 : k)) {
   assert(k >= 1);
 }
 
 int Channel::start_rpc(double now, int64_t wire_bytes, int64_t rows, bool eos) {
-  for (size_t i = 0; i < slots_.size(); ++i) {
-    Slot& s = slots_[i];
-    if (!s.in_flight) {
-      s = Slot{true, eos, now, wire_bytes, rows};
-      ++in_flight_;
-      return static_cast<int>(i);
-    }
-  }
-  throw std::logic_error("Channel::start_rpc: no free slot (caller must wait for one)");
+  if (!window_.has_free_slot())
+    throw std::logic_error("Channel::start_rpc: no free slot (caller must wait for one)");
+  const int index = window_.start(wire_bytes);
+  slots_[static_cast<size_t>(index)] = Slot{true, eos, now, wire_bytes, rows};
+  return index;
 }
 
 RpcOutcome Channel::finish_rpc(int index, double now, RpcStatus status, const std::string& error_detail) {
@@ -40,10 +36,9 @@ RpcOutcome Channel::finish_rpc(int index, double now, RpcStatus status, const st
   if (!s.in_flight) throw std::logic_error("Channel::finish_rpc: slot is not in flight");
   RpcOutcome out{status, s.eos, now - s.start_time, s.wire_bytes, s.rows};
   s.in_flight = false;
-  --in_flight_;
+  window_.finish(index);
   if (status == RpcStatus::receiver_closed) receiver_closed_ = true;
-  if (status == RpcStatus::error && !first_error_)
-    first_error_ = error_detail.empty() ? std::string("RPC failed") : error_detail;
+  if (status == RpcStatus::error) window_.record_error(error_detail.empty() ? "RPC failed" : error_detail);
   return out;
 }
 

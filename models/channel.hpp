@@ -1,11 +1,14 @@
 // A sender channel with K slots (the IMPALA-15519 design): each slot holds the state of one
 // in-flight RPC; TransmitData may start only while fewer than K RPCs are in flight; flush and
 // end of stream wait for all of them; the first RPC error is kept; teardown waits for every slot.
+// The slots are a models/window.hpp window of K (no byte limit) plus each RPC's own state.
 // The channel is pure bookkeeping: the engine glue decides when time passes.
 //   exsim::Channel ch(/*k=*/2);
 //   int slot = ch.start_rpc(now, bytes, rows, /*eos=*/false);   // requires ch.has_free_slot()
 //   exsim::RpcOutcome done = ch.finish_rpc(slot, now, exsim::RpcStatus::ok);
 #pragma once
+
+#include "models/window.hpp"
 
 #include <cstdint>
 #include <optional>
@@ -38,10 +41,10 @@ class Channel {
 public:
   explicit Channel(int k);
 
-  int k() const { return static_cast<int>(slots_.size()); }
-  int in_flight() const { return in_flight_; }
-  bool has_free_slot() const { return in_flight_ < k(); }
-  bool idle() const { return in_flight_ == 0; }
+  int k() const { return window_.capacity(); }
+  int in_flight() const { return window_.in_flight(); }
+  bool has_free_slot() const { return window_.has_free_slot(); }
+  bool idle() const { return window_.idle(); }
 
   // Occupies a free slot and returns its index. Precondition: has_free_slot().
   int start_rpc(double now, int64_t wire_bytes, int64_t rows, bool eos);
@@ -52,13 +55,12 @@ public:
   RpcOutcome finish_rpc(int index, double now, RpcStatus status, const std::string& error_detail = "");
 
   bool receiver_closed() const { return receiver_closed_; }
-  const std::optional<std::string>& first_error() const { return first_error_; }
+  const std::optional<std::string>& first_error() const { return window_.first_error(); }
 
 private:
-  std::vector<Slot> slots_;
-  int in_flight_ = 0;
+  Window window_;
+  std::vector<Slot> slots_; // per window slot: the RPC it carries
   bool receiver_closed_ = false;
-  std::optional<std::string> first_error_;
 };
 
 } // namespace exsim

@@ -1,6 +1,7 @@
 #include "sim/platform.hpp"
 
 #include <fmt/format.h>
+#include <xbt/log.h>
 
 namespace exsim {
 
@@ -11,6 +12,25 @@ void configure_engine(sg4::Engine& engine) {
   engine.set_config("network/model:CM02");
   engine.set_config("network/crosstraffic:0");
   engine.set_config("network/TCP-gamma:0");
+}
+
+std::unique_ptr<sg4::Engine> make_engine() {
+  static char name[] = "exsim";
+#if defined(__SANITIZE_ADDRESS__)
+  // Debian's SimGrid does not tell ASan about its context switches, so under ASan every stack
+  // switch looks like an overflow. Thread contexts are slower but switch stacks the ordinary way.
+  // The factory is chosen when the engine is built, hence a command-line setting.
+  static char contexts[] = "--cfg=contexts/factory:thread";
+  static int argc = 2;
+  static char* argv[] = {name, contexts, nullptr};
+#else
+  static int argc = 1;
+  static char* argv[] = {name, nullptr};
+#endif
+  xbt_log_control_set("root.thres:critical");
+  auto engine = std::make_unique<sg4::Engine>(&argc, argv);
+  configure_engine(*engine);
+  return engine;
 }
 
 Platform build_platform(const ClusterSpec& c) {

@@ -12,6 +12,7 @@
 
 #include <simgrid/s4u.hpp>
 
+#include <memory>
 #include <vector>
 
 namespace exsim {
@@ -23,6 +24,10 @@ constexpr double kFlopsPerSecond = 1e9;
 
 // CM02 without cross traffic or TCP window cap: a message takes route latency + size / share.
 void configure_engine(sg4::Engine& engine);
+
+// The process's one SimGrid engine, configured (SimGrid allows one per process; its logging is
+// kept to real problems; under ASan its contexts are threads).
+std::unique_ptr<sg4::Engine> make_engine();
 
 struct Platform {
   std::vector<sg4::Host*> hosts;

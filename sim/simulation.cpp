@@ -1,10 +1,12 @@
 #include "sim/simulation.hpp"
 
 #include "models/workload.hpp"
+#include "output/remote_scan_results.hpp"
 #include "output/results.hpp"
 #include "sim/clock.hpp"
 #include "sim/connection.hpp"
 #include "sim/platform.hpp"
+#include "sim/remote_scan.hpp"
 
 #include <simgrid/s4u.hpp>
 #include <xbt/log.h>
@@ -24,26 +26,6 @@
 namespace exsim {
 
 namespace {
-
-std::unique_ptr<sg4::Engine> make_engine() {
-  // SimGrid allows one engine per process; its own logging is kept to real problems.
-  static char name[] = "exsim";
-#if defined(__SANITIZE_ADDRESS__)
-  // Debian's SimGrid does not tell ASan about its context switches, so under ASan every stack
-  // switch looks like an overflow. Thread contexts are slower but switch stacks the ordinary way.
-  // The factory is chosen when the engine is built, hence a command-line setting.
-  static char contexts[] = "--cfg=contexts/factory:thread";
-  static int argc = 2;
-  static char* argv[] = {name, contexts, nullptr};
-#else
-  static int argc = 1;
-  static char* argv[] = {name, nullptr};
-#endif
-  xbt_log_control_set("root.thres:critical");
-  auto engine = std::make_unique<sg4::Engine>(&argc, argv);
-  configure_engine(*engine);
-  return engine;
-}
 
 // Simulates the given queries of the scenario together in this process; returns
 // {"exchanges": [...], "queries": [...]} for them (exchange entries carry their scenario index).
@@ -222,6 +204,7 @@ nlohmann::json simulate_in_sequence(const Scenario& sc, bool progress, int jobs)
 } // namespace
 
 nlohmann::json simulate(const Scenario& scenario, bool progress, int jobs) {
+  if (scenario.remote_scan) return remote_scan_results(scenario, run_remote_scan(scenario));
   if (scenario.query_order == QueryOrder::sequential) return simulate_in_sequence(scenario, progress, jobs);
   std::vector<size_t> all(scenario.queries.size());
   for (size_t q = 0; q < all.size(); ++q)

@@ -1,0 +1,191 @@
+// Remote-scan scenarios: structure against the parameter table, then meaning (see remote_scan.hpp).
+#include "input/remote_scan.hpp"
+
+#include "input/check.hpp"
+#include "input/parameters.hpp"
+#include "models/rng.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <memory>
+
+namespace exsim {
+
+using nlohmann::json;
+
+namespace {
+
+// The random stream of the split sizes, apart from the executors' streams (0, 1, ...).
+constexpr uint64_t kSplitSizeStream = 0xB17E5;
+
+const std::vector<std::pair<const char*, Section>>& nested_sections() {
+  static const std::vector<std::pair<const char*, Section>> n = {{"cluster", Section::remote_scan_cluster},
+                                                                 {"s3", Section::remote_scan_s3},
+                                                                 {"splits", Section::remote_scan_splits},
+                                                                 {"prefetch", Section::remote_scan_prefetch},
+                                                                 {"scan", Section::remote_scan_scan}};
+  return n;
+}
+
+// The top level: the keys every kind has plus the remote_scan section.
+void check_top(const json& doc, Errors& err) {
+  if (!doc.is_object()) {
+    err.add("", fmt::format("expected an object, got {}", json_kind(doc)));
+    return;
+  }
+  auto lookup = [](const std::string& key) -> const ParamSpec* {
+    if (const ParamSpec* p = find_param(Section::remote_scan, key)) return p;
+    const ParamSpec* p = find_param(Section::scenario, key);
+    return p && p->every_kind ? p : nullptr;
+  };
+  for (const auto& [key, value] : doc.items()) {
+    const ParamSpec* p = lookup(key);
+    if (!p) {
+      std::string known;
+      for (const ParamSpec* q : every_kind_params())
+        known += (known.empty() ? "" : ", ") + q->name;
+      err.add(key, fmt::format("unknown key for a remote_scan scenario; expected one of: {}, {}", known,
+                               known_keys(Section::remote_scan)));
+      continue;
+    }
+    check_value(*p, value, key, err);
+  }
+  for (const ParamSpec* p : every_kind_params())
+    if (p->required && !doc.contains(p->name))
+      err.add(p->name, "required key is missing; expected " + describe_expectation(*p));
+}
+
+} // namespace
+
+bool is_remote_scan(const json& doc) {
+  return doc.is_object() && doc.contains("kind") && doc["kind"].is_string() &&
+         doc["kind"].get<std::string>() == "remote_scan";
+}
+
+std::vector<int64_t> RemoteScanScenario::splits_of(int executor) const {
+  std::vector<int64_t> out;
+  for (size_t i = static_cast<size_t>(executor); i < split_bytes.size(); i += static_cast<size_t>(executors))
+    out.push_back(split_bytes[i]);
+  return out;
+}
+
+int64_t RemoteScanScenario::data_bytes_total() const {
+  int64_t sum = 0;
+  for (int64_t b : split_bytes)
+    sum += b;
+  return sum;
+}
+
+Scenario load_remote_scan(json doc, const std::string& file) {
+  // Phase 1: structure.
+  Errors err(file);
+  check_top(doc, err);
+  err.throw_if_any();
+  for (const auto& [key, section] : nested_sections())
+    if (doc.contains(key)) check_object(section, doc[key], key, err);
+  err.throw_if_any();
+
+  // Defaults, then phase 2: meaning.
+  json parts = json::object();
+  for (const auto& [key, section] : nested_sections()) {
+    parts[key] = with_defaults(section, doc.value(key, json::object()));
+    normalise_integers(section, parts[key]);
+  }
+  const json& cl = parts["cluster"];
+  const json& s3 = parts["s3"];
+  json& sp = parts["splits"];
+  const json& pf = parts["prefetch"];
+  const json& sc = parts["scan"];
+
+  Scenario out;
+  out.file = file;
+  out.name = doc.contains("name") ? doc["name"].get<std::string>() : default_scenario_name(file);
+  out.description = doc.value("description", std::string());
+  out.seed = doc.contains("seed") ? static_cast<uint64_t>(doc["seed"].get<double>()) : 1;
+
+  auto rs = std::make_shared<RemoteScanScenario>();
+  rs->executors = cl.at("executors").get<int>();
+  rs->hosts = cl.at("hosts").get<int>();
+  if (rs->hosts > rs->executors)
+    err.add("cluster.hosts",
+            fmt::format(
+                "expected at most cluster.executors = {} (a host without an executor reads nothing), got {}",
+                rs->executors, rs->hosts));
+  if (rs->hosts == 0) rs->hosts = rs->executors;
+  rs->nic_bandwidth_gbps = cl.at("nic_bandwidth_gbps").get<double>();
+  rs->stream_mb_per_s = s3.at("stream_mb_per_s").get<double>();
+
+  PrefetchConfig& p = rs->prefetch;
+  for (const char* kind : {"data", "footer"}) {
+    const std::string p50 = fmt::format("{}_ttfb_p50_ms", kind), p99 = fmt::format("{}_ttfb_p99_ms", kind);
+    if (s3.at(p99).get<double>() < s3.at(p50).get<double>())
+      err.add("s3." + p99, fmt::format("expected at least s3.{} = {}, got {}", p50, s3.at(p50).get<double>(),
+                                       s3.at(p99).get<double>()));
+  }
+  p.ttfb_p50_s = s3.at("data_ttfb_p50_ms").get<double>() * 1e-3;
+  p.ttfb_p99_s = s3.at("data_ttfb_p99_ms").get<double>() * 1e-3;
+  p.footer_ttfb_p50_s = s3.at("footer_ttfb_p50_ms").get<double>() * 1e-3;
+  p.footer_ttfb_p99_s = s3.at("footer_ttfb_p99_ms").get<double>() * 1e-3;
+  p.split_concurrency = pf.at("executorSplitPrefetchConcurrency").get<int>();
+  p.max_in_flight_bytes = pf.at("prefetchMaxInFlightBytes").get<int64_t>();
+  p.plan_ahead_splits = pf.at("plan_ahead_splits").get<int>();
+  p.max_gets_in_flight = pf.at("max_gets_in_flight").get<int>();
+  p.part_bytes = pf.at("part_bytes").get<int64_t>();
+  p.footer_bytes = sp.at("footer_bytes").get<int64_t>();
+  p.scan_drivers = sc.at("drivers").get<int>();
+  parse_consumption(sc.at("consumption").get<std::string>(), p.consumption); // checked against the table
+  p.consumer_ns_per_byte = sc.at("consumer_ns_per_byte").get<double>();
+  p.startup_s = sc.at("startup_s").get<double>();
+  p.series_step_s = doc.value("series_step_s", 0.1);
+
+  // Splits: an explicit list, or a count and a total spread by size_cv.
+  const bool listed = sp.contains("bytes");
+  const bool counted = sp.contains("count") || sp.contains("data_bytes_total");
+  if (listed && counted) {
+    err.add(sp.contains("count") ? "splits.count" : "splits.data_bytes_total",
+            "give either `bytes` (one number per split) or `count` with `data_bytes_total`, not both");
+  } else if (listed) {
+    const json& b = sp["bytes"];
+    if (b.empty()) err.add("splits.bytes", "expected at least one split");
+    for (size_t i = 0; i < b.size(); ++i) {
+      if (!is_integral(b[i]))
+        err.add(fmt::format("splits.bytes[{}]", i),
+                fmt::format("expected a whole number of bytes, got {}", show(b[i])));
+      else
+        rs->split_bytes.push_back(static_cast<int64_t>(b[i].get<double>()));
+    }
+    if (sp.at("size_cv").get<double>() != 0)
+      err.add("splits.size_cv", "applies to count and data_bytes_total only; remove it with `bytes`");
+  } else {
+    for (const char* key : {"count", "data_bytes_total"})
+      if (!sp.contains(key))
+        err.add(std::string("splits.") + key,
+                "required key is missing; expected an integer (or give `bytes`, one number per split)");
+    if (sp.contains("count") && sp.contains("data_bytes_total")) {
+      const int64_t count = sp["count"].get<int64_t>(), total = sp["data_bytes_total"].get<int64_t>();
+      if (total < count)
+        err.add(
+            "splits.data_bytes_total",
+            fmt::format("expected at least one byte per split (splits.count = {}), got {}", count, total));
+      else
+        rs->split_bytes = spread_split_bytes(count, total, sp.at("size_cv").get<double>(),
+                                             Rng::stream_seed(out.seed, kSplitSizeStream));
+    }
+  }
+  err.throw_if_any();
+
+  sp["count"] = rs->split_bytes.size();
+  sp["data_bytes_total"] = rs->data_bytes_total();
+  sp["bytes_min"] = *std::min_element(rs->split_bytes.begin(), rs->split_bytes.end());
+  sp["bytes_max"] = *std::max_element(rs->split_bytes.begin(), rs->split_bytes.end());
+  sp.erase("bytes"); // the list can be long; count, total and range say what was simulated
+  parts["cluster"]["hosts"] = rs->hosts;
+  out.settings = {{"kind", "remote_scan"}, {"seed", out.seed}, {"series_step_s", p.series_step_s}};
+  for (const auto& [key, value] : parts.items())
+    out.settings[key] = value;
+  out.remote_scan = std::move(rs);
+  return out;
+}
+
+} // namespace exsim

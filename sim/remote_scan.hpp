@@ -1,0 +1,29 @@
+// A remote scan on SimGrid: one actor per executor runs its models/split_prefetch.hpp prefetcher
+// on the events the engine delivers; every GET is a SimGrid transfer from an "s3" host to the
+// executor's host, started after its time to first byte and capped at S3's per-stream rate
+// (Comm::set_rate), so that GETs share the host's NIC by SimGrid's max-min sharing.
+//   exsim::RemoteScanRun run = exsim::run_remote_scan(scenario);   // scenario.remote_scan set
+#pragma once
+
+#include "input/scenario.hpp"
+#include "models/split_prefetch.hpp"
+
+#include <vector>
+
+namespace exsim {
+
+struct ExecutorScanRun {
+  int index = 0;
+  int host = 0;
+  PrefetchCounters counters;
+  PrefetchSeries series;
+};
+
+struct RemoteScanRun {
+  std::vector<ExecutorScanRun> executors;
+  std::vector<double> host_nic_utilization; // bytes / (bandwidth x span of the host's executors)
+};
+
+RemoteScanRun run_remote_scan(const Scenario& scenario);
+
+} // namespace exsim
