@@ -1,5 +1,7 @@
 #include "models/host_cpu.hpp"
 
+#include <algorithm>
+
 namespace exsim {
 
 HostCpu::HostCpu(Scheduler& s, int cores, int threads_per_core, double second_thread_gain)
@@ -27,19 +29,25 @@ void HostCpu::cancel(uint64_t handle) {
   reschedule();
 }
 
-// One pending event, at the next completion; an event whose generation is stale does nothing.
+// One pending event, at or before the next completion: a new event only when the next completion
+// comes earlier than the one armed (an event whose generation is stale then does nothing); when it
+// moves later, the armed event fires early and arms the next.
 void HostCpu::reschedule() {
   const double next = model_.next_completion();
-  if (next == armed_at_) return;
+  if (next >= armed_at_ || next == std::numeric_limits<double>::infinity()) return;
   armed_at_ = next;
   ++generation_;
-  if (next < std::numeric_limits<double>::infinity())
-    sched_.at(next, Callback::of<&HostCpu::fire>(this, generation_));
+  sched_.at(next, Callback::of<&HostCpu::fire>(this, generation_));
 }
 
 void HostCpu::fire(uint64_t generation) {
   if (generation != generation_) return;
   armed_at_ = std::numeric_limits<double>::infinity();
+  const double now = sched_.now();
+  if (model_.next_completion() > now + 1e-12 * std::max(1.0, now)) { // what was due was cancelled or slowed
+    reschedule();
+    return;
+  }
   done_.clear();
   model_.complete_next(sched_.now(), done_);
   due_.clear();

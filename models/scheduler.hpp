@@ -38,9 +38,10 @@ public:
   // Runs `cb` at the current time, after the event being handled returns.
   void post(Callback cb) { at(now_, cb); }
 
-  bool empty() const { return heap_.empty(); }
+  bool empty() const { return heap_.empty() && due_count_ == 0; }
   // Time of the earliest event; +infinity when there is none.
   double next_time() const {
+    if (due_count_ > 0) return now_;
     return heap_.empty() ? std::numeric_limits<double>::infinity() : heap_.front().t;
   }
   // Advances the clock to next_time() and runs every event due then, including those the events
@@ -65,7 +66,14 @@ private:
   double now_ = 0;
   uint64_t seq_ = 0;
   uint64_t events_run_ = 0;
-  std::vector<Event> heap_;
+  std::vector<Event> heap_; // events after now
+  // Events scheduled for now, in order. They come after every heap event at now: those were
+  // scheduled before the clock reached now, so earlier. A ring buffer: no allocation once grown.
+  std::vector<Callback> due_ring_;
+  size_t due_head_ = 0;
+  size_t due_count_ = 0;
+  void push_due(Callback cb);
+  Callback pop_due();
 };
 
 } // namespace exsim
