@@ -3,6 +3,7 @@
 // success, 2 bad input, 1 internal error.
 #include "input/parameters.hpp"
 #include "input/scenario.hpp"
+#include "input/migrate.hpp"
 #include "input/suggest.hpp"
 #include "output/remote_scan_summary.hpp"
 #include "output/summary.hpp"
@@ -35,6 +36,7 @@ Usage:
   exsim run [SCENARIO] [--set NAME=VALUE]... [--output FILE] [--summary [--format F] [--top N]]
             [--timing] [--progress | --no-progress] [--jobs N]
   exsim validate SCENARIO [--set NAME=VALUE]...
+  exsim migrate SCENARIO [--output FILE]
   exsim summary RESULTS [--format F] [--top N]
   exsim schema            print the scenario JSON Schema (generated from the parameter table)
   exsim params            print every scenario parameter with its unit, default and check
@@ -48,6 +50,8 @@ Commands:
              stdout without --output. Without SCENARIO, runs the built-in default
              scenario (scenarios/default.json).
   validate   Check SCENARIO (structure, then meaning) without simulating.
+  migrate    Rewrite SCENARIO of schema_version 1 in schema_version 2, meaning the same
+             (to FILE, atomically, or to stdout); see scenarios/README.md.
   profile import
              Read a real Impala query profile (the web UI's JSON, or an impala_profile_log
              file of base64 Thrift lines, v1 or aggregated) and write a schema_version 2
@@ -64,13 +68,11 @@ Commands:
 
 Options:
   --set NAME=VALUE  Override a value before validation. NAME is a flag name, applied to
-                    every exchange that does not override it (rpcs_in_flight_per_channel,
-                    data_stream_sender_buffer_size, exchg_node_buffer_size_bytes, batch_size,
-                    mt_dop, compression, eos_flush; for a remote scan the prefetch keys,
-                    executorSplitPrefetchConcurrency, prefetchMaxInFlightBytes, ...),
-                    or any JSON path in the scenario
-                    (cluster.rtt_us, exchanges[0].rows_total). VALUE is JSON, or a bare
-                    string. May be repeated.
+                    every exchange that does not override it ({FLAGS}; for a remote scan
+                    the prefetch keys: {PREFETCH}), or any JSON path in the scenario
+                    (cluster.rtt_us, queries[0].fragments[1].instances_per_executor,
+                    exchanges[0].rows_total). VALUE is JSON, or a bare string. May be
+                    repeated.
   --output FILE     Write results JSON to FILE (temporary file, then rename).
   --summary         Print a readable summary to stdout (results go to --output): the
                     exchanges (or, past 20, the top queries by runtime and by blocked time),
@@ -117,7 +119,22 @@ int exec_python_tool(int argc, char** argv) {
 const std::vector<std::string> kOptions{"--set",  "--output", "--summary",  "--format",
                                         "--top",  "--timing", "--progress", "--no-progress",
                                         "--jobs", "--help",   "--version"};
-const std::vector<std::string> kCommands{"run", "validate", "summary", "schema", "params", "profile", "compare", "diff"};
+const std::vector<std::string> kCommands{"run",    "validate", "migrate", "summary", "schema",
+                                         "params", "profile",  "compare", "diff"};
+
+// The usage text, the flag names filled in from the parameter table.
+std::string usage() {
+  std::string text = kUsage;
+  auto fill = [&](const std::string& slot, exsim::Section s) {
+    std::string names;
+    for (const exsim::ParamSpec* p : exsim::params_of(s))
+      names += (names.empty() ? "" : ", ") + p->name;
+    text.replace(text.find(slot), slot.size(), names);
+  };
+  fill("{FLAGS}", exsim::Section::flags);
+  fill("{PREFETCH}", exsim::Section::remote_scan_prefetch);
+  return text;
+}
 
 // "PATH: WHAT: the operating system's reason" for a failed file operation.
 exsim::InputError file_error(const std::string& path, const std::string& what, int error) {
@@ -301,7 +318,7 @@ int main(int argc, char** argv) {
   try {
     const Args a = parse_args(argc, argv);
     if (a.command.empty() || a.command == "--help" || a.command == "-h" || a.command == "help") {
-      std::cout << kUsage;
+      std::cout << usage();
       return a.command.empty() ? kExitBadInput : kExitOk;
     }
     if (a.command == "--version") {
@@ -332,6 +349,18 @@ int main(int argc, char** argv) {
         throw exsim::InputError(
             fmt::format("{}: not a results file of this exsim: {}", a.scenario, e.what()));
       }
+      return kExitOk;
+    }
+    if (a.command == "migrate") {
+      if (a.scenario.empty()) throw exsim::InputError("migrate: expected a SCENARIO file (see exsim --help)");
+      const nlohmann::ordered_json migrated =
+          exsim::migrate_scenario(exsim::read_scenario_json(a.scenario), a.scenario);
+      exsim::build_scenario(nlohmann::json(migrated), a.scenario); // it still loads
+      const std::string text = migrated.dump(2) + "\n";
+      if (a.output.empty())
+        std::cout << text;
+      else
+        write_atomically(a.output, text);
       return kExitOk;
     }
     if (a.command == "schema") {

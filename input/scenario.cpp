@@ -694,11 +694,10 @@ Override parse_override(const std::string& arg) {
   return {arg.substr(0, eq), arg.substr(eq + 1)};
 }
 
-Scenario load_scenario(const std::string& path, const std::vector<Override>& overrides) {
+nlohmann::ordered_json read_scenario_json(const std::string& path) {
   const std::string text = read_scenario_text(path);
-  json doc;
   try {
-    doc = json::parse(text);
+    return nlohmann::ordered_json::parse(text);
   } catch (const json::parse_error& e) {
     size_t line = 1, col = 1;
     for (size_t i = 0; i + 1 < e.byte && i < text.size(); ++i) {
@@ -711,7 +710,10 @@ Scenario load_scenario(const std::string& path, const std::vector<Override>& ove
     }
     throw InputError(fmt::format("{}: not valid JSON (line {}, column {}): {}", path, line, col, e.what()));
   }
-  return build_scenario(std::move(doc), path, overrides);
+}
+
+Scenario load_scenario(const std::string& path, const std::vector<Override>& overrides) {
+  return build_scenario(json(read_scenario_json(path)), path, overrides);
 }
 
 Scenario build_scenario(json doc, const std::string& file, const std::vector<Override>& overrides) {

@@ -63,6 +63,10 @@ using Override = std::pair<std::string, std::string>; // NAME (flag or JSON path
 // Parses "NAME=VALUE"; throws InputError on a malformed argument.
 Override parse_override(const std::string& arg);
 
+// A scenario file's JSON, keys in the file's order; InputError naming the file and the reason (the
+// operating system's, or where the JSON is broken).
+nlohmann::ordered_json read_scenario_json(const std::string& path);
+
 // Reads, overrides, validates and resolves a scenario file.
 Scenario load_scenario(const std::string& path, const std::vector<Override>& overrides = {});
 

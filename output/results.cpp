@@ -172,15 +172,16 @@ json query_result(const QueryRuntime& q, const json& exchanges, const Scenario&)
     }
   Path breakdown = q.breakdown;
   json out = {{"query", spec.name}, {"exchanges", static_cast<int64_t>(spec.exchanges.size())}};
+  // The span of its exchanges.
+  double start = 0, end = 0;
+  bool first = true;
+  for (const json& x : exchanges) {
+    start = first ? x.at("start_s").get<double>() : std::min(start, x.at("start_s").get<double>());
+    end = first ? x.at("end_s").get<double>() : std::max(end, x.at("end_s").get<double>());
+    first = false;
+  }
   if (spec.exchange_only) {
-    // The span of its exchanges, plus (schema 1) the time it spends outside them.
-    double start = 0, end = 0;
-    bool first = true;
-    for (const json& x : exchanges) {
-      start = first ? x.at("start_s").get<double>() : std::min(start, x.at("start_s").get<double>());
-      end = first ? x.at("end_s").get<double>() : std::max(end, x.at("end_s").get<double>());
-      first = false;
-    }
+    // Its runtime: that span, plus (schema 1) the time it spends outside them.
     breakdown.add(PathPart::startup, -start); // its path counts from 0, its span from its first exchange
     json b = path_json(breakdown);
     if (spec.outside_time_s > 0) b["outside_exchanges_s"] = spec.outside_time_s;
@@ -202,6 +203,7 @@ json query_result(const QueryRuntime& q, const json& exchanges, const Scenario&)
                          {"end_s", q.fragment_stats[f].end_s}});
   out.update({{"start_s", q.start_s},
               {"end_s", q.end_s},
+              {"exchange_span_s", end - start},
               {"runtime_s", q.end_s - q.start_s},
               {"status", status},
               {"error", error},

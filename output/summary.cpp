@@ -138,7 +138,21 @@ struct QueryRollup {
   double runtime_s = 0, span_s = 0, blocked_s = 0;
   int64_t exchanges = 0, memory_bytes = 0;
   const json* main = nullptr; // the exchange whose slowest sender blocked longest (else the longest)
+  std::vector<std::pair<std::string, double>> breakdown; // critical path, seconds by part, largest first
 };
+
+// "cpu_aggregate 45%, rtt 29%, startup 8%": the largest parts of a query's critical path.
+std::string critical_path_text(const QueryRollup& q, size_t parts = 3) {
+  std::string out;
+  for (size_t i = 0; i < q.breakdown.size() && i < parts; ++i) {
+    const auto& [name, seconds] = q.breakdown[i];
+    if (!(seconds > 0) || !(q.runtime_s > 0)) break;
+    std::string label = name.size() > 2 && name.compare(name.size() - 2, 2, "_s") == 0 ? name.substr(0, name.size() - 2)
+                                                                                      : name;
+    out += fmt::format("{}{} {:.0f}%", out.empty() ? "" : ", ", label, 100 * seconds / q.runtime_s);
+  }
+  return out;
+}
 
 std::vector<QueryRollup> rollups(const json& r) {
   std::vector<QueryRollup> out;
@@ -149,6 +163,12 @@ std::vector<QueryRollup> rollups(const json& r) {
     qr.status = str(q, "status");
     qr.runtime_s = num(q, "runtime_s");
     qr.span_s = num(q, "exchange_span_s");
+    if (q.contains("breakdown") && q["breakdown"].is_object()) {
+      for (const auto& [part, seconds] : q["breakdown"].items())
+        if (seconds.is_number()) qr.breakdown.emplace_back(part, seconds.get<double>());
+      std::stable_sort(qr.breakdown.begin(), qr.breakdown.end(),
+                       [](const auto& a, const auto& b) { return a.second > b.second; });
+    }
     index[qr.name] = out.size();
     out.push_back(qr);
   }
@@ -172,14 +192,40 @@ Table query_table(const std::vector<const QueryRollup*>& qs, bool exact = false)
   auto secs = [exact](double v) { return exact ? fmt::format("{}", v) : fmt::format("{:.3f}", v); };
   Table t{{"query", "runtime_s", "exchange_span_s", "blocked_s", "exchanges",
            exact ? "memory_estimate_bytes" : "mem_est_MiB", "bound",
-           exact ? "main_exchange" : "main exchange", "status"},
-          {false, true, true, true, true, true, false, false, false},
+           exact ? "main_exchange" : "main exchange", "status", exact ? "critical_path" : "critical path"},
+          {false, true, true, true, true, true, false, false, false, false},
           {}};
   for (const QueryRollup* q : qs)
     t.rows.push_back({q->name, secs(q->runtime_s), secs(q->span_s), secs(q->blocked_s),
                       std::to_string(q->exchanges),
                       exact ? std::to_string(q->memory_bytes) : mib(static_cast<double>(q->memory_bytes)),
-                      q->main ? str(*q->main, "bound") : "", q->main ? str(*q->main, "id") : "", q->status});
+                      q->main ? str(*q->main, "bound") : "", q->main ? str(*q->main, "id") : "", q->status,
+                      critical_path_text(*q)});
+  return t;
+}
+
+// Where each query's time went along its critical path (seconds; the parts sum to runtime_s).
+Table breakdown_table(const std::vector<const QueryRollup*>& qs) {
+  std::vector<std::string> parts; // those that are not zero for every query, in the results' order
+  for (const QueryRollup* q : qs)
+    for (const auto& [name, seconds] : q->breakdown)
+      if (seconds > 5e-4 && std::find(parts.begin(), parts.end(), name) == parts.end()) parts.push_back(name);
+  std::sort(parts.begin(), parts.end());
+  Table t{{"query", "runtime_s"}, {false, true}, {}};
+  for (const std::string& p : parts) {
+    t.header.push_back(p);
+    t.right.push_back(true);
+  }
+  for (const QueryRollup* q : qs) {
+    std::vector<std::string> row{q->name, fmt::format("{:.3f}", q->runtime_s)};
+    for (const std::string& p : parts) {
+      double v = 0;
+      for (const auto& [name, seconds] : q->breakdown)
+        if (name == p) v = seconds;
+      row.push_back(fmt::format("{:.3f}", v));
+    }
+    t.rows.push_back(row);
+  }
   return t;
 }
 
@@ -385,6 +431,17 @@ std::string format_summary(const json& r, const SummaryOptions& o) {
   const bool per_exchange = xs.size() <= kExchangeRowsMax || qs.empty();
   if (per_exchange) {
     d.table(exchange_table(r, !qs.empty()));
+    if (!qs.empty()) {
+      std::vector<const QueryRollup*> all;
+      for (const auto& q : qs)
+        all.push_back(&q);
+      d.heading("queries (critical path: the largest parts of where each query's time went)");
+      d.table(query_table(all));
+      if (std::any_of(qs.begin(), qs.end(), [](const QueryRollup& q) { return !q.breakdown.empty(); })) {
+        d.heading("critical path of each query, seconds (the parts sum to runtime_s)");
+        d.table(breakdown_table(all));
+      }
+    }
   } else {
     std::vector<const QueryRollup*> by_runtime, by_blocked;
     for (const auto& q : qs)
@@ -402,6 +459,9 @@ std::string format_summary(const json& r, const SummaryOptions& o) {
     d.table(query_table(by_runtime));
     d.heading(fmt::format("top {} queries by blocked time", by_blocked.size()));
     d.table(query_table(by_blocked));
+    d.heading(fmt::format("critical path of the top {} queries by runtime, seconds (the parts sum to runtime_s)",
+                          by_runtime.size()));
+    d.table(breakdown_table(by_runtime));
     d.line(fmt::format("({} exchanges: one row per exchange in the results JSON; --format csv gives one row "
                        "per query)",
                        xs.size()));
