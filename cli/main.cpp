@@ -4,6 +4,7 @@
 #include "input/parameters.hpp"
 #include "input/scenario.hpp"
 #include "input/migrate.hpp"
+#include "output/explain.hpp"
 #include "input/suggest.hpp"
 #include "output/remote_scan_summary.hpp"
 #include "output/summary.hpp"
@@ -37,6 +38,7 @@ Usage:
             [--timing] [--progress | --no-progress] [--jobs N]
   exsim validate SCENARIO [--set NAME=VALUE]...
   exsim migrate SCENARIO [--output FILE]
+  exsim explain [SCENARIO] [--set NAME=VALUE]... [--format text|json]
   exsim summary RESULTS [--format F] [--top N]
   exsim schema            print the scenario JSON Schema (generated from the parameter table)
   exsim params            print every scenario parameter with its unit, default and check
@@ -50,6 +52,9 @@ Commands:
              stdout without --output. Without SCENARIO, runs the built-in default
              scenario (scenarios/default.json).
   validate   Check SCENARIO (structure, then meaning) without simulating.
+  explain    What SCENARIO's queries will run, without simulating: each fragment's
+             instances and executors, its threads and their pipelines (source, operators,
+             sink, the join builds a pipeline waits for), each exchange's channels and K.
   migrate    Rewrite SCENARIO of schema_version 1 in schema_version 2, meaning the same
              (to FILE, atomically, or to stdout); see scenarios/README.md.
   profile import
@@ -119,8 +124,8 @@ int exec_python_tool(int argc, char** argv) {
 const std::vector<std::string> kOptions{"--set",  "--output", "--summary",  "--format",
                                         "--top",  "--timing", "--progress", "--no-progress",
                                         "--jobs", "--help",   "--version"};
-const std::vector<std::string> kCommands{"run",    "validate", "migrate", "summary", "schema",
-                                         "params", "profile",  "compare", "diff"};
+const std::vector<std::string> kCommands{"run",    "validate", "explain", "migrate", "summary",
+                                         "schema", "params",   "profile", "compare", "diff"};
 
 // The usage text, the flag names filled in from the parameter table.
 std::string usage() {
@@ -165,6 +170,7 @@ struct Args {
   std::string output;
   bool summary = false;
   exsim::SummaryOptions summary_options;
+  bool explain_json = false;
   bool timing = false;
   int progress = -1; // -1: when stderr is a terminal
   int jobs = 1;
@@ -190,8 +196,10 @@ Args parse_args(int argc, char** argv) {
       a.summary = true;
     else if (arg == "--format" || arg.rfind("--format=", 0) == 0) {
       const std::string v = arg == "--format" ? value(arg) : arg.substr(9);
-      if (!exsim::parse_summary_format(v, a.summary_options.format))
-        throw exsim::InputError(fmt::format("--format {}: expected text, md or csv", v));
+      if (v == "json")
+        a.explain_json = true; // explain only (checked there)
+      else if (!exsim::parse_summary_format(v, a.summary_options.format))
+        throw exsim::InputError(fmt::format("--format {}: expected text, md or csv (explain: text or json)", v));
     } else if (arg == "--top") {
       const std::string v = value(arg);
       if (v.empty() || v.find_first_not_of("0123456789") != std::string::npos || v.size() > 6 || v == "0")
@@ -325,6 +333,8 @@ int main(int argc, char** argv) {
       std::cout << "exsim " << EXSIM_VERSION << "\n";
       return kExitOk;
     }
+    if (a.explain_json && a.command != "explain")
+      throw exsim::InputError(fmt::format("--format json: only for explain; {} takes text, md or csv", a.command));
     if (a.command == "run") return run(a);
     if (a.command == "validate") {
       if (a.scenario.empty())
@@ -349,6 +359,14 @@ int main(int argc, char** argv) {
         throw exsim::InputError(
             fmt::format("{}: not a results file of this exsim: {}", a.scenario, e.what()));
       }
+      return kExitOk;
+    }
+    if (a.command == "explain") {
+      const std::string path = a.scenario.empty() ? std::string(EXSIM_DEFAULT_SCENARIO) : a.scenario;
+      const nlohmann::json plan = exsim::explain(exsim::load_scenario(path, a.overrides));
+      if (a.summary_options.format != exsim::SummaryFormat::text)
+        throw exsim::InputError("explain: --format: expected text or json");
+      std::cout << (a.explain_json ? plan.dump(2) + "\n" : exsim::explain_text(plan));
       return kExitOk;
     }
     if (a.command == "migrate") {

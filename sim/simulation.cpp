@@ -1,5 +1,6 @@
 #include "sim/simulation.hpp"
 
+#include "models/batch.hpp"
 #include "models/workload.hpp"
 #include "output/remote_scan_results.hpp"
 #include "output/results.hpp"
@@ -113,17 +114,28 @@ std::string read_file(const std::string& path) {
   return buf.str();
 }
 
-// Queries are started largest first (rows they move, a proxy for simulation work), so that the
-// longest one does not start last and leave the other processes idle. Only the wall time depends
-// on this order: each query is simulated alone, and the merge goes in query order.
+// Queries are started largest first (the batches their exchanges and scans move, a proxy for the
+// events to simulate), so that the longest one does not start last and leave the other processes
+// idle. Only the wall time depends on this order: each query is simulated alone, and the merge goes
+// in query order.
 std::vector<size_t> launch_order(const Scenario& sc) {
   std::vector<double> work(sc.queries.size(), 0);
   for (size_t q = 0; q < sc.queries.size(); ++q) {
-    for (const ExchangeSpec& e : sc.queries[q].exchanges)
-      work[q] += static_cast<double>(e.rows_total) * static_cast<double>(e.shape.row_bytes());
-    for (const FragmentSpec& f : sc.queries[q].fragments)
+    const QuerySpec& query = sc.queries[q];
+    for (const ExchangeSpec& e : query.exchanges) {
+      double rows = static_cast<double>(e.rows_total);
+      if (e.sender_fragment >= 0 && !query.exchange_only) {
+        const FragmentSpec& f = query.fragments.at(static_cast<size_t>(e.sender_fragment));
+        rows = f.ops.at(static_cast<size_t>(f.root)).rows;
+      }
+      const double per_batch =
+          static_cast<double>(std::min(collector_capacity_rows(e.flags.data_stream_sender_buffer_size, e.shape),
+                                       e.flags.batch_size));
+      work[q] += rows / per_batch * (e.partitioning == Partitioning::unpartitioned ? e.receivers() : 1);
+    }
+    for (const FragmentSpec& f : query.fragments)
       for (const OpSpec& o : f.ops)
-        work[q] += o.rows;
+        if (o.kind == OpKind::scan) work[q] += o.rows / static_cast<double>(sc.flags.batch_size);
   }
   std::vector<size_t> order(sc.queries.size());
   for (size_t q = 0; q < order.size(); ++q)
