@@ -41,11 +41,9 @@ from tools.tpcds.rowsize import RowSizes, exchange_row  # noqa: E402
 from tools.tpcds.scaling import MN_OVERRIDES, SCALE_RULES, Scaler  # noqa: E402
 
 SECTIONS = {"mt_dop=0": ("DISTRIBUTEDPLAN", True, 0), "parallel": ("PARALLELPLANS", False, PARALLEL_MT_DOP)}
-# A sender instance that sent at least this share of an exchange's rows in a profile marks a skew
-# the workload keeps (README "Skew"); the other instances get SKEW_FLOOR of a share each (the
-# format wants positive weights).
+# A sender instance that sent at least this share of an exchange's rows in a profile marks a skew,
+# which the workload then examines (README "Skew").
 SKEW_SHARE = 0.9
-SKEW_FLOOR = 1e-6
 
 # Per-row and per-byte CPU costs: placeholders until tools/tpcds_calibrate.py fits them.
 PLACEHOLDER_COSTS = {
@@ -149,16 +147,14 @@ def build_q72(plans, profiles, schema):
                     "date order and only one scan range holds the year the join keeps)" % (
                         ", ".join("%s %s rows" % (h, "{:,}".format(r)) for h, r in sent),
                         "%.0f%%" % (100.0 * max(r for _, r in sent) / total)))
-            if not fold:
-                note += "; not applied to the mt_dop>0 plan (its instance count depends on mt_dop, and " \
-                        "instance_weights needs one weight per instance)"
-            else:
-                n_inst = shape.instances(scan)
-                w = [SKEW_FLOOR] * n_inst
-                w[1 % n_inst] = 1.0
-                weights[scan.nid] = w
-                note += "; kept as instance_weights on scan %d: instance 1 of %d takes the rows (the others %g)" % (
-                    scan.nid, n_inst, SKEW_FLOOR)
+            # Why the profile is skewed decides whether SF100 is: at SF1 the table is one file in date order,
+            # so the year the join keeps sits in one instance's ranges. At SF100 it is one partition per week
+            # (the planner test's partitions), and the scheduler deals a year's partitions over every
+            # executor: the rows the join keeps come from all of them. The skew is not carried over.
+            parts = (scan.hdfs or {}).get("total")
+            note += ("; not carried to SF100: there the table has %s partitions (one per week, the planner "
+                     "test's), a year of them dealt over every executor, so every sender instance passes rows"
+                     % (parts if parts else "several"))
             notes[x.nid] = note
             skew_notes.append("%s exchange %d: %s" % (key, x.nid, note))
         conv = Converter(shape, sizes, schema, "q72", notes=notes, weights=weights)
