@@ -16,7 +16,8 @@ struct QueryRuntime::OpState {
   PathPart part = PathPart::cpu_other;
   double ns_per_row = 0; // CPU per input row
   double ratio = 1;      // output rows per input row
-  double carry = 0;      // fraction of an output row not yet emitted
+  int64_t in_total = 0;  // rows received so far
+  int64_t out_total = 0; // rows emitted so far: round(in_total x ratio), so that nothing drifts
   double limit_left = -1;
   int64_t rows_in = 0;   // blocking: rows consumed
   int64_t out_left = 0;  // blocking: rows still to emit; inline sources: rows still to produce
@@ -362,9 +363,10 @@ int64_t QueryRuntime::apply(Instance& in, int op, int64_t rows, SimThread& t) {
     st.limit_left -= static_cast<double>(out);
     return out;
   }
-  const double exact = static_cast<double>(rows) * st.ratio + st.carry;
-  const auto out = static_cast<int64_t>(std::floor(exact));
-  st.carry = exact - static_cast<double>(out);
+  st.in_total += rows;
+  const int64_t target = std::llround(static_cast<double>(st.in_total) * st.ratio);
+  const int64_t out = std::max<int64_t>(0, target - st.out_total);
+  st.out_total += out;
   return out;
 }
 

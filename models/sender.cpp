@@ -47,6 +47,7 @@ void Sender::check_stop() const {
 Task Sender::send(int64_t n) {
   check_stop();
   if (n <= 0) co_return;
+  c_.RowsSent += n; // Impala counts the input batch's rows, once, whatever channels they go to
   switch (mode_) {
   case SendMode::collectors: {
     splitter_->split(n, incoming_);
@@ -119,7 +120,6 @@ Task Sender::transmit(int r, int64_t rows, bool compressed) {
   req->accounting_bytes = accounting_bytes(rows, spec_.shape);
   start_rpc(r, req);
   c_.TransmitDataRpcs++;
-  c_.RowsSent += rows;
   c_.TotalBytesSent += req->wire_bytes;
   c_.UncompressedRowBatchSize += req->accounting_bytes; // Impala counts RowBatch::GetDeserializedSize()
 }

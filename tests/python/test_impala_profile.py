@@ -11,8 +11,7 @@
   derivations checked against analytic expectations.
 - Bad profiles exit 2 with a message saying what is wrong.
 - compare and diff on results whose relation to the profile is known.
-- The q72 round trip (import, simulate with the profile's own setup, compare): skipped until the
-  simulator loads schema_version 2.
+- The q72 round trip (import, simulate with the profile's own setup, compare).
 
 Run: /usr/bin/python3 -m pytest tests/python/test_impala_profile.py
 """
@@ -601,7 +600,6 @@ def test_diff_of_two_runs(tmp_path):
 # ---------------------------------------------------------------------------
 
 @needs_profiles
-@pytest.mark.skip(reason="needs the v2 engine")
 def test_q72_round_trip(tmp_path):
     """Import q72, simulate it with the profile's own setup, compare.
 
@@ -617,7 +615,10 @@ def test_q72_round_trip(tmp_path):
     on the wire: within 1% (row widths are whole bytes; one compression ratio per exchange).
 
     Stated tolerances on times: x28 (93,076 RPCs, the only large exchange without backpressure):
-    mean network time per RPC within 25% and the slowest sender's blocked time within a factor of 2.
+    mean network time per RPC within 25%, and its regime: its senders are CPU-bound in the run (the
+    slowest one blocked 38 ms, under 1% of the query), so the simulated slowest sender must be blocked
+    under 2% of the query's runtime too (a ratio of two near-zero blocked times says nothing; it is
+    printed).
     Model gaps reported, not asserted: x27 (the receivers' consumer waited 7.8 s for runtime filters,
     so 6 RPCs were deferred and its senders blocked 0.32 s; the model has no runtime filters), and
     the query's runtime (8.84 s measured, 7.8 s of it that filter wait)."""
@@ -654,11 +655,13 @@ def test_q72_round_trip(tmp_path):
     x28 = next(x for x in qd["exchanges"] if x["id"] == "x28")["counters"]
     net, blocked = x28["RpcNetworkTime_mean_s"], x28["slowest_sender_blocked_s"]
     print(f"x28 network per RPC: measured {net['measured']}, simulated {net['simulated']} (25%)")
-    print(f"x28 slowest sender blocked: measured {blocked['measured']}, simulated {blocked['simulated']} (x2)")
+    print(f"x28 slowest sender blocked: measured {blocked['measured']}, simulated {blocked['simulated']} "
+          f"(both under 2% of the query's runtime)")
     if not (0.75 <= (net["ratio"] or 0) <= 1.25):
         failures.append(f"x28 RpcNetworkTime per RPC: ratio {net['ratio']}")
-    if not (0.5 <= (blocked["ratio"] or 0) <= 2.0):
-        failures.append(f"x28 slowest sender blocked: ratio {blocked['ratio']}")
+    assert blocked["measured"] < 0.02 * r["measured"]  # the run's regime, which the check relies on
+    if not blocked["simulated"] < 0.02 * r["simulated"]:
+        failures.append(f"x28 slowest sender blocked {blocked['simulated']} s: not CPU-bound as in the run")
     x27 = next(x for x in qd["exchanges"] if x["id"] == "x27")["counters"]
     print(f"model gap, x27 blocked: measured {x27['slowest_sender_blocked_s']['measured']}, simulated "
           f"{x27['slowest_sender_blocked_s']['simulated']}; deferred {x27['rpcs_deferred']['measured']} vs "
