@@ -134,7 +134,6 @@ struct Standalone {
   json settings;
   std::vector<std::string> after;
   double start_s = 0;
-  int64_t producer_ns = 0;
   double producer_ns_per_row = 0;
   double consumer_ns_per_row = 0;
   std::vector<double> slowdown;

@@ -36,7 +36,7 @@ struct Flags {
   int64_t batch_size = 0;
   int mt_dop = 0;
   int rpcs_in_flight_per_channel = 1;
-  bool compression = true;
+  bool compression = false;
   EosFlush eos_flush = EosFlush::pipelined;
   int datastream_service_num_svc_threads = 0; // 0: logical CPUs
   int datastream_service_num_deserialization_threads = 0;
