@@ -38,6 +38,7 @@ Simulation::Simulation(const Scenario& s) : scenario(s) {
   engine_ = std::make_unique<sg4::Engine>(&argc, argv);
   configure_engine(*engine_);
   platform = build_platform(scenario.cluster);
+  network_ = make_network(scenario.cluster.network_model, platform);
   for (size_t i = 0; i < platform.hosts.size(); ++i)
     cpus_.push_back(std::make_unique<HostCpu>(scenario.cluster.cores_per_executor));
   for (size_t i = 0; i < scenario.exchanges.size(); ++i)
@@ -49,16 +50,15 @@ Simulation::Simulation(const Scenario& s) : scenario(s) {
 
 Simulation::~Simulation() = default;
 
-HostCpu& Simulation::cpu(int host) { return *cpus_.at(static_cast<size_t>(host)); }
+HostCpu& Simulation::cpu(int host) {
+  return *cpus_.at(static_cast<size_t>(host));
+}
 
 Connection& Simulation::connection(int from, int to) {
   const size_t hosts = platform.hosts.size();
   if (connections_.empty()) connections_.resize(hosts * hosts);
   auto& c = connections_.at(static_cast<size_t>(from) * hosts + static_cast<size_t>(to));
-  if (!c) {
-    c = std::make_unique<Connection>(); // set before open(), which lets other actors run
-    c->open(platform.hosts.at(static_cast<size_t>(from)), platform.hosts.at(static_cast<size_t>(to)), from, to);
-  }
+  if (!c) c = std::make_unique<Connection>(*network_, from, to);
   return *c;
 }
 

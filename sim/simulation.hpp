@@ -3,11 +3,12 @@
 //   nlohmann::json results = exsim::simulate(exsim::load_scenario(path));
 #pragma once
 
+#include "input/scenario.hpp"
 #include "sim/connection.hpp"
 #include "sim/cpu.hpp"
 #include "sim/exchange.hpp"
+#include "sim/network.hpp"
 #include "sim/platform.hpp"
-#include "input/scenario.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -42,6 +43,7 @@ public:
 
 private:
   std::unique_ptr<sg4::Engine> engine_;
+  std::unique_ptr<Network> network_;                     // how transfers share bandwidth
   std::vector<std::unique_ptr<HostCpu>> cpus_;           // [host]
   std::vector<std::unique_ptr<Connection>> connections_; // [from * hosts + to]
   std::map<std::string, std::pair<ExchangeStatus, std::string>> aborted_queries_;
