@@ -50,9 +50,7 @@ Simulation::Simulation(const Scenario& s) : scenario(s) {
 
 Simulation::~Simulation() = default;
 
-HostCpu& Simulation::cpu(int host) {
-  return *cpus_.at(static_cast<size_t>(host));
-}
+HostCpu& Simulation::cpu(int host) { return *cpus_.at(static_cast<size_t>(host)); }
 
 Connection& Simulation::connection(int from, int to) {
   const size_t hosts = platform.hosts.size();

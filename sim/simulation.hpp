@@ -3,12 +3,12 @@
 //   nlohmann::json results = exsim::simulate(exsim::load_scenario(path));
 #pragma once
 
-#include "input/scenario.hpp"
 #include "sim/connection.hpp"
 #include "sim/cpu.hpp"
 #include "sim/exchange.hpp"
 #include "sim/network.hpp"
 #include "sim/platform.hpp"
+#include "input/scenario.hpp"
 
 #include <nlohmann/json.hpp>
 
