@@ -107,7 +107,8 @@ void NetworkShare::complete_next(double now, std::vector<uint64_t>& done) {
   // SimGrid ends every transfer whose due time is within the time precision of the event.
   while (!group_heap_.empty()) {
     const int g = group_heap_[0];
-    if (!(groups_[static_cast<size_t>(g)].due - now < prec_.time)) break;
+    const double due = groups_[static_cast<size_t>(g)].due;
+    if (!(due <= now || due - now < prec_.time)) break;
     const int f = groups_[static_cast<size_t>(g)].heap[0];
     done.push_back(flows_[static_cast<size_t>(f)].id);
     leave(f);

@@ -313,3 +313,11 @@ TEST_CASE("network share: random traffic matches global progressive filling afte
               events, worst);
   CHECK(worst < 1e-9);
 }
+
+TEST_CASE("network share: with no time precision, transfers end exactly when due", "[unit][network]") {
+  NetworkShare net(3, B, L, NetworkPrecision{1e-5, 0});
+  const uint64_t a = net.start(0, 1, 0, S), b = net.start(0, 2, 0, S + 0.4e-9 * B / 2);
+  const Run r = run_to_idle(net);
+  check_time("first of two ends at 2S/B (s)", 2 * S / B, r.end.at(a));
+  check_time("second, due 0.4 ns later, ends 0.2 ns after it (s)", 2 * S / B + 0.2e-9, r.end.at(b));
+}
