@@ -38,6 +38,21 @@ NetworkShare::NetworkShare(int hosts, double nic_bytes_per_s, double loopback_by
   }
   for (Link& l : links_)
     l.level = kInf;
+  route_delta_.assign(static_cast<size_t>(hosts) * static_cast<size_t>(hosts), 0);
+}
+
+int NetworkShare::route_of(const Flow& f) const {
+  if (f.link[1] < 0) {
+    const int h = f.link[0] - 2 * hosts_;
+    return h * hosts_ + h;
+  }
+  return f.link[0] * hosts_ + (f.link[1] - hosts_);
+}
+
+void NetworkShare::count_route(const Flow& f, int delta) {
+  int& d = route_delta_[static_cast<size_t>(route_of(f))];
+  if (d == 0) routes_touched_.push_back(route_of(f));
+  d += delta;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -81,6 +96,8 @@ uint64_t NetworkShare::start(double now, int src, int dst, double bytes) {
   fl.bound = kInf;
   for (int l : fl.link)
     if (l >= 0) fl.bound = std::min(fl.bound, links_[static_cast<size_t>(l)].capacity);
+  count_route(fl, +1);
+  new_flows_.emplace_back(f, fl.id);
   running_++;
   return fl.id;
 }
@@ -162,6 +179,7 @@ void NetworkShare::remove_from_link(int f, int which) {
 
 void NetworkShare::release_slot(int f) {
   Flow& fl = flows_[static_cast<size_t>(f)];
+  count_route(fl, -1);
   for (int w = 1; w >= 0; --w)
     if (fl.link[w] >= 0) remove_from_link(f, w);
   fl.live = false;
@@ -179,6 +197,23 @@ double NetworkShare::level_seen(int link) const {
 
 void NetworkShare::solve() {
   stats_.solves++;
+  // Max-min shares depend only on how many flows take each route: if that is unchanged, so are
+  // the levels, and a new flow takes the share the one it replaced had.
+  bool unchanged = !routes_touched_.empty();
+  for (int r : routes_touched_) {
+    if (route_delta_[static_cast<size_t>(r)] != 0) unchanged = false;
+    route_delta_[static_cast<size_t>(r)] = 0;
+  }
+  routes_touched_.clear();
+  if (unchanged && place_new_flows()) {
+    stats_.unchanged++;
+    for (int l : dirty_)
+      links_[static_cast<size_t>(l)].dirty = false;
+    dirty_.clear();
+    new_flows_.clear();
+    return;
+  }
+  new_flows_.clear();
   region_.clear();
   for (int l : dirty_) {
     links_[static_cast<size_t>(l)].dirty = false;
@@ -224,6 +259,33 @@ void NetworkShare::solve() {
   commit(region_);
 }
 
+// New flows on routes whose flow counts are unchanged: each gets the lowest level on its route,
+// in the group of that link. False (and the full solve) in the corner where that is not a share
+// (a route whose links both count as not full: flows SimGrid leaves at their bound or at 0).
+bool NetworkShare::place_new_flows() {
+  const double now = dirty_time_;
+  for (const auto& [f, id] : new_flows_) {
+    Flow& fl = flows_[static_cast<size_t>(f)];
+    if (!fl.live || fl.id != id || fl.group >= 0) continue; // ended in the same instant
+    double rate = kInf;
+    int via = -1;
+    for (int l : fl.link)
+      if (l >= 0 && links_[static_cast<size_t>(l)].level < rate) {
+        rate = links_[static_cast<size_t>(l)].level;
+        via = l;
+      }
+    if (via < 0 || !(rate <= fl.bound)) return false;
+    int gi = links_[static_cast<size_t>(via)].group;
+    if (gi < 0 || !same_share(groups_[static_cast<size_t>(gi)].rate, rate)) {
+      gi = new_group(via, rate, now);
+      links_[static_cast<size_t>(via)].group = gi;
+    }
+    join(f, gi, fl.finish, now);
+    stats_.flow_moves++;
+  }
+  return true;
+}
+
 // Progressive filling on `region`, the levels of links outside it capping the flows that cross
 // them, as SimGrid's maxmin_solve does on the whole system.
 void NetworkShare::region_solve(const std::vector<int>& region) {
@@ -247,45 +309,66 @@ void NetworkShare::region_solve(const std::vector<int>& region) {
       fl.fixed = false;
       fl.cap = fl.bound;
       fl.cap_link = -1;
-      for (int k : fl.link)
-        if (k >= 0 && links_[static_cast<size_t>(k)].stamp != stamp_ &&
-            links_[static_cast<size_t>(k)].level < fl.cap) {
-          fl.cap = links_[static_cast<size_t>(k)].level;
+      double inside = kInf; // the least capacity among its links in the region
+      for (int k : fl.link) {
+        if (k < 0) continue;
+        const Link& lk = links_[static_cast<size_t>(k)];
+        if (lk.stamp == stamp_) {
+          inside = std::min(inside, lk.capacity);
+        } else if (lk.level < fl.cap) {
+          fl.cap = lk.level;
           fl.cap_link = k;
         }
+      }
       touched_.push_back(f);
-      caps_.emplace_back(fl.cap, f);
+      // A share never exceeds the capacity of a link it crosses: a cap that high cannot bind.
+      if (fl.cap < inside) caps_.emplace_back(fl.cap, f);
     }
   stats_.region_flows += touched_.size();
+  // A link's remaining capacity per unfixed flow only grows as flows are fixed (each at most the
+  // current minimum), so the heap keeps one entry per link and refreshes a stale one when it
+  // comes to the top: no heap operation per fixed flow.
   ratios_heap_.clear();
   for (int l : region) {
     Link& ln = links_[static_cast<size_t>(l)];
     if (ln.usage > 0 && ln.remaining > ln.capacity * prec_.share) {
       ln.active = true;
-      ratios_heap_.push_back({ln.remaining / ln.usage, l, ++ln.version});
+      ratios_heap_.push_back({ln.remaining / ln.usage, l});
     }
   }
   std::make_heap(ratios_heap_.begin(), ratios_heap_.end(), std::greater<>());
-  std::make_heap(caps_.begin(), caps_.end(), std::greater<>());
+  // Most capped flows are fixed at their cap (the region's links are rarely everyone's
+  // bottleneck): sorted once and walked, rather than a heap popped one by one.
+  std::sort(caps_.begin(), caps_.end());
+  size_t next_cap = 0;
   while (true) {
+    double m = 0;
+    bool found = false;
     while (!ratios_heap_.empty()) {
-      const RatioEntry& top = ratios_heap_.front();
+      const RatioEntry top = ratios_heap_.front();
       const Link& ln = links_[static_cast<size_t>(top.link)];
-      if (ln.active && ln.version == top.version) break;
-      std::pop_heap(ratios_heap_.begin(), ratios_heap_.end(), std::greater<>());
-      ratios_heap_.pop_back();
+      if (!ln.active) {
+        std::pop_heap(ratios_heap_.begin(), ratios_heap_.end(), std::greater<>());
+        ratios_heap_.pop_back();
+        continue;
+      }
+      const double now_ratio = ln.remaining / ln.usage;
+      if (now_ratio > top.ratio) { // stale: back in at its current key
+        std::pop_heap(ratios_heap_.begin(), ratios_heap_.end(), std::greater<>());
+        ratios_heap_.back().ratio = now_ratio;
+        std::push_heap(ratios_heap_.begin(), ratios_heap_.end(), std::greater<>());
+        continue;
+      }
+      m = now_ratio;
+      found = true;
+      break;
     }
-    if (ratios_heap_.empty()) break;
-    const double m = ratios_heap_.front().ratio;
-    while (!caps_.empty() && flows_[static_cast<size_t>(caps_.front().second)].fixed) {
-      std::pop_heap(caps_.begin(), caps_.end(), std::greater<>());
-      caps_.pop_back();
-    }
+    if (!found) break;
+    while (next_cap < caps_.size() && flows_[static_cast<size_t>(caps_[next_cap].second)].fixed)
+      next_cap++;
     // A flow held below m by a link outside the region (or by its bound) stops there first.
-    if (!caps_.empty() && caps_.front().first < m) {
-      const int f = caps_.front().second;
-      std::pop_heap(caps_.begin(), caps_.end(), std::greater<>());
-      caps_.pop_back();
+    if (next_cap < caps_.size() && caps_[next_cap].first < m) {
+      const int f = caps_[next_cap++].second;
       fix(f, flows_[static_cast<size_t>(f)].cap, flows_[static_cast<size_t>(f)].cap_link);
       continue;
     }
@@ -326,12 +409,7 @@ void NetworkShare::fix(int f, double value, int via) {
     if (ln.remaining < ln.capacity * prec_.share) ln.remaining = 0;
     ln.usage--;
     if (!ln.active) continue;
-    if (ln.usage <= 0 || ln.remaining <= 0) {
-      ln.active = false; // full, or all its flows fixed elsewhere: not a bottleneck
-    } else {
-      ratios_heap_.push_back({ln.remaining / ln.usage, k, ++ln.version});
-      std::push_heap(ratios_heap_.begin(), ratios_heap_.end(), std::greater<>());
-    }
+    if (ln.usage <= 0 || ln.remaining <= 0) ln.active = false; // full, or all fixed elsewhere
   }
 }
 

@@ -91,6 +91,7 @@ public:
     uint64_t whole_solves = 0;  // solves that fell back to every busy link
     uint64_t group_changes = 0; // whole groups whose share changed
     uint64_t flow_moves = 0;    // flows that changed group (new flows included)
+    uint64_t unchanged = 0;     // solves skipped: the changes cancelled out route by route
   };
   const Stats& stats() const { return stats_; }
 
@@ -128,12 +129,10 @@ private:
     int usage = 0;
     bool active = false;
     double new_level = 0;
-    uint32_t version = 0;
   };
   struct RatioEntry { // a link's remaining capacity per unfixed flow, in the solve's heap
     double ratio;
     int link;
-    uint32_t version;
     bool operator>(const RatioEntry& o) const { return ratio != o.ratio ? ratio > o.ratio : link > o.link; }
   };
   struct Group {
@@ -153,6 +152,9 @@ private:
 
   void settle(double now);
   void solve();
+  bool place_new_flows();
+  int route_of(const Flow& f) const;
+  void count_route(const Flow& f, int delta);
   void region_solve(const std::vector<int>& region);
   double water_level(int link);
   void commit(const std::vector<int>& region);
@@ -188,6 +190,12 @@ private:
   std::vector<int> group_heap_;
   std::vector<int> dirty_;
   double dirty_time_ = 0;
+  // Net change of flows per route (src * hosts + dst) since the last solve: when every change
+  // cancels out (a transfer ends and the next one on its route starts at the same instant),
+  // the shares cannot have changed.
+  std::vector<int> route_delta_;
+  std::vector<int> routes_touched_;
+  std::vector<std::pair<int, uint64_t>> new_flows_; // slot and id, since the last solve
   double time_ = 0;
   size_t running_ = 0;
   size_t busy_links_ = 0;
