@@ -418,6 +418,7 @@ void NetworkShare::fix(int f, double value, int via) {
 // the current share (fixing one only raises the share, so all of them would be fixed in turn).
 double NetworkShare::water_level(int l) {
   const Link& ln = links_[static_cast<size_t>(l)];
+  stats_.checked_flows += ln.flows.size();
   if (ln.flows.empty()) return kInf;
   level_caps_.clear();
   for (int f : ln.flows) {

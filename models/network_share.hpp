@@ -88,6 +88,7 @@ public:
     uint64_t region_links = 0;  // links re-solved, summed over solves
     uint64_t region_flows = 0;  // flows visited by the region solves
     uint64_t checked_links = 0; // outside links checked
+    uint64_t checked_flows = 0; // flows visited by those checks
     uint64_t whole_solves = 0;  // solves that fell back to every busy link
     uint64_t group_changes = 0; // whole groups whose share changed
     uint64_t flow_moves = 0;    // flows that changed group (new flows included)
