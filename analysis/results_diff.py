@@ -1,12 +1,16 @@
 """Two exsim results side by side (`exsim diff A.json B.json`): per query and per exchange, the
-runtime, blocked time, RPCs and memory estimate of each and the change from A to B.
+runtime, blocked time, RPCs and memory estimate of each and the change from A to B. With a
+tolerance (`exsim diff A.json B.json --rel-tol 1e-9 [--ignore PATH]`), a verdict instead: every
+figure of the two documents compared, identical, within the tolerance, or different.
 
     rows = results_diff.diff(load_results(a_path), load_results(b_path))
+    same, text = results_diff.agreement(a, b, rel_tol=1e-9, ignore={"settings.cluster.network_model"})
 
 Reads only the results format (docs/results.md); queries and exchanges are matched by name.
 """
 
 import json
+import math
 
 from analysis import tables
 
@@ -144,3 +148,52 @@ def render(rows, a_path, b_path, a, b, fmt):
 
 def _pct(rel):
     return "-" if rel is None else f"{rel * 100:+.1f}%"
+
+
+def leaf_differences(a, b, path="", ignore=frozenset(), out=None):
+    """[(dotted path, A, B, relative difference or None)] for every leaf that differs; keys in
+    `ignore` (dotted paths) are left out. None: not two numbers (a type, a string, a length)."""
+    out = [] if out is None else out
+    if path in ignore:
+        return out
+    num_a = isinstance(a, (int, float)) and not isinstance(a, bool)
+    num_b = isinstance(b, (int, float)) and not isinstance(b, bool)
+    if num_a and num_b:
+        if a != b:
+            scale = max(abs(a), abs(b))
+            out.append((path, a, b, abs(a - b) / scale if math.isfinite(scale) else math.inf))
+    elif type(a) is not type(b):
+        out.append((path, a, b, None))
+    elif isinstance(a, dict):
+        for key in sorted(set(a) | set(b)):
+            sub = f"{path}.{key}" if path else key
+            if key not in a or key not in b:
+                if sub not in ignore:
+                    out.append((sub, a.get(key, "<absent>"), b.get(key, "<absent>"), None))
+            else:
+                leaf_differences(a[key], b[key], sub, ignore, out)
+    elif isinstance(a, list):
+        if len(a) != len(b):
+            out.append((path, f"{len(a)} items", f"{len(b)} items", None))
+        else:
+            for i, (x, y) in enumerate(zip(a, b)):
+                leaf_differences(x, y, f"{path}[{i}]", ignore, out)
+    elif a != b:
+        out.append((path, a, b, None))
+    return out
+
+
+def agreement(a, b, rel_tol, ignore=frozenset(), show=5):
+    """(True if identical or every number within rel_tol, a one-line verdict plus the worst
+    differences)."""
+    out = leaf_differences(a, b, "", set(ignore))
+    if not out:
+        return True, "identical"
+    beyond = [d for d in out if d[3] is None or d[3] > rel_tol]
+    worst = max((d[3] for d in out if d[3] is not None), default=0.0)
+    if not beyond:
+        return True, f"within {rel_tol:g}: {len(out)} numbers differ, worst relative difference {worst:.3g}"
+    beyond.sort(key=lambda d: -(d[3] if d[3] is not None else math.inf))
+    lines = [f"different: {len(beyond)} figures beyond {rel_tol:g} (worst relative difference {worst:.3g})"]
+    lines += [f"  {p}: {x!r} vs {y!r}" + (f" ({r:.3g})" if r is not None else "") for p, x, y, r in beyond[:show]]
+    return False, "\n".join(lines)

@@ -45,6 +45,7 @@ Usage:
   exsim profile import PROFILE [--output SCENARIO] [--query ID]
   exsim compare RESULTS PROFILE [--format text|json|csv] [--query ID] [--output FILE]
   exsim diff A.json B.json [--format text|json|csv] [--output FILE]
+  exsim diff A.json B.json --rel-tol X [--ignore DOTTED.PATH]...
   exsim --help | --version
 
 Commands:
@@ -68,7 +69,9 @@ Commands:
   compare    Per exchange and sender instance: the profile's counters, the simulated ones
              (RESULTS of running the imported scenario) and their ratio, and the query time.
   diff       Two results side by side, per query and per exchange: runtime, blocked time,
-             RPCs, memory estimate, and the change from A to B.
+             RPCs, memory estimate, and the change from A to B. With --rel-tol, a
+             verdict on every figure of the two: identical, within X (relative), or
+             different (the worst listed; exit 1); --ignore leaves a key out.
   summary    Print the summary of a results file written earlier by `run --output`.
 
 Options:

@@ -212,6 +212,12 @@ std::vector<ParamSpec> build_table() {
                 "round trip of an empty RPC to the same daemon (assumption, not measured)"));
   t.push_back(exclusive_min(P(S::cluster, "loopback_bandwidth_gbps", T::number, "Gbit/s", 100, 0, none,
                               "bandwidth of the path to the same daemon (assumption, not measured)")));
+  t.push_back(
+      choices(P(S::cluster, "network_model", T::enumeration, "", "exsim", none, none,
+                "how transfers share the NICs (max-min fair either way): exsim = exsim's own solver, whose "
+                "cost per transfer does not grow with executors squared; simgrid = SimGrid's CM02 model, the "
+                "reference it is tested against (same results, slower with many executors)"),
+              {"exsim", "simgrid"}));
 
   // Flags.
   t.push_back(P(S::flags, "data_stream_sender_buffer_size", T::integer, "bytes", 16384, 1, 1LL << 31,

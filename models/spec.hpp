@@ -14,7 +14,12 @@
 
 namespace exsim {
 
+// How bandwidth is shared: exsim's own max-min solver (models/network_share) or SimGrid's CM02
+// model through its comms, the reference the first is tested against (README: Network model).
+enum class NetworkModel { exsim, simgrid };
+
 struct ClusterSpec {
+  NetworkModel network_model = NetworkModel::exsim;
   int executors = 0;
   int cores_per_executor = 0;   // physical cores
   int threads_per_core = 1;     // hardware threads per core

@@ -11,7 +11,7 @@ SimClock::SimClock(Scheduler& s) : sched_(s) {
 
 SimClock::~SimClock() { sched_.on_earlier_event = nullptr; }
 
-void SimClock::post_from_actor(Callback cb) { sched_.at(simgrid::s4u::Engine::get_clock(), cb); }
+void SimClock::post_now(Callback cb) { sched_.at(simgrid::s4u::Engine::get_clock(), cb); }
 
 void SimClock::arm(double t) {
   if (firing_) return; // fire() re-arms for whatever is next when it is done

@@ -19,9 +19,9 @@ public:
   SimClock& operator=(const SimClock&) = delete;
   ~SimClock();
 
-  // Schedules `cb` at the engine's current time from an actor (whose clock may be ahead of the
-  // Scheduler's, which only advances when its events run).
-  void post_from_actor(Callback cb);
+  // Schedules `cb` at the engine's current time, from an actor or an engine callback (whose clock
+  // may be ahead of the Scheduler's, which only advances when its events run).
+  void post_now(Callback cb);
 
 private:
   void arm(double t);

@@ -40,6 +40,8 @@ Platform build_platform(const ClusterSpec& c) {
   Platform p;
   p.remote_one_way_s = c.rtt_us * 1e-6 / 2;
   p.local_one_way_s = c.loopback_rtt_us * 1e-6 / 2;
+  p.nic_bytes_per_s = nic_bps;
+  p.loopback_bytes_per_s = lo_bps;
   for (int i = 0; i < c.executors; ++i) {
     const std::string name = fmt::format("executor-{}", i);
     sg4::Host* host = zone->create_host(name, kFlopsPerSecond)->set_core_count(c.cores_per_executor);

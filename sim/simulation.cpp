@@ -35,7 +35,7 @@ nlohmann::json run_queries(const Scenario& sc, const std::vector<size_t>& which,
   const Platform platform = build_platform(sc.cluster);
   Scheduler sched;
   SimClock clock(sched);
-  SimgridNetwork network(platform, clock);
+  ConnectionNetwork network(platform, sc.cluster.network_model, clock, sched);
   std::vector<QuerySpec> specs;
   for (size_t q : which)
     specs.push_back(sc.queries.at(q));
@@ -59,11 +59,11 @@ nlohmann::json run_queries(const Scenario& sc, const std::vector<size_t>& which,
       std::fflush(stderr);
     });
   }
-  // The driver: starts the workload and stays alive until it has finished (the connections are
-  // daemons, and the models run as timer events, so something must keep the simulation going).
+  // The driver: starts the workload and stays alive until it has finished (the models and the
+  // connections run as engine events, not actors, and SimGrid stops when no actor is left).
   auto done = sg4::Semaphore::create(0);
   sg4::Actor::create("driver", platform.hosts.at(0), [&] {
-    clock.post_from_actor({[](void* w, uint64_t d) {
+    clock.post_now({[](void* w, uint64_t d) {
                              auto* wl = static_cast<Workload*>(w);
                              wl->start({[](void* s, uint64_t) { static_cast<sg4::Semaphore*>(s)->release(); },
                                         reinterpret_cast<sg4::Semaphore*>(d), 0});

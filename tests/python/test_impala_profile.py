@@ -667,3 +667,39 @@ def test_q72_round_trip(tmp_path):
           f"{x27['slowest_sender_blocked_s']['simulated']}; deferred {x27['rpcs_deferred']['measured']} vs "
           f"{x27['rpcs_deferred']['simulated']}")
     assert not failures, "\n".join(failures)
+
+
+def _write_results(tmp_path, name, doc):
+    base = {"exchanges": [{"id": "x"}], "summary": {}}
+    base.update(doc)
+    p = tmp_path / name
+    p.write_text(json.dumps(base))
+    return str(p)
+
+
+def test_diff_verdict_identical_within_and_beyond_tolerance(tmp_path, capsys):
+    from tools.impala_profile import cli
+    a = _write_results(tmp_path, "a.json", {"x": [1.0, 2], "s": "k", "settings": {"m": "exsim"}})
+    same = _write_results(tmp_path, "b.json", {"x": [1.0, 2], "s": "k", "settings": {"m": "simgrid"}})
+    close = _write_results(tmp_path, "c.json", {"x": [1.0 + 1e-12, 2], "s": "k", "settings": {"m": "exsim"}})
+    far = _write_results(tmp_path, "d.json", {"x": [1.1, 2], "s": "k", "settings": {"m": "exsim"}})
+    assert cli.main(["diff", a, same, "--rel-tol", "0", "--ignore", "settings.m"]) == 0
+    assert capsys.readouterr().out.strip() == "identical"
+    assert cli.main(["diff", a, same, "--rel-tol", "0"]) == 1  # the setting differs
+    assert "settings.m" in capsys.readouterr().out
+    assert cli.main(["diff", a, close, "--rel-tol", "1e-9"]) == 0
+    assert "within 1e-09" in capsys.readouterr().out
+    assert cli.main(["diff", a, far, "--rel-tol", "1e-9"]) == 1
+    assert "x[0]" in capsys.readouterr().out
+
+
+def test_diff_verdict_structure_and_bad_options(tmp_path, capsys):
+    from tools.impala_profile import cli
+    a = _write_results(tmp_path, "a.json", {"x": [1, 2]})
+    b = _write_results(tmp_path, "b.json", {"x": [1]})
+    assert cli.main(["diff", a, b, "--rel-tol", "0"]) == 1
+    assert "2 items" in capsys.readouterr().out
+    assert cli.main(["diff", a, b, "--rel-tol", "-1"]) == 2
+    assert "--rel-tol" in capsys.readouterr().err
+    assert cli.main(["diff", a, b, "--ignore", "x"]) == 2
+    assert "--ignore" in capsys.readouterr().err

@@ -35,6 +35,7 @@ inline json scenario(json cluster, json flags, json exchanges) {
 template <class F> json in_child(F body) {
   int fds[2];
   REQUIRE(pipe(fds) == 0);
+  std::fflush(nullptr); // or the child prints the parent's buffered output again
   const pid_t pid = fork();
   REQUIRE(pid >= 0);
   if (pid == 0) {

@@ -10,7 +10,8 @@ import sys
 USAGE = """\
 exsim profile import PROFILE [--output SCENARIO] [--query ID]
 exsim compare RESULTS PROFILE [--format text|json|csv] [--query ID] [--output FILE]
-exsim diff A.json B.json [--format text|json|csv] [--output FILE]"""
+exsim diff A.json B.json [--format text|json|csv] [--output FILE]
+exsim diff A.json B.json --rel-tol X [--ignore DOTTED.PATH]... (exit 0: identical or within X, 1: different)"""
 
 EXIT_BAD_INPUT = 2
 
@@ -40,6 +41,8 @@ def _parsers():
     dif.add_argument("b")
     dif.add_argument("--format", choices=["text", "json", "csv"], default="text")
     dif.add_argument("--output", "-o")
+    dif.add_argument("--rel-tol", type=float, default=None)
+    dif.add_argument("--ignore", action="append", default=[])
     return imp, cmp_, dif
 
 
@@ -109,8 +112,17 @@ def cmd_diff(args):
     from analysis import results_diff
     a = results_diff.load_results(args.a)
     b = results_diff.load_results(args.b)
+    if args.rel_tol is not None:
+        if not args.rel_tol >= 0:
+            raise UsageError(f"--rel-tol {args.rel_tol}: expected a relative tolerance >= 0")
+        same, text = results_diff.agreement(a, b, args.rel_tol, args.ignore)
+        _emit(text + "\n", args.output)
+        return 0 if same else 1
+    if args.ignore:
+        raise UsageError("--ignore: only with --rel-tol (the verdict mode)")
     rows = results_diff.diff(a, b)
     _emit(results_diff.render(rows, args.a, args.b, a, b, args.format), args.output)
+    return 0
 
 
 def main(argv=None):
@@ -122,7 +134,7 @@ def main(argv=None):
         elif argv[:1] == ["compare"]:
             cmd_compare(cmp_.parse_args(argv[1:]))
         elif argv[:1] == ["diff"]:
-            cmd_diff(dif.parse_args(argv[1:]))
+            return cmd_diff(dif.parse_args(argv[1:]))
         else:
             raise UsageError(f"{' '.join(argv[:2]) or '(nothing)'}: unknown command; expected one of:\n{USAGE}")
     except UsageError as e:
