@@ -36,7 +36,7 @@ if not __package__:  # run as a script: the repository root on sys.path, as for 
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from analysis import exsim_runner  # noqa: E402
-from analysis.atomic import write_json, write_text  # noqa: E402
+from analysis.atomic import write_text  # noqa: E402
 from tools import tpcds as tp  # noqa: E402
 
 REPO = tp.REPO
@@ -481,7 +481,8 @@ def main(argv=None):
         return 1
     doc = calibration_doc(values, relative, measured_block(scenario), base, mt8, runner, steps,
                           scenario_sha256(final))
-    write_json(args.out, doc)
+    # In the document's own order (parameters, figures, examples as the README shows them): deterministic.
+    write_text(args.out, json.dumps(doc, indent=1, ensure_ascii=False) + "\n")
     update_readme(args.readme, readme_block(doc))
     print_figures(doc["figures"].values())
     sys.stderr.write("tpcds_calibrate: %d runs (%d simulated) in %.0f s; wrote %s and %s; now regenerate the workload "
