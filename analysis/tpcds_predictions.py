@@ -14,7 +14,7 @@ Reads one or more sweep directories of scenarios/tpcds_sf100/workload.json
                                 CDF of the per-exchange slowest-sender blocked time of
                                 the hash exchanges, K=1 against K=2 (baseline otherwise)
 
-With --readme FILE the table also replaces the block between the lines
+With --readme FILE the two tables also replace the block between the lines
 `<!-- tpcds-predictions:begin -->` and `<!-- tpcds-predictions:end -->` of FILE.
 
 Usage:
@@ -280,7 +280,8 @@ def main(argv=None):
         atomic.write_bytes(out / "figures" / "tpcds_blocked_cdf.png", cdf_png(configs))
         if args.readme:
             text = Path(args.readme).read_text(encoding="utf-8")
-            atomic.write_text(args.readme, replace_block(text, table, args.readme))
+            block = table + "\nWhere the time goes (the queries' breakdowns summed, s):\n\n" + breakdown_markdown(rows)
+            atomic.write_text(args.readme, replace_block(text, block, args.readme))
     except (results.SweepError, OSError) as e:
         print(f"tpcds_predictions: {e}", file=sys.stderr)
         return 2
