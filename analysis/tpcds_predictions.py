@@ -126,7 +126,7 @@ def fmt(v, digits=1):
     if v is None:
         return "-"
     if isinstance(v, float):
-        return f"{v:,.{digits}f}"
+        return f"{round(v, digits) + 0.0:,.{digits}f}"  # + 0.0: no "-0.0" for a tiny negative sum
     return str(v)
 
 
@@ -160,6 +160,40 @@ def breakdown_markdown(rows):
         parts = [sum(r["breakdown"].get(k, 0.0) for k in keys) for _, keys in PARTS]
         out.append("| " + " | ".join(_settings(r) + [fmt(r["runtime_s"])] + [fmt(v) for v in parts]) + " |")
     return "\n".join(out) + "\n"
+
+
+def _grouped(breakdown):
+    return [sum(breakdown.get(k, 0.0) for k in keys) for _, keys in PARTS]
+
+
+def top_changes_markdown(configs, n=8):
+    """Per mt_dop, the n queries whose runtime changes most from the baseline to each PER_QUERY
+    configuration, with their breakdowns (grouped as in the breakdown table) at both."""
+    out = []
+    for mt in ("0", "8"):
+        base_cfg = tuple(sorted(dict(BASELINE, mt_dop=mt).items()))
+        if base_cfg not in configs:
+            continue
+        base = {q["query"]: q for q in configs[base_cfg]["queries"]}
+        for name, change in PER_QUERY[1:]:
+            cfg = tuple(sorted(dict(BASELINE, mt_dop=mt, **change).items()))
+            if cfg not in configs:
+                continue
+            other = {q["query"]: q for q in configs[cfg]["queries"]}
+            top = sorted(base, key=lambda q: (-abs(base[q]["runtime_s"] - other[q]["runtime_s"]), q))[:n]
+            label = ", ".join("%s=%s" % kv for kv in sorted(change.items()))
+            out.append("mt_dop=%s, baseline -> %s: the %d queries that change most (runtime, then the breakdown's "
+                       "parts as in the table above, s):\n" % (mt, label, len(top)))
+            head = ["query", "runtime (s)"] + [p for p, _ in PARTS]
+            out.append("| " + " | ".join(head) + " |")
+            out.append("|" + "---|" * len(head))
+            for q in top:
+                a, b = _grouped(base[q]["breakdown"]), _grouped(other[q]["breakdown"])
+                out.append("| %s | %s -> %s | %s |" % (q, fmt(base[q]["runtime_s"], 2), fmt(other[q]["runtime_s"], 2),
+                                                      " | ".join("%s -> %s" % (fmt(x, 2), fmt(y, 2))
+                                                                 for x, y in zip(a, b))))
+            out.append("")
+    return "\n".join(out)
 
 
 def per_query_csv(configs):
@@ -272,7 +306,7 @@ def main(argv=None):
                           "scenarios/tpcds_sf100/workload.json. Predictions of the model, not measurements.\n\n"
                           + table + "\nWhere the time goes: each query's breakdown (seconds along its critical "
                           "path, results `queries[].breakdown`) summed over the queries:\n\n"
-                          + breakdown_markdown(rows))
+                          + breakdown_markdown(rows) + "\n" + top_changes_markdown(configs))
         atomic.write_text(out / "tpcds_predictions.csv", csv_text(rows))
         per_query = per_query_csv(configs)
         if per_query:
