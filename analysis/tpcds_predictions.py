@@ -4,13 +4,17 @@
 Reads one or more sweep directories of scenarios/tpcds_sf100/workload.json
 (run_sweep.py), and writes
 
-    OUT/tpcds_predictions.md    the table (Markdown), one row per configuration
+    OUT/tpcds_predictions.md    the table (Markdown), one row per configuration, and the queries'
+                                breakdowns summed per configuration (what the time went to)
     OUT/tpcds_predictions.csv   the same figures for other tools
+    OUT/tpcds_predictions_per_query.csv
+                                per query: its runtime at K=1 and K=2 (and at K=2 with 128 KiB and no
+                                LZ4) at mt_dop 0 and 8, and the ratio to the baseline
     OUT/figures/tpcds_blocked_cdf.png
                                 CDF of the per-exchange slowest-sender blocked time of
                                 the hash exchanges, K=1 against K=2 (baseline otherwise)
 
-With --readme FILE the table also replaces the block between the lines
+With --readme FILE the two tables also replace the block between the lines
 `<!-- tpcds-predictions:begin -->` and `<!-- tpcds-predictions:end -->` of FILE.
 
 Usage:
@@ -18,12 +22,16 @@ Usage:
 
 A configuration is the set of --set overrides of a point with the baseline's
 values filled in (K=1, 16 KiB, LZ4 on, mt_dop=0, pipelined end of stream, RTT
-390 us); a configuration found in several sweeps is shown once.
+390 us); a configuration found in several sweeps is shown once. "vs baseline"
+compares with the baseline at the same mt_dop: the change of the summed runtime,
+and the geometric mean over the queries of their runtime ratios (every query
+weighs the same, whatever its length).
 """
 
 import argparse
 import csv
 import io
+import math
 import sys
 from pathlib import Path
 
@@ -41,7 +49,22 @@ MIB = 1 << 20
 BASELINE = {"rpcs_in_flight_per_channel": "1", "data_stream_sender_buffer_size": "16384", "compression": "true",
             "mt_dop": "0", "eos_flush": "pipelined", "cluster.rtt_us": "390"}
 COLUMNS = ["mt_dop", "K", "buffer_kib", "lz4", "eos_flush", "rtt_us", "runtime_s", "runtime_vs_k1_pct",
-           "blocked_nonpushback_hash_s", "blocked_all_s", "hash_rpcs_m", "memory_peak_query_mib"]
+           "runtime_vs_baseline_pct", "geomean_ratio_vs_baseline", "blocked_nonpushback_hash_s", "blocked_all_s",
+           "hash_rpcs_m", "nonpushback_hash_exchanges", "memory_peak_query_mib"]
+# The breakdown parts summed over the queries, grouped for the second table.
+PARTS = [("start-up", ("startup_s",)),
+         ("operators' CPU", ("cpu_scan_s", "cpu_join_build_s", "cpu_join_probe_s", "cpu_aggregate_s", "cpu_sort_s",
+                             "cpu_analytic_s", "cpu_other_s")),
+         ("exchange CPU", ("cpu_exchange_send_s", "cpu_deserialize_s")),
+         ("CPU contention", ("cpu_contention_s",)),
+         ("round trips", ("rtt_s",)),
+         ("bandwidth", ("bandwidth_s",)),
+         ("backpressure", ("backpressure_s",)),
+         ("waits for join builds", ("join_build_wait_s",))]
+# Per-query CSV: (column prefix, configuration changes from the baseline).
+PER_QUERY = [("k1", {}), ("k2", {"rpcs_in_flight_per_channel": "2"}),
+             ("k2_128k_nolz4", {"rpcs_in_flight_per_channel": "2", "data_stream_sender_buffer_size": "131072",
+                                "compression": "false"})]
 BEGIN = "<!-- tpcds-predictions:begin -->"
 END = "<!-- tpcds-predictions:end -->"
 
@@ -73,38 +96,145 @@ def rows_of(configs):
             "blocked_nonpushback_hash_s": s["nonpushback_slowest_sender_blocked_s_total"],
             "blocked_all_s": s["slowest_sender_blocked_s_total"],
             "hash_rpcs_m": s["hash_rpcs"] / 1e6,
+            "nonpushback_hash_exchanges": s["nonpushback_hash_exchanges"],
             "memory_peak_query_mib": results.memory_peak_query(result) / MIB,
+            "breakdown": s.get("breakdown_s_total", {}),
+            "per_query": {q["query"]: q["runtime_s"] for q in result["queries"]},
         })
     by_cfg = {tuple(sorted(r["cfg"].items())): r for r in rows}
     for r in rows:
         k1 = dict(r["cfg"], rpcs_in_flight_per_channel="1")
         ref = by_cfg.get(tuple(sorted(k1.items())))
         r["runtime_vs_k1_pct"] = (100 * (r["runtime_s"] - ref["runtime_s"]) / ref["runtime_s"]) if ref else None
+        base = by_cfg.get(tuple(sorted(dict(BASELINE, mt_dop=r["cfg"]["mt_dop"]).items())))
+        r["runtime_vs_baseline_pct"] = (100 * (r["runtime_s"] - base["runtime_s"]) / base["runtime_s"]
+                                        if base else None)
+        r["geomean_ratio_vs_baseline"] = geomean_ratio(r["per_query"], base["per_query"]) if base else None
     rows.sort(key=lambda r: (r["mt_dop"], r["eos_flush"] != "pipelined", -r["rtt_us"], r["lz4"] != "on",
                              r["buffer_kib"], r["K"]))
     return rows
+
+
+def geomean_ratio(runtimes, reference):
+    """Geometric mean over the queries of runtime / reference runtime (queries in both, positive)."""
+    logs = [math.log(runtimes[q] / reference[q]) for q in runtimes
+            if q in reference and runtimes[q] > 0 and reference[q] > 0]
+    return math.exp(sum(logs) / len(logs)) if logs else None
 
 
 def fmt(v, digits=1):
     if v is None:
         return "-"
     if isinstance(v, float):
-        return f"{v:,.{digits}f}"
+        return f"{round(v, digits) + 0.0:,.{digits}f}"  # + 0.0: no "-0.0" for a tiny negative sum
     return str(v)
 
 
+def _settings(r):
+    return [str(r["mt_dop"]), str(r["K"]), str(r["buffer_kib"]), r["lz4"], r["eos_flush"], fmt(r["rtt_us"], 0)]
+
+
+SETTINGS_HEAD = ["mt_dop", "K (HASH, RANDOM)", "buffer (KiB)", "LZ4", "end of stream", "RTT (us)"]
+
+
 def markdown(rows):
-    head = ["mt_dop", "K (HASH, RANDOM)", "buffer (KiB)", "LZ4", "end of stream", "RTT (us)",
-            "runtime, sum of 104 queries (s)", "vs K=1", "blocked, non-pushback hash (s)",
-            "blocked, all exchanges (s)", "hash RPCs (M)", "memory estimate, peak query (MiB)"]
+    head = SETTINGS_HEAD + ["runtime, sum of 104 queries (s)", "vs K=1", "vs baseline", "geomean of per-query "
+                            "ratios vs baseline", "blocked, non-pushback hash (s)", "blocked, all exchanges (s)",
+                            "hash RPCs (M)", "non-pushback hash exchanges", "memory estimate, peak query (MiB)"]
     out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rows:
         vs = "-" if r["runtime_vs_k1_pct"] is None or r["K"] == 1 else f"{r['runtime_vs_k1_pct']:+.1f}%"
-        out.append("| " + " | ".join([
-            str(r["mt_dop"]), str(r["K"]), str(r["buffer_kib"]), r["lz4"], r["eos_flush"], fmt(r["rtt_us"], 0),
-            fmt(r["runtime_s"]), vs, fmt(r["blocked_nonpushback_hash_s"]), fmt(r["blocked_all_s"]),
-            fmt(r["hash_rpcs_m"], 2), fmt(r["memory_peak_query_mib"], 0)]) + " |")
+        vb = "-" if r["runtime_vs_baseline_pct"] is None else f"{r['runtime_vs_baseline_pct']:+.1f}%"
+        gm = "-" if r["geomean_ratio_vs_baseline"] is None else f"{r['geomean_ratio_vs_baseline']:.3f}"
+        out.append("| " + " | ".join(_settings(r) + [
+            fmt(r["runtime_s"]), vs, vb, gm, fmt(r["blocked_nonpushback_hash_s"]), fmt(r["blocked_all_s"]),
+            fmt(r["hash_rpcs_m"], 2), str(r["nonpushback_hash_exchanges"]), fmt(r["memory_peak_query_mib"], 0)]) + " |")
     return "\n".join(out) + "\n"
+
+
+def breakdown_markdown(rows):
+    """The queries' breakdowns (seconds along each query's critical path) summed per configuration."""
+    head = SETTINGS_HEAD + ["runtime (s)"] + [name + " (s)" for name, _ in PARTS]
+    out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for r in rows:
+        parts = [sum(r["breakdown"].get(k, 0.0) for k in keys) for _, keys in PARTS]
+        out.append("| " + " | ".join(_settings(r) + [fmt(r["runtime_s"])] + [fmt(v) for v in parts]) + " |")
+    return "\n".join(out) + "\n"
+
+
+def _grouped(breakdown):
+    return [sum(breakdown.get(k, 0.0) for k in keys) for _, keys in PARTS]
+
+
+def top_changes_markdown(configs, n=8):
+    """Per mt_dop, the n queries whose runtime changes most from the baseline to each PER_QUERY
+    configuration, with their breakdowns (grouped as in the breakdown table) at both."""
+    out = []
+    for mt in ("0", "8"):
+        base_cfg = tuple(sorted(dict(BASELINE, mt_dop=mt).items()))
+        if base_cfg not in configs:
+            continue
+        base = {q["query"]: q for q in configs[base_cfg]["queries"]}
+        for name, change in PER_QUERY[1:]:
+            cfg = tuple(sorted(dict(BASELINE, mt_dop=mt, **change).items()))
+            if cfg not in configs:
+                continue
+            other = {q["query"]: q for q in configs[cfg]["queries"]}
+            top = sorted(base, key=lambda q: (-abs(base[q]["runtime_s"] - other[q]["runtime_s"]), q))[:n]
+            label = ", ".join("%s=%s" % kv for kv in sorted(change.items()))
+            out.append("mt_dop=%s, baseline -> %s: the %d queries that change most (runtime, then the breakdown's "
+                       "parts as in the table above, s):\n" % (mt, label, len(top)))
+            head = ["query", "runtime (s)"] + [p for p, _ in PARTS]
+            out.append("| " + " | ".join(head) + " |")
+            out.append("|" + "---|" * len(head))
+            for q in top:
+                a, b = _grouped(base[q]["breakdown"]), _grouped(other[q]["breakdown"])
+                out.append("| %s | %s -> %s | %s |" % (q, fmt(base[q]["runtime_s"], 2), fmt(other[q]["runtime_s"], 2),
+                                                      " | ".join("%s -> %s" % (fmt(x, 2), fmt(y, 2))
+                                                                 for x, y in zip(a, b))))
+            out.append("")
+    return "\n".join(out)
+
+
+def per_query_csv(configs):
+    """Per query: runtime at the PER_QUERY configurations at mt_dop 0 and 8 (when swept) and the ratio to the
+    baseline at the same mt_dop; a last row with the geometric mean of each ratio column."""
+    cols, data = [], {}
+    for mt in ("0", "8"):
+        for name, change in PER_QUERY:
+            cfg = tuple(sorted(dict(BASELINE, mt_dop=mt, **change).items()))
+            if cfg in configs:
+                data["mt%s_%s" % (mt, name)] = {q["query"]: q["runtime_s"] for q in configs[cfg]["queries"]}
+                cols.append("mt%s_%s" % (mt, name))
+    if not cols:
+        return None
+    queries = [q["query"] for q in next(iter(configs.values()))["queries"]]
+    if not queries:
+        return None
+    head, ratio_cols = ["query"], []
+    for c in cols:
+        head.append(c + "_s")
+        if not c.endswith("_k1") and c.split("_")[0] + "_k1" in data:
+            head.append(c + "_ratio")
+            ratio_cols.append(c)
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(head)
+    for q in queries:
+        row = [q]
+        for c in cols:
+            row.append(data[c].get(q, ""))
+            if c in ratio_cols:
+                ref = data[c.split("_")[0] + "_k1"].get(q)
+                row.append(data[c][q] / ref if ref else "")
+        w.writerow(row)
+    gm = ["geomean"]
+    for c in cols:
+        gm.append("")
+        if c in ratio_cols:
+            gm.append(geomean_ratio(data[c], data[c.split("_")[0] + "_k1"]))
+    w.writerow(gm)
+    return buf.getvalue()
 
 
 def csv_text(rows):
@@ -174,12 +304,18 @@ def main(argv=None):
         atomic.write_text(out / "tpcds_predictions.md", "# TPC-DS SF100 predictions\n\n"
                           "Generated by analysis/tpcds_predictions.py from sweeps of "
                           "scenarios/tpcds_sf100/workload.json. Predictions of the model, not measurements.\n\n"
-                          + table)
+                          + table + "\nWhere the time goes: each query's breakdown (seconds along its critical "
+                          "path, results `queries[].breakdown`) summed over the queries:\n\n"
+                          + breakdown_markdown(rows) + "\n" + top_changes_markdown(configs))
         atomic.write_text(out / "tpcds_predictions.csv", csv_text(rows))
+        per_query = per_query_csv(configs)
+        if per_query:
+            atomic.write_text(out / "tpcds_predictions_per_query.csv", per_query)
         atomic.write_bytes(out / "figures" / "tpcds_blocked_cdf.png", cdf_png(configs))
         if args.readme:
             text = Path(args.readme).read_text(encoding="utf-8")
-            atomic.write_text(args.readme, replace_block(text, table, args.readme))
+            block = table + "\nWhere the time goes (the queries' breakdowns summed, s):\n\n" + breakdown_markdown(rows)
+            atomic.write_text(args.readme, replace_block(text, block, args.readme))
     except (results.SweepError, OSError) as e:
         print(f"tpcds_predictions: {e}", file=sys.stderr)
         return 2

@@ -1,19 +1,25 @@
-"""The TPC-DS workload against the published K=1 run (calibration-data.md section A).
+"""The TPC-DS workload against the published K=1 run (calibration-data.md section A): the fit of
+its few shared physical parameters, and every published figure against the model.
 
-What the calibration of the whole-query workload needs, shared by its fit and its checks:
-- the published figures (TARGETS, fitted; CHECKS and the mt_dop=8 runtime, never fitted);
-- `with_costs`: a workload with candidate values of the shared physical parameters (`costs`,
-  `exchange_defaults.compress_ns_per_byte`), everything else untouched;
-- `Runner`: simulations through the shared exsim runner, cached by the hash of the scenario
-  without its prose and of the simulator binary, each run logged;
-- `figures`: the simulated value of every published figure; `readme_block`: the table.
+Fitted, each to one figure of the mt_dop=0, K=1 baseline (never to anything else):
+- `cpu_scale`: one factor on the CPU per row of every operator class. The classes' ratios are
+  measured, not fitted: the operators' own timers in the real profiles (profiles.operator_costs,
+  DEBUG builds, so only their ratios are used); cost of a class = cpu_scale x its DEBUG ns/row.
+  Fitted to runtime_s_total = 374.6 s.
+- `compress_ns_per_byte`: LZ4 on the sender per uncompressed byte, fitted to the non-pushback hash
+  exchanges' slowest-sender blocked time, 150 s.
+Measured inputs (the generator reads them off the profiles): start-up per query, codegen per
+fragment, the LZ4 ratio. Row sizes are the generator's (column types and average string lengths),
+not fitted. Every other figure is a check the fit does not see, the mt_dop=8 runtime included.
 
-The fit of the costs (a few shared parameters against the mt_dop=0, K=1 figures) is written once
-the simulator runs whole queries. Until then `main` evaluates a workload as it is, or with the
-values of a costs file (the format `tools/tpcds_workload.py --costs` reads), and prints every
-figure against its target:
+The fit is coordinate-wise root finding on full simulations: per parameter, a secant step, then
+regula falsi once the target is bracketed, alternating until both figures are within tolerance.
+Runs are cached by the hash of the scenario without its prose and of the simulator binary (a
+rerun resimulates nothing); every run is recorded in calibration.json with its inputs and figures.
 
-    tools/tpcds_calibrate.py [--workload FILE] [--costs FILE] [--exsim build/exsim] [--jobs 2]
+    tools/tpcds_calibrate.py --fit        # fit, check, write calibration.json, the READMEs, the workload
+    tools/tpcds_calibrate.py              # evaluate the committed workload against every figure
+    tools/tpcds_calibrate.py --results out/tpcds_sf100.json   # the figures of a baseline run already made
     python3 -m tools.tpcds.calibrate ...
 """
 
@@ -34,24 +40,42 @@ from analysis.atomic import write_text  # noqa: E402
 from tools import tpcds as tp  # noqa: E402
 
 REPO = tp.REPO
-# calibration-data.md section A (K=1, 16 KiB, LZ4 on, mt_dop=0, 5 executors, 390 us): what a fit may use.
+CALIBRATION = os.path.join(tp.DEFAULT_OUT, "calibration.json")
+WORKLOAD = os.path.join(tp.DEFAULT_OUT, "workload.json")
+BASELINE = "K=1, data_stream_sender_buffer_size 16 KiB, LZ4 on, mt_dop=0, 5 executors, RTT 390 us"
+# calibration-data.md section A (K=1, 16 KiB, LZ4 on, mt_dop=0, 5 executors, 390 us): what the fit uses.
 TARGETS = {
-    "hash_mean_rpc_bytes": 17000.0,
-    "nonpushback_slowest_sender_blocked_s_total": 150.0,
     "runtime_s_total": 374.6,
+    "nonpushback_slowest_sender_blocked_s_total": 150.0,
 }
 # Figures of section A that are checks: (target, tolerance). Per query: the blocked time of its example
 # exchange (example_blocked).
 CHECKS = {
-    "nonpushback_hash_exchanges": (630, 0.10),
+    "hash_mean_rpc_bytes": (17000.0, 0.10),
     "hash_rpcs": (10.2e6, 0.10),
+    "nonpushback_hash_exchanges": (630, 0.10),
     "q72": (34.5, 0.15), "q51": (5.1, 0.25), "q67a": (4.6, 0.25), "q64": (3.6, 0.25),
 }
+EXAMPLE_QUERIES = ("q72", "q51", "q67a", "q64")
 MT_DOP_8_RUNTIME = (187.0, 0.05)  # runtime_s_total at mt_dop=8, same parameters: a check, never fitted
 README_BEGIN = "<!-- tpcds-calibration:begin -->"
 README_END = "<!-- tpcds-calibration:end -->"
 COST_KEYS = ("scan_ns_per_row", "join_build_ns_per_row", "join_probe_ns_per_row", "aggregate_ns_per_row",
              "sort_ns_per_row", "analytic_ns_per_row", "other_ns_per_row", "query_startup_s", "codegen_s_per_fragment")
+# The fitted parameters: (name, figure, start, lower bound, upper bound, unit, meaning).
+PARAMETERS = (
+    ("cpu_scale", "runtime_s_total", 0.15, 0.001, 2.0, "release ns per DEBUG-profile ns",
+     "one factor on every operator class's CPU per row: cost of a class = cpu_scale x the class's ns per row "
+     "in the profiles (DEBUG builds on a developer's machine; the factor takes the release build and the "
+     "m6id.4xlarge core)"),
+    ("compress_ns_per_byte", "nonpushback_slowest_sender_blocked_s_total", 0.72, 0.0, 5.2,
+     "ns per uncompressed byte",
+     "sender CPU to LZ4-compress a batch bound for another daemon, on the sender's thread "
+     "(exchange_defaults.compress_ns_per_byte)"),
+)
+TOLERANCE = 0.005     # the fit stops when each fitted figure is within 0.5% of its target
+MAX_ROUNDS = 4        # alternations between the two parameters
+MAX_STEPS = 6         # simulations per parameter and round
 
 
 def with_costs(scenario, costs=None, exchange_defaults=None):
@@ -68,6 +92,18 @@ def with_costs(scenario, costs=None, exchange_defaults=None):
     return out
 
 
+def scaled_costs(relative, cpu_scale):
+    """The operator classes' costs for a scale: cpu_scale x each class's DEBUG ns per row (rounded to
+    0.001 ns, as written into the workload)."""
+    return {v["key"]: round(cpu_scale * v["debug_ns_per_row"], 3) for v in relative.values()}
+
+
+def candidate(base, relative, values):
+    """The workload with the fitted parameters at `values` ({cpu_scale, compress_ns_per_byte})."""
+    return with_costs(base, scaled_costs(relative, values["cpu_scale"]),
+                      {"compress_ns_per_byte": values["compress_ns_per_byte"]})
+
+
 def file_sha256(path):
     with open(path, "rb") as f:
         return hashlib.sha256(f.read()).hexdigest()
@@ -82,10 +118,14 @@ def _bare(obj):
     return obj
 
 
+def scenario_sha256(scenario):
+    return hashlib.sha256(json.dumps(_bare(scenario), sort_keys=True).encode()).hexdigest()
+
+
 def cache_key(scenario, sets, simulator_sha256):
     """Hash of what a run depends on: the scenario without its prose, the overrides and the simulator
     binary (a rebuilt simulator may model differently)."""
-    text = json.dumps(_bare(scenario), sort_keys=True) + json.dumps(list(sets)) + simulator_sha256
+    text = scenario_sha256(scenario) + json.dumps(list(sets)) + simulator_sha256
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
@@ -97,10 +137,11 @@ class Runner:
         self.jobs = jobs
         self.work = work
         self.runs = []
+        self.simulated = 0  # runs not found in the cache
         self.simulator_sha256 = file_sha256(exsim)
         os.makedirs(work, exist_ok=True)
 
-    def run(self, scenario, label, sets=()):
+    def run(self, scenario, label, sets=(), inputs=None):
         key = cache_key(scenario, sets, self.simulator_sha256)
         out = os.path.join(self.work, "run-%s.json" % key)
         if not os.path.isfile(out):
@@ -112,20 +153,31 @@ class Runner:
             # exsim writes its results atomically: the cache never holds a torn file.
             res = exsim_runner.simulate(self.exsim, path, out, sets=sets, jobs=self.jobs)
             sys.stderr.write("%.0f s\n" % (time.time() - t0))
+            self.simulated += 1
+            os.remove(path)
         else:
             with open(out, "r", encoding="utf-8") as f:
                 res = json.load(f)
-        self.runs.append({"label": label, "sets": list(sets), "summary": pick(res["summary"])})
+        record = {"label": label, "sets": list(sets), "cache_key": key, "summary": pick(res["summary"])}
+        if inputs is not None:
+            record["inputs"] = dict(inputs)
+        self.runs.append(record)
         return res
 
 
+def example_exchange(results, query):
+    """calibration-data.md's per-exchange example of a query: of its HASH_PARTITIONED exchanges whose
+    receivers did not push back (the simulation's `pushed_back`), the one whose slowest sender was
+    blocked longest. None when the query has no such exchange."""
+    cands = [x for x in results["exchanges"] if x["query"] == query and x["partitioning"] == "HASH_PARTITIONED"
+             and not x["pushed_back"]]
+    return max(cands, key=lambda x: (x["slowest_sender_blocked_s"], x["id"]), default=None)
+
+
 def example_blocked(results, query):
-    """calibration-data.md's per-exchange figure for a query: the slowest sender's blocked time of
-    the query's non-pushback hash exchange that blocks most."""
-    def pushed(x):
-        return x.get("pushed_back", x.get("pushes_back", False))
-    return max((x["slowest_sender_blocked_s"] for x in results["exchanges"] if x["query"] == query
-                and x["partitioning"] == "HASH_PARTITIONED" and not pushed(x)), default=0.0)
+    """The blocked time of the query's example exchange (example_exchange), 0 without one."""
+    x = example_exchange(results, query)
+    return x["slowest_sender_blocked_s"] if x else 0.0
 
 
 def figures(results, results_mt8):
@@ -133,24 +185,72 @@ def figures(results, results_mt8):
     s = results["summary"]
     out = {}
     for k, target in TARGETS.items():
-        out[k] = {"target": target, "simulated": s[k], "label": k, "role": "fit target"}
+        p = next(p for p in PARAMETERS if p[1] == k)
+        out[k] = {"target": target, "simulated": s[k], "label": k, "role": "fitted (%s)" % p[0]}
     for k, (target, tol) in CHECKS.items():
         sim = s[k] if k in s else example_blocked(results, k)
         out[k] = {"target": target, "tolerance": tol, "simulated": sim, "role": "check",
                   "label": k if k in s else "%s: blocked time of its example exchange (s)" % k}
-    key = "runtime_s_total at mt_dop=8"
-    out[key] = {"target": MT_DOP_8_RUNTIME[0], "tolerance": MT_DOP_8_RUNTIME[1],
-                "simulated": results_mt8["summary"]["runtime_s_total"], "label": key, "role": "check"}
+    if results_mt8 is not None:
+        key = "runtime_s_total at mt_dop=8"
+        out[key] = {"target": MT_DOP_8_RUNTIME[0], "tolerance": MT_DOP_8_RUNTIME[1],
+                    "simulated": results_mt8["summary"]["runtime_s_total"], "label": key, "role": "check"}
     for v in out.values():
         v["relative"] = (v["simulated"] - v["target"]) / v["target"]
     return out
 
 
+def example_breakdowns(results):
+    """Per example query: its runtime, breakdown (largest part first) and example exchange."""
+    out = {}
+    for q in EXAMPLE_QUERIES:
+        qr = next(r for r in results["queries"] if r["query"] == q)
+        x = example_exchange(results, q)
+        parts = sorted(((k, v) for k, v in qr["breakdown"].items() if v > 0), key=lambda kv: (-kv[1], kv[0]))
+        out[q] = {
+            "published_blocked_s": CHECKS[q][0],
+            "runtime_s": qr["runtime_s"],
+            "breakdown": {k: round(v, 4) for k, v in parts},
+            "example_exchange": None if x is None else {
+                "id": x["id"], "slowest_sender_blocked_s": x["slowest_sender_blocked_s"], "rpcs": x["rpcs"],
+                "rows_sent": x["rows_sent"], "bound": x["bound"], "senders": x["senders"],
+                "receivers": x["receivers"], "duration_s": x["duration_s"]},
+            "hash_exchanges": sum(1 for e in results["exchanges"]
+                                  if e["query"] == q and e["partitioning"] == "HASH_PARTITIONED"),
+            "pushed_back": sorted(e["id"] for e in results["exchanges"]
+                                  if e["query"] == q and e["partitioning"] == "HASH_PARTITIONED" and e["pushed_back"]),
+        }
+    return out
+
+
+def fmtn(v):
+    return "{:,.0f}".format(v) if abs(v) >= 1000 else "{:.4g}".format(v) if isinstance(v, float) else str(v)
+
+
+PART_NAMES = {
+    "startup_s": "start-up", "cpu_scan_s": "scan CPU", "cpu_join_build_s": "join build CPU",
+    "cpu_join_probe_s": "probe CPU", "cpu_aggregate_s": "aggregation CPU", "cpu_sort_s": "sort CPU",
+    "cpu_analytic_s": "analytic CPU", "cpu_other_s": "other CPU", "cpu_exchange_send_s": "sender CPU",
+    "cpu_deserialize_s": "deserialization", "cpu_contention_s": "CPU contention", "rtt_s": "round trips",
+    "bandwidth_s": "bandwidth", "backpressure_s": "backpressure", "join_build_wait_s": "waits for join builds",
+}
+
+
 def readme_block(doc):
-    """Markdown for the project README: parameters, then every published figure against the model."""
-    lines = ["| parameter | value | status |", "|---|---|---|"]
+    """Markdown of a calibration document: parameters, the figures against the model, and the
+    breakdowns of the four example queries."""
+    lines = ["| parameter | value | how |", "|---|---|---|"]
     for k, p in doc["parameters"].items():
-        lines.append("| `%s` | %s | %s |" % (k, p["value"], p["status"]))
+        lines.append("| `%s` | %s %s | fitted to %s |" % (k, p["value"], p["unit"], p["fitted_to"]))
+    for k, p in doc["measured_inputs"].items():
+        lines.append("| `%s` | %s | measured: %s |" % (k, p["value"], p["source"]))
+    lines += ["", "| operator class | DEBUG ns/row in the profiles | evidence | cost in the workload (ns/row) |",
+              "|---|---|---|---|"]
+    for cls, v in doc["relative_costs"].items():
+        ev = ("%s rows, %d operators" % ("{:,}".format(v["rows"]), v["operators"]) if v["rows"] else "none")
+        how = "measured" if v["how"] == "measured" else "stand-in: %s" % v["how"].split(": the ")[1].split("'s")[0]
+        lines.append("| %s | %s | %s; %s | %s |" % (cls.replace("_", " "), v["debug_ns_per_row"], ev, how,
+                                                    doc["costs"][v["key"]]))
     lines += ["", "| figure (K=1; mt_dop=0 unless named) | measured | simulated | difference | role |",
               "|---|---|---|---|---|"]
     for r in doc["figures"].values():
@@ -160,11 +260,15 @@ def readme_block(doc):
                                                "within" if abs(r["relative"]) <= r["tolerance"] else "outside")
         lines.append("| %s | %s | %s | %+.1f%% | %s |" % (r["label"], fmtn(r["target"]), fmtn(r["simulated"]),
                                                           100 * r["relative"], role))
+    lines += ["", "| query | published blocked (s) | example exchange: blocked (s), RPCs, bound | runtime (s) | "
+              "breakdown along the critical path (s) |", "|---|---|---|---|---|"]
+    for q, e in doc["examples"].items():
+        x = e["example_exchange"]
+        xs = "none" if x is None else "%s: %.2f, %s, %s" % (x["id"], x["slowest_sender_blocked_s"],
+                                                          "{:,}".format(x["rpcs"]), x["bound"])
+        parts = ", ".join("%s %.2f" % (PART_NAMES.get(k, k), v) for k, v in e["breakdown"].items() if v >= 0.01)
+        lines.append("| %s | %s | %s | %.2f | %s |" % (q, e["published_blocked_s"], xs, e["runtime_s"], parts))
     return "\n".join(lines) + "\n"
-
-
-def fmtn(v):
-    return "{:,.0f}".format(v) if abs(v) >= 1000 else "{:.4g}".format(v) if isinstance(v, float) else str(v)
 
 
 def update_readme(path, block):
@@ -179,23 +283,172 @@ def update_readme(path, block):
 
 def pick(summary):
     keys = ("runtime_s_total", "hash_rpcs", "hash_mean_rpc_bytes", "nonpushback_hash_exchanges",
-            "nonpushback_slowest_sender_blocked_s_total", "rpcs", "makespan_s")
+            "nonpushback_slowest_sender_blocked_s_total", "rpcs", "slowest_sender_blocked_s_total")
     return {k: summary[k] for k in keys if k in summary}
+
+
+def _slope(points):
+    """Slope of the secant through the last two points of a parameter's history, None without one."""
+    if len(points) < 2 or points[-1][0] == points[-2][0] or points[-1][1] == points[-2][1]:
+        return None
+    return (points[-1][1] - points[-2][1]) / (points[-1][0] - points[-2][0])
+
+
+def _step(points, target, x, lo, hi, first_ratio, slope=None):
+    """The next value of a parameter: regula falsi on the closest bracket of the target when there is
+    one, else a secant through the last two points, else along `slope` (a previous round's), else
+    first_ratio x (the first step)."""
+    below = [p for p in points if p[1] < target]
+    above = [p for p in points if p[1] > target]
+    if below and above:
+        a = min(below, key=lambda p: target - p[1])
+        b = min(above, key=lambda p: p[1] - target)
+        nxt = a[0] + (target - a[1]) * (b[0] - a[0]) / (b[1] - a[1])
+    elif len(points) >= 2 and points[-1][1] != points[-2][1]:
+        (x0, f0), (x1, f1) = points[-2], points[-1]
+        nxt = x1 + (target - f1) * (x1 - x0) / (f1 - f0)
+    elif slope:
+        nxt = points[-1][0] + (target - points[-1][1]) / slope
+    else:
+        nxt = x * first_ratio
+    return min(hi, max(lo, nxt))
+
+
+def fit(runner, base, relative, log=sys.stderr):
+    """Coordinate-wise root finding of PARAMETERS on full simulations. Returns (values, results, steps)."""
+    values = {p[0]: p[2] for p in PARAMETERS}
+    history = {p[0]: [] for p in PARAMETERS}   # (value, figure) seen with the other parameter as it was
+    steps = []
+
+    def evaluate(label):
+        inputs = dict(values)
+        res = runner.run(candidate(base, relative, values), label, inputs=inputs)
+        steps.append({"inputs": inputs, "figures": {k: res["summary"][k] for k in TARGETS}})
+        return res
+
+    res = evaluate("fit: start")
+    for rnd in range(1, MAX_ROUNDS + 1):
+        if all(abs(res["summary"][fig] - TARGETS[fig]) <= TOLERANCE * TARGETS[fig] for _, fig, *_ in PARAMETERS):
+            break
+        for name, fig, _, lo, hi, _, _ in PARAMETERS:
+            target = TARGETS[fig]
+            points = [(values[name], res["summary"][fig])]
+            for _ in range(MAX_STEPS):
+                if abs(points[-1][1] - target) <= TOLERANCE * target:
+                    break
+                # First step: proportional for the runtime (it grows with the CPU scale), inverse for the
+                # blocked time (more LZ4 CPU per batch hides more of each round trip).
+                ratio = target / points[-1][1] if name == "cpu_scale" else points[-1][1] / target
+                # A later round's first step follows the previous round's slope rather than a guess.
+                slope = _slope(history[name]) if len(points) == 1 else None
+                nxt = round(_step(points, target, values[name], lo, hi, ratio, slope), 5)
+                if any(abs(nxt - p[0]) < 1e-9 for p in points):
+                    break
+                values[name] = nxt
+                res = evaluate("fit round %d: %s=%s" % (rnd, name, nxt))
+                points.append((nxt, res["summary"][fig]))
+            best = min(points, key=lambda p: abs(p[1] - target))
+            if best[0] != values[name]:
+                values[name] = best[0]
+                res = evaluate("fit round %d: %s back to %s" % (rnd, name, best[0]))
+            history[name].extend(points)
+            log.write("tpcds_calibrate: round %d: %s = %s gives %s = %.4g (target %.4g)\n" % (
+                rnd, name, values[name], fig, res["summary"][fig], target))
+    return values, res, steps
+
+
+def measured_relative_costs(profiles):
+    from tools.tpcds import profiles as prof
+    return prof.operator_costs(profiles)
+
+
+def calibration_doc(values, relative, measured, base_res, mt8_res, runner, steps, workload_sha):
+    costs = scaled_costs(relative, values["cpu_scale"])
+    doc = {
+        "baseline": BASELINE,
+        "source": "tools/tpcds_calibrate.py --fit: cpu_scale and compress_ns_per_byte fitted to calibration-data.md "
+                  "section A (runtime_s_total, nonpushback_slowest_sender_blocked_s_total at mt_dop=0, K=1)",
+        "costs": costs,
+        "exchange_defaults": {"compress_ns_per_byte": values["compress_ns_per_byte"]},
+        "parameters": {},
+        "relative_costs": relative,
+        "measured_inputs": measured,
+        "figures": figures(base_res, mt8_res),
+        "examples": example_breakdowns(base_res),
+        "breakdown_s_total": {k: round(v, 4) for k, v in base_res["summary"]["breakdown_s_total"].items()},
+        "fit": {"method": "coordinate-wise root finding on full simulations: per parameter a secant step, regula "
+                          "falsi once the target is bracketed; alternating until each fitted figure is within "
+                          "%.1f%% of its target (at most %d rounds)" % (100 * TOLERANCE, MAX_ROUNDS),
+                "steps": steps},
+        "runs": runner.runs,
+        "simulator_sha256": runner.simulator_sha256,
+        "workload_sha256": workload_sha,
+    }
+    for name, fig, start, lo, hi, unit, meaning in PARAMETERS:
+        doc["parameters"][name] = {"value": values[name], "unit": unit, "meaning": meaning,
+                                   "fitted_to": "%s = %s" % (fig, TARGETS[fig]), "start": start,
+                                   "bounds": [lo, hi],
+                                   "residual": base_res["summary"][fig] - TARGETS[fig]}
+    return doc
+
+
+def measured_block(scenario):
+    """The measured inputs as the workload holds them (the generator read them off the profiles)."""
+    prov = scenario["provenance"]["costs"]
+    return {
+        "query_startup_s": {"value": scenario["costs"]["query_startup_s"],
+                            "source": prov["query_startup_s"]["what"]},
+        "codegen_s_per_fragment": {"value": scenario["costs"]["codegen_s_per_fragment"],
+                                   "source": prov["codegen_s_per_fragment"]["what"]},
+        "compression_ratio": {"value": scenario["exchange_defaults"]["compression_ratio"],
+                              "source": scenario["provenance"]["profiles"]["compression_ratio"].split(
+                                  ": measured, ", 1)[-1]},
+    }
+
+
+def print_figures(rows):
+    print("%-48s %12s %12s %8s  %s" % ("figure (K=1; mt_dop=0 unless named)", "measured", "simulated", "diff",
+                                       "role"))
+    for r in rows:
+        tol = " (tolerance %d%%: %s)" % (100 * r["tolerance"], "within" if abs(r["relative"]) <= r["tolerance"]
+                                          else "outside") if "tolerance" in r else ""
+        print("%-48s %12.4g %12.4g %+7.1f%%  %s%s" % (r["label"], r["target"], r["simulated"], 100 * r["relative"],
+                                                      r["role"], tol))
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--workload", default=os.path.join(tp.DEFAULT_OUT, "workload.json"),
-                    help="the workload to evaluate (default: scenarios/tpcds_sf100/workload.json)")
-    ap.add_argument("--costs", default=None, help="candidate values: a costs file as tools/tpcds_workload.py "
-                    "--costs reads it ({\"costs\": {...}, \"exchange_defaults\": {...}})")
+    ap.add_argument("--fit", action="store_true", help="fit the parameters, run the checks, write calibration.json, "
+                    "the README tables and the workload (else: evaluate the workload as it is)")
+    ap.add_argument("--results", metavar="FILE", help="print the figures of these results of the baseline (exsim "
+                    "run's output) instead of simulating; the mt_dop=8 check is left out")
+    ap.add_argument("--workload", default=WORKLOAD,
+                    help="the workload (default: scenarios/tpcds_sf100/workload.json); --fit replaces its fitted "
+                         "parameters only")
+    ap.add_argument("--profiles", default=tp.DEFAULT_PROFILES,
+                    help="Impala's runtime profiles, for the operator classes' measured ratios (default: "
+                         "../shared/impala-profiles)")
     ap.add_argument("--exsim", default=exsim_runner.default_exsim(), help="simulator binary (default: $EXSIM, "
                     "else build/exsim)")
     ap.add_argument("--jobs", type=int, default=2, help="queries simulated at once (default 2)")
     ap.add_argument("--work", default=os.path.join(REPO, "build", "calibration"),
                     help="cache of simulation runs (default build/calibration)")
+    ap.add_argument("--out", default=CALIBRATION, help="calibration file to write with --fit (default: "
+                    "scenarios/tpcds_sf100/calibration.json)")
+    ap.add_argument("--readme", default=os.path.join(REPO, "README.md"),
+                    help="README whose calibration block --fit rewrites (default: README.md)")
     args = ap.parse_args(argv)
+    if args.results:
+        try:
+            with open(args.results, "r", encoding="utf-8") as f:
+                res = json.load(f)
+            rows = figures(res, None).values()
+        except (OSError, ValueError, KeyError, StopIteration) as e:
+            sys.stderr.write("tpcds_calibrate: %s: not results of the TPC-DS workload (%s)\n" % (args.results, e))
+            return 2
+        print_figures(rows)
+        return 0
     if not os.path.isfile(args.exsim):
         sys.stderr.write("tpcds_calibrate: %s not found; build first (scripts/setup.sh)\n" % args.exsim)
         return 2
@@ -204,25 +457,39 @@ def main(argv=None):
             scenario = json.load(f)
         if scenario.get("schema_version") != 2:
             raise ValueError("expected a schema_version 2 workload (tools/tpcds_workload.py writes one)")
-        values = {}
-        if args.costs:
-            with open(args.costs, "r", encoding="utf-8") as f:
-                values = json.load(f)
-        scenario = with_costs(scenario, values.get("costs"), values.get("exchange_defaults"))
     except (OSError, ValueError) as e:
-        sys.stderr.write("tpcds_calibrate: %s: %s\n" % (args.costs if args.costs and "costs" in str(e)
-                                                        else args.workload, e))
+        sys.stderr.write("tpcds_calibrate: %s: %s\n" % (args.workload, e))
         return 2
     runner = Runner(args.exsim, args.jobs, args.work)
+    t0 = time.time()
     try:
-        base = runner.run(scenario, "baseline")
-        mt8 = runner.run(scenario, "baseline, mt_dop=8 (check)", ("mt_dop=8",))
+        if not args.fit:
+            base = runner.run(scenario, "the workload")
+            mt8 = runner.run(scenario, "the workload at mt_dop=8 (check)", ("mt_dop=8",))
+            print_figures(figures(base, mt8).values())
+            return 0
+        try:
+            relative = measured_relative_costs(args.profiles)
+        except tp.PlanError as e:
+            sys.stderr.write("tpcds_calibrate: %s\n" % e)
+            return 2
+        values, base, steps = fit(runner, scenario, relative)
+        final = candidate(scenario, relative, values)
+        mt8 = runner.run(final, "fitted, mt_dop=8 (check)", ("mt_dop=8",), inputs=values)
     except exsim_runner.ExsimError as e:
         sys.stderr.write("tpcds_calibrate: exsim: %s\n" % e)
         return 1
-    for k, r in figures(base, mt8).items():
-        print("%-45s target %12.4g simulated %12.4g (%+.1f%%) %s" % (
-            r["label"], r["target"], r["simulated"], 100 * r["relative"], r["role"]))
+    doc = calibration_doc(values, relative, measured_block(scenario), base, mt8, runner, steps,
+                          scenario_sha256(final))
+    # In the document's own order (parameters, figures, examples as the README shows them): deterministic.
+    write_text(args.out, json.dumps(doc, indent=1, ensure_ascii=False) + "\n")
+    update_readme(args.readme, readme_block(doc))
+    print_figures(doc["figures"].values())
+    sys.stderr.write("tpcds_calibrate: %d runs (%d simulated) in %.0f s; wrote %s and %s; now regenerate the workload "
+                     "(tools/tpcds_workload.py reads %s)\n" % (
+                         len(runner.runs), runner.simulated, time.time() - t0,
+                         os.path.relpath(args.out, REPO), os.path.relpath(args.readme, REPO),
+                         os.path.relpath(args.out, REPO)))
     return 0
 
 

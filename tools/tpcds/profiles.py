@@ -1,9 +1,11 @@
 """Numbers read off Impala's real runtime profiles (../shared/impala-profiles).
 
 - q72's plan and measured rows per plan node (rule M1), and its senders' row shares (skew);
-- the pooled LZ4 ratio of the q72 run's remote traffic;
+- the pooled LZ4 ratio of the q72 run's remote traffic (tuple data only);
 - per-query start-up from the query timelines (planning, admission, starting the backends,
-  tear-down) and codegen per fragment per host from the per-host CodeGen profiles.
+  tear-down) and codegen per fragment per host from the per-host CodeGen profiles;
+- the CPU per row of each operator class from the operators' own timers (`operator_costs`),
+  whose ratios the calibration scales by one fitted factor.
 
 All three profiles are SF1 runs of a DEBUG build on one machine (impala-profiles/README.md):
 CPU times are inflated against a release build, and the network is loopback.
@@ -101,45 +103,53 @@ def sender_rows(path):
     return {k: sorted(v) for k, v in out.items()}
 
 
+def _profiled_query(path):
+    """The profile as tools/impala_profile models it (operators, instances, exchanges)."""
+    from tools.impala_profile import decode, model
+    try:
+        docs = decode.read_profiles(path)
+        return model.build_query(docs[0])
+    except decode.ProfileError as e:
+        raise PlanError(str(e))
+
+
 def profile_lz4_ratio(path):
-    """Pooled LZ4 ratio of the remote traffic of a web-UI JSON profile.
+    """Pooled LZ4 ratio of the tuple data of a profile's remote traffic.
 
-    A channel to the sender's own daemon is sent uncompressed, so only receiver
-    instances on a daemon where no instance of the exchange sent rows count:
-    everything they received was compressed. Ratio = their TotalBytesReceived
-    (on the wire) summed / their TotalBytesDequeued (deserialized) summed.
-    Returns (ratio, per-exchange detail)."""
-    senders = {}    # exchange id -> daemons whose sender instances sent rows
-    receivers = {}  # exchange id -> [(daemon, received, dequeued)]
+    A channel to the sender's own daemon is sent uncompressed, so only receiver instances on a
+    daemon where no instance of the exchange sent rows count: everything they received was
+    compressed. Neither receiver counter is tuple data alone: TotalBytesReceived is the compressed
+    tuple data plus the uncompressed tuple offsets, 4 bytes per tuple of each row
+    (krpc-data-stream-recvr.cc AddBatch: tuple_data.size() + tuple_offsets.size()), and
+    TotalBytesDequeued is RowBatch::GetDeserializedSize, the uncompressed tuple data plus an 8-byte
+    pointer per tuple of each row. The scenario's `compression_ratio` is compressed / uncompressed
+    tuple data (the simulator adds offsets and pointers from `tuples_per_row`), so
 
-    def visit(node, host):
-        name = node.get("profile_name", "")
-        m = re.match(r"KrpcDataStreamSender \(dst_id=(\d+)\)", name)
-        if m and host and (_counter(node, "RowsSent") or 0) > 0:
-            senders.setdefault(int(m.group(1)), set()).add(host)
-        m = re.match(r"EXCHANGE_NODE \(id=(\d+)\)", name)
-        if m and host:
-            got = deq = None
-            for ch in node.get("child_profiles", []):
-                if ch.get("profile_name") == "Enqueue":
-                    got = _counter(ch, "TotalBytesReceived")
-                if ch.get("profile_name") == "Dequeue":
-                    deq = _counter(ch, "TotalBytesDequeued")
-            if got is not None and deq:
-                receivers.setdefault(int(m.group(1)), []).append((host, got, deq))
+        ratio = sum(received - 4 x tuples x rows) / sum(dequeued - 8 x tuples x rows)
 
-    _walk_instances(load(path), visit)
+    over those receivers, with the tuples per row of the exchange node (the plan's tuple-ids) and
+    each receiver's RowsReturned. Returns (ratio, per-exchange detail)."""
+    q = _profiled_query(path)
     wire = raw = 0
     detail = {}
-    for x in sorted(receivers):
-        remote = [(g, d) for h, g, d in receivers[x] if h not in senders.get(x, set())]
-        if remote:
-            w, r = sum(g for g, _ in remote), sum(d for _, d in remote)
-            wire += w
-            raw += r
-            detail[x] = {"remote_receivers": len(remote), "bytes_received": w, "bytes_dequeued": r,
-                         "ratio": round(w / r, 4)}
-    if raw == 0:
+    for xid in sorted(q.exchanges):
+        x = q.exchanges[xid]
+        sent_from = {s.instance.host for s in x.senders if s.rows > 0}
+        remote = [r for r in x.receivers if r.instance.host not in sent_from and r.bytes_dequeued > 0]
+        if not remote:
+            continue
+        if not x.tuples:
+            raise PlanError("%s: exchange %d: the plan text gives no tuple-ids" % (path, xid))
+        rows = sum(r.rows for r in remote)
+        got = sum(r.bytes_received for r in remote)
+        deq = sum(r.bytes_dequeued for r in remote)
+        w, d = got - 4 * x.tuples * rows, deq - 8 * x.tuples * rows
+        wire += w
+        raw += d
+        detail[xid] = {"remote_receivers": len(remote), "rows": rows, "tuples_per_row": x.tuples,
+                       "bytes_received": got, "bytes_dequeued": deq, "raw_ratio": round(got / deq, 4),
+                       "ratio": round(w / d, 4)}
+    if raw <= 0:
         raise PlanError("%s: no receiver with only remote senders" % path)
     return wire / raw, detail
 
@@ -202,6 +212,149 @@ def codegen_per_fragment(path):
     return sorted(out)
 
 
+# The operator classes of the scenario's `costs` and what times each in a profile: the operator's
+# own timer, so that waits (runtime filters, scanner threads, a join's build, an exchange) stay out.
+COST_CLASSES = (
+    ("scan", "scan_ns_per_row", "HDFS_SCAN_NODE: MaterializeTupleTime per RowsRead (the per-row work on the "
+     "columns a query reads and its predicates; the profiles' tables are TEXT, whose DelimiterParseTime, finding "
+     "the field boundaries of every byte of every line, has no counterpart in the workload's Parquet scans and "
+     "is left out)"),
+    ("join_build", "join_build_ns_per_row", "Hash Join Builder: BuildRowsPartitionTime + HashTablesBuildTime "
+     "per BuildRows (in the join at mt_dop=0, in its join-build fragment at mt_dop>0)"),
+    ("join_probe", "join_probe_ns_per_row", "HASH_JOIN_NODE: ProbeTime per ProbeRows"),
+    ("aggregate", "aggregate_ns_per_row", "AGGREGATION_NODE: its Grouping/NonGroupingAggregator's BuildTime + "
+     "StreamingTime + GetResultsTime per input row (its child's RowsReturned)"),
+    ("sort", "sort_ns_per_row", "SORT_NODE (sort or top-n): its own time (TotalTime - InactiveTotalTime - its "
+     "child's TotalTime) per input row"),
+    ("analytic", "analytic_ns_per_row", "ANALYTIC_EVAL_NODE: its own time per input row"),
+    ("other", "other_ns_per_row", "SELECT_NODE, UNION_NODE: their own time per input row"),
+)
+# An operator instance counts when it handled this many rows: below it, per-operator fixed costs
+# (Open, hash table allocation, codegen'd function set-up) dominate its timer.
+COST_MIN_ROWS = 10000
+# A class is measured when its counted instances cover this many rows of this many distinct plan
+# operators (query and node); otherwise it takes a stand-in class's value (COST_STAND_INS).
+COST_MIN_CLASS_ROWS = 100000
+COST_MIN_OPERATORS = 3
+COST_STAND_INS = {
+    "sort": ("aggregate", "a sort puts every input row into its runs and compares keys, a top-n every row "
+             "through a heap: like a hash aggregation, per-row materialization and comparison in a structure "
+             "larger than the cache (the one top-n measured is listed, not used)"),
+    "analytic": ("aggregate", "Impala evaluates analytic functions with the aggregation's function evaluators "
+                 "(AggFnEvaluator Add/GetValue), row by row over the sorted input"),
+    "other": ("join_probe", "a select evaluates its conjuncts on each row, a union copies each row: per-row "
+              "expression work without a hash table, taken at a probe's cost (an upper side)"),
+}
+
+
+def _own_cpu(op, k, kids):
+    """(rows, seconds) of operator instance k by its class's timer (COST_CLASSES), or None."""
+    from tools.impala_profile.model import seconds
+
+    n = op.per_instance[k]
+    if n is None:
+        return None
+
+    def t(node, name):
+        return (seconds(node.counters.get(name)) or 0.0) if node is not None else 0.0
+
+    def child(prefix):
+        return next((c for c in n.children if c.name.startswith(prefix)), None)
+    rows_in = sum(c.per_instance[k].value("RowsReturned", 0) for c in kids
+                  if k < len(c.per_instance) and c.per_instance[k] is not None)
+    if op.kind == "HDFS_SCAN_NODE":
+        return "scan", n.value("RowsRead", 0), t(n, "MaterializeTupleTime")
+    if op.kind == "HASH_JOIN_NODE":
+        return "join_probe", n.value("ProbeRows", 0), t(n, "ProbeTime")
+    if op.kind == "AGGREGATION_NODE":
+        a = child("GroupingAggregator") or child("NonGroupingAggregator")
+        return "aggregate", rows_in, sum(t(a, c) for c in ("BuildTime", "StreamingTime", "GetResultsTime"))
+    cls = {"SORT_NODE": "sort", "ANALYTIC_EVAL_NODE": "analytic", "SELECT_NODE": "other",
+           "UNION_NODE": "other"}.get(op.kind)
+    if cls:
+        return cls, rows_in, op.local_time_s(k, kids)
+    return None
+
+
+def _builders(inst_node):
+    """Every 'Hash Join Builder' profile under a fragment instance (integrated or separate builds)."""
+    out = []
+
+    def walk(node):
+        if node.name.startswith("Hash Join Builder"):
+            out.append(node)
+        for c in node.children:
+            walk(c)
+    walk(inst_node)
+    return out
+
+
+def operator_costs(profiles, names=(PROFILE_Q72, PROFILE_Q1, PROFILE_Q1_MT)):
+    """CPU per row of each operator class (COST_CLASSES), read off the operators' own timers in the
+    profiles: every operator instance that handled at least COST_MIN_ROWS rows, pooled per class
+    (seconds summed / rows summed). The profiles are DEBUG builds on one machine, so only the ratios
+    between classes are meant: the calibration scales them by one fitted factor. A class with too
+    little evidence takes its stand-in's value (COST_STAND_INS), which the result says."""
+    from tools.impala_profile.model import seconds
+
+    samples = {c: [] for c, _, _ in COST_CLASSES}
+    for name in names:
+        q = _profiled_query(os.path.join(profiles, name))
+        qname = "q72" if name == PROFILE_Q72 else "q1"
+        for fid, f in sorted(q.fragments.items()):
+            for oid, op in sorted(f.operators.items()):
+                kids = [f.operators[c] for c in op.children]
+                if op.build_child is not None:
+                    kids.append(f.operators[op.build_child])
+                for k in range(len(f.instances)):
+                    got = _own_cpu(op, k, kids)
+                    if got and got[1] >= COST_MIN_ROWS:
+                        samples[got[0]].append((name, qname, "%s node %d" % (fid, oid), got[1], got[2]))
+            for inst in f.instances:
+                for b in _builders(inst.node):
+                    rows = b.value("BuildRows", 0)
+                    if rows >= COST_MIN_ROWS:
+                        secs = sum(seconds(b.counters.get(c)) or 0.0
+                                   for c in ("BuildRowsPartitionTime", "HashTablesBuildTime"))
+                        m = re.search(r"join_node_id=(\d+)", b.name)
+                        samples["join_build"].append((name, qname, "build of join node %s" % (
+                            m.group(1) if m else b.name), rows, secs))
+    out = {}
+    for cls, key, timer in COST_CLASSES:
+        got = samples[cls]
+        rows = sum(r for _, _, _, r, _ in got)
+        secs = sum(t for _, _, _, _, t in got)
+        operators = len({(qn, where) for _, qn, where, _, _ in got})
+        per_profile = {}
+        for name, _, _, r, t in got:
+            pr = per_profile.setdefault(name, [0, 0.0, 0])
+            pr[0] += r
+            pr[1] += t
+            pr[2] += 1
+        out[cls] = {
+            "key": key, "timer": timer, "rows": rows, "seconds": round(secs, 6),
+            "instances": len(got), "operators": operators,
+            "ns_per_row": round(1e9 * secs / rows, 1) if rows else None,
+            "per_profile": {n: {"rows": v[0], "seconds": round(v[1], 6), "instances": v[2],
+                                "ns_per_row": round(1e9 * v[1] / v[0], 1)} for n, v in sorted(per_profile.items())},
+            "measured": rows >= COST_MIN_CLASS_ROWS and operators >= COST_MIN_OPERATORS,
+        }
+    for cls, v in out.items():
+        if v["measured"]:
+            v["debug_ns_per_row"] = v["ns_per_row"]
+            v["how"] = "measured"
+        else:
+            stand, why = COST_STAND_INS[cls]
+            if not out[stand]["measured"]:
+                raise PlanError("operator costs: class %s has too little evidence and its stand-in %s too" % (
+                    cls, stand))
+            v["debug_ns_per_row"] = out[stand]["ns_per_row"]
+            v["how"] = ("too little evidence (%d rows of %d operators; at least %d rows of %d operators needed): "
+                        "the %s's value, because %s" % (v["rows"], v["operators"], COST_MIN_CLASS_ROWS,
+                                                        COST_MIN_OPERATORS, stand.replace("_", " "), why))
+    return out
+
+
 def measured_inputs(profiles):
     """Everything the workload and its calibration read off the profiles, with the detail."""
     for name in (PROFILE_Q72, PROFILE_Q1, PROFILE_Q1_MT):
@@ -220,4 +373,5 @@ def measured_inputs(profiles):
         "codegen_s_per_fragment": statistics.mean(per_fragment),
         "codegen_median_s": statistics.median(per_fragment),
         "codegen_fragments": len(per_fragment),
+        "operator_costs": operator_costs(profiles),
     }

@@ -290,16 +290,38 @@ def render_readme(scenario, sm):
     add("")
     add("## Costs and profile facts")
     add("")
-    add("`costs` (per row, per byte and per query) are **placeholders** until `tools/tpcds_calibrate.py` fits "
-        "a few shared physical parameters to the mt_dop=0, K=1 figures of calibration-data.md section A; "
-        "`provenance.costs` says the status of each. Start-up and codegen are measured in the profiles "
-        "(`tools/tpcds/profiles.py`), as starting values:")
+    fitted = sm.get("fitted")
+    add("Each operator class's cost is **one fitted factor times the class's CPU per row measured in the "
+        "profiles**: `cpu_scale` x the ns per row the operators' own timers show (`profiles.operator_costs`). The "
+        "profiles are DEBUG builds on one machine, so only the ratios between classes are taken from them; "
+        "`cpu_scale` (the release build on an m6id.4xlarge core against that) and `compress_ns_per_byte` are "
+        "fitted by `tools/tpcds_calibrate.py --fit` to the mt_dop=0, K=1 figures of calibration-data.md section "
+        "A and read back from `calibration.json`; start-up, codegen and the LZ4 ratio are measured. "
+        "`provenance.costs` says the status of each value.")
+    add("")
+    oc = meas["operator_costs"]
+    add("Operator classes (operator instances that handled at least %s rows; seconds summed / rows summed):" % (
+        "{:,}".format(10000)))
+    add("")
+    add(md_table(["class", "timer", "rows", "operators", "DEBUG ns/row", "used"],
+                 [[cls.replace("_", " "), v["timer"], "{:,}".format(v["rows"]), v["operators"],
+                   v["ns_per_row"] if v["ns_per_row"] is not None else "-",
+                   "%s (%s)" % (v["debug_ns_per_row"], v["how"])] for cls, v in oc.items()]))
     add("")
     rows = []
     for k, p in sm["costs"].items():
         rows.append(["`%s`" % k, p["value"], p["status"], p.get("what", "")])
     add(md_table(["cost", "value", "status", "what"], rows))
     add("")
+    if fitted and "figures" in fitted:
+        from tools.tpcds.calibrate import readme_block
+        add("The calibration (`calibration.json`: every run of the fit, inputs and residuals), every published "
+            "figure against the model, and the breakdown of the four queries with a published per-exchange figure "
+            "(their example exchange: the query's HASH_PARTITIONED exchange that did not push back whose slowest "
+            "sender was blocked longest, `calibrate.example_exchange`):")
+        add("")
+        add(readme_block(fitted).rstrip("\n"))
+        add("")
     add("Start-up per query, from the Summary's query timeline (seconds): planning = submitted to planning "
         "finished, admission = to completed admission, backend start = to all backends started, tear-down = "
         "last row fetched to unregister (the client's fetch is left out):")
@@ -312,10 +334,14 @@ def render_readme(scenario, sm):
     add("Codegen: `CodegenTotalWallClockTime` of each fragment's per-host CodeGen profile (Impala codegens a "
         "fragment once per executor): %s; mean %.4f s, median %.4f s over %d fragments. The LZ4 ratio, "
         "`exchange_defaults.compression_ratio` = %.4f, is the q72 run's pooled remote traffic (receivers on "
-        "daemons where the exchange had no sender: bytes received / bytes dequeued)." % (
+        "daemons where the exchange had no sender), tuple data only: (bytes received - 4 offset bytes per tuple) / "
+        "(bytes dequeued - 8 pointer bytes per tuple), since the simulator adds offsets and pointers itself "
+        "(`tuples_per_row`); bytes received / bytes dequeued as they stand would give %.4f." % (
             "; ".join("%s: %d fragments, %.3f to %.3f s" % (k, len(v), min(x["s"] for x in v),
                                                               max(x["s"] for x in v)) for k, v in sorted(cg.items())),
-            meas["codegen_s_per_fragment"], meas["codegen_median_s"], meas["codegen_fragments"], meas["lz4_ratio"]))
+            meas["codegen_s_per_fragment"], meas["codegen_median_s"], meas["codegen_fragments"], meas["lz4_ratio"],
+            sum(d["bytes_received"] for d in meas["lz4_detail"].values()) /
+            sum(d["bytes_dequeued"] for d in meas["lz4_detail"].values())))
     add("")
     add("## Counts")
     add("")
@@ -376,8 +402,9 @@ def render_readme(scenario, sm):
     add("4. Row sizes: slots recovered from the printed row-sizes; string bytes = average lengths at SF3000.")
     add("5. Placement: one file per partition, %d MiB blocks; one-range tables on one executor; %d executors." % (
         BLOCK_BYTES >> 20, EXECUTORS))
-    add("6. Skew: only q72's exchange 28, as scan weights, at mt_dop=0.")
-    add("7. Costs: placeholders (per-row CPU, LZ4) and profile measurements (start-up, codegen) from DEBUG "
-        "builds, to be fitted.")
+    add("6. Skew: none (q72's exchange 28 was skewed at SF1 for a reason that does not hold at SF100, \"Skew\").")
+    add("7. Costs: the operator classes' ratios and start-up, codegen, LZ4 ratio measured in SF1 DEBUG-build "
+        "profiles; one CPU scale and the LZ4 cost per byte fitted (calibration.json); classes with too little "
+        "evidence take a stand-in class's ratio.")
     add("")
     return "\n".join(lines)

@@ -45,16 +45,18 @@ SECTIONS = {"mt_dop=0": ("DISTRIBUTEDPLAN", True, 0), "parallel": ("PARALLELPLAN
 # which the workload then examines (README "Skew").
 SKEW_SHARE = 0.9
 
-# Per-row and per-byte CPU costs: placeholders until tools/tpcds_calibrate.py fits them.
-PLACEHOLDER_COSTS = {
-    "scan_ns_per_row": (20.0, "Parquet decoding and predicates per row read"),
-    "join_build_ns_per_row": (50.0, "hash table insert per build row"),
-    "join_probe_ns_per_row": (20.0, "hash table lookup per probe row"),
-    "aggregate_ns_per_row": (30.0, "hash aggregation per input row"),
-    "sort_ns_per_row": (150.0, "sort or top-n per input row"),
-    "analytic_ns_per_row": (30.0, "analytic function evaluation per input row"),
-    "other_ns_per_row": (5.0, "select, union, limit per input row"),
+# What each operator class's cost is; its value is cpu_scale (fitted by tools/tpcds_calibrate.py,
+# in calibration.json) x the class's CPU per row in the profiles (profiles.operator_costs).
+CLASS_COSTS = {
+    "scan_ns_per_row": "Parquet decoding and predicates per row read",
+    "join_build_ns_per_row": "hash table insert per build row",
+    "join_probe_ns_per_row": "hash table lookup per probe row",
+    "aggregate_ns_per_row": "hash aggregation per input row",
+    "sort_ns_per_row": "sort or top-n per input row",
+    "analytic_ns_per_row": "analytic function evaluation per input row",
+    "other_ns_per_row": "select, union, limit per input row",
 }
+DEFAULT_CALIBRATION = os.path.join(DEFAULT_OUT, "calibration.json")
 PLACEHOLDER_COMPRESS_NS_PER_BYTE = 0.72   # the schema_version 1 fit's value, a starting point
 
 
@@ -286,7 +288,7 @@ def load_costs(path):
     if not isinstance(doc.get("costs"), dict):
         raise PlanError("%s: expected an object `costs` of fitted values (as tools/tpcds_calibrate.py writes)" % path)
     for k, v in doc["costs"].items():
-        if k not in PLACEHOLDER_COSTS and k not in ("query_startup_s", "codegen_s_per_fragment"):
+        if k not in CLASS_COSTS and k not in ("query_startup_s", "codegen_s_per_fragment"):
             raise PlanError("%s: costs.%s is not a cost of the format" % (path, k))
         if not isinstance(v, (int, float)) or v < 0:
             raise PlanError("%s: costs.%s: expected a number >= 0" % (path, k))
@@ -294,6 +296,10 @@ def load_costs(path):
         if k not in ("compress_ns_per_byte", "compression_ratio") or not isinstance(v, (int, float)) or v < 0:
             raise PlanError("%s: exchange_defaults.%s: expected compress_ns_per_byte or compression_ratio >= 0" % (
                 path, k))
+    scale = doc.get("parameters", {}).get("cpu_scale", {}).get("value")
+    if scale is not None and not (isinstance(scale, (int, float)) and scale > 0):
+        raise PlanError("%s: parameters.cpu_scale.value: expected a number > 0" % path)
+    doc["path"] = path
     return doc
 
 
@@ -341,21 +347,39 @@ def build_workload(plans, profiles, fitted=None):
     }
     summary = {"commit": commit, "tpcds": tpcds, "selected": selected, "built": built, "counts": cnt,
                "check": check, "measured": measured, "costs": cost_prov,
-               "q72_senders": prof.sender_rows(os.path.join(profiles, PROFILE_Q72))}
+               "q72_senders": prof.sender_rows(os.path.join(profiles, PROFILE_Q72)), "fitted": fitted}
     return scenario, summary
 
 
 def costs_section(measured, fitted):
+    """The workload's `costs` and their provenance. The operator classes: cpu_scale x their CPU per row
+    in the profiles when a calibration gives the scale (checked against the calibration's own values,
+    so that a stale calibration.json is an error, not a silent mismatch), the calibration file's values
+    when it gives no scale, else the profiles' DEBUG values unscaled. Start-up and codegen: measured."""
     costs, prov = {}, {}
     fitted_costs = (fitted or {}).get("costs", {})
-    for k, (v, what) in PLACEHOLDER_COSTS.items():
-        if k in fitted_costs:
-            costs[k] = fitted_costs[k]
-            prov[k] = {"value": fitted_costs[k], "status": "fitted: %s" % fitted.get("source", "calibration file"),
-                       "what": what}
+    scale = (fitted or {}).get("parameters", {}).get("cpu_scale", {}).get("value")
+    where = os.path.relpath(fitted["path"], REPO) if fitted and os.path.abspath(fitted["path"]).startswith(REPO) \
+        else (fitted or {}).get("path")
+    classes = {v["key"]: (cls, v) for cls, v in measured["operator_costs"].items()}
+    for k, what in CLASS_COSTS.items():
+        cls, m = classes[k]
+        basis = "%s DEBUG ns/row in the profiles (%s; README \"Costs\")" % (
+            m["debug_ns_per_row"], "measured" if m["how"] == "measured" else
+            "too little evidence, the %s's" % m["how"].split(": the ")[1].split("'s value")[0])
+        if scale is not None:
+            v = round(scale * m["debug_ns_per_row"], 3)
+            if k in fitted_costs and abs(fitted_costs[k] - v) > 1e-9:
+                raise PlanError("%s: costs.%s = %s, but cpu_scale %s x the profiles' %s ns/row = %s: the calibration "
+                                "is stale (rerun tools/tpcds_calibrate.py --fit)" % (
+                                    where, k, fitted_costs[k], scale, m["debug_ns_per_row"], v))
+            status = "fitted: cpu_scale %s (%s) x %s" % (scale, where, basis)
+        elif k in fitted_costs:
+            v, status = fitted_costs[k], "fitted: from %s" % where
         else:
-            costs[k] = v
-            prov[k] = {"value": v, "status": "placeholder: to be fitted by tools/tpcds_calibrate.py", "what": what}
+            v, status = m["debug_ns_per_row"], "measured, unscaled (not calibrated yet: tools/tpcds_calibrate.py --fit): " + basis
+        costs[k] = v
+        prov[k] = {"value": v, "status": status, "what": what}
     start = round(measured["startup_s"], 4)
     cg = round(measured["codegen_s_per_fragment"], 4)
     for k, v, what in (("query_startup_s", start, "per query before any fragment starts: planning, admission, "
@@ -367,17 +391,15 @@ def costs_section(measured, fitted):
                                                             measured["codegen_median_s"]))):
         if k in fitted_costs:
             costs[k] = fitted_costs[k]
-            prov[k] = {"value": fitted_costs[k], "status": "fitted: %s" % fitted.get("source", "calibration file"),
-                       "what": what, "measured": v}
+            prov[k] = {"value": fitted_costs[k], "status": "fitted: from %s" % where, "what": what, "measured": v}
         else:
             costs[k] = v
-            prov[k] = {"value": v, "status": "measured (SF1, DEBUG build, one machine): a starting value; "
-                       "tools/tpcds_calibrate.py may refit it", "what": what}
+            prov[k] = {"value": v, "status": "measured (SF1, DEBUG build, one machine)", "what": what}
+    fitted_x = (fitted or {}).get("exchange_defaults", {})
     prov["compress_ns_per_byte"] = {
-        "value": (fitted or {}).get("exchange_defaults", {}).get("compress_ns_per_byte", PLACEHOLDER_COMPRESS_NS_PER_BYTE),
-        "status": "fitted: %s" % fitted.get("source") if fitted and "compress_ns_per_byte" in fitted.get(
-            "exchange_defaults", {}) else "placeholder (the schema_version 1 fit): to be fitted by "
-                                          "tools/tpcds_calibrate.py",
+        "value": fitted_x.get("compress_ns_per_byte", PLACEHOLDER_COMPRESS_NS_PER_BYTE),
+        "status": ("fitted: %s" % where) if "compress_ns_per_byte" in fitted_x else
+                  "placeholder (the schema_version 1 fit): to be fitted by tools/tpcds_calibrate.py --fit",
         "what": "LZ4 per uncompressed byte on the sender (exchange_defaults)"}
     return costs, prov
 
@@ -454,11 +476,18 @@ def provenance_section(commit, built, selected, measured, cost_prov, cnt, check,
         "seed": "1: the simulator's default seed (no number here is drawn at random)",
         "costs": cost_prov,
         "profiles": {
-            "compression_ratio": "%.4f: measured, pooled LZ4 ratio of the remote traffic in "
+            "compression_ratio": "%.4f: measured, pooled LZ4 ratio of the tuple data of the remote traffic in "
                                  "impala-profiles/%s (receivers on daemons where no instance of the exchange sent "
-                                 "rows: TotalBytesReceived / TotalBytesDequeued, summed over exchanges %s)" % (
+                                 "rows: TotalBytesReceived less 4 offset bytes per tuple / TotalBytesDequeued less "
+                                 "8 pointer bytes per tuple, summed over exchanges %s)" % (
                                      measured["lz4_ratio"], PROFILE_Q72,
                                      ", ".join(str(x) for x in measured["lz4_detail"])),
+            "operator_costs": {
+                "what": "CPU per row of each operator class from the operators' own timers (profiles.operator_costs): "
+                        "operator instances that handled at least %d rows, seconds summed / rows summed per class, in "
+                        "the q72 and both q1 profiles (DEBUG builds: only the ratios are used; costs = cpu_scale x "
+                        "these)" % prof.COST_MIN_ROWS,
+                "classes": measured["operator_costs"]},
             "startup": measured["startup"],
             "codegen_per_fragment": measured["codegen"],
         },
@@ -480,9 +509,10 @@ def main(argv=None):
                     help="folder of Impala's runtime profiles (default: ../shared/impala-profiles)")
     ap.add_argument("--out", default=DEFAULT_OUT,
                     help="output folder for workload.json and README.md (default: scenarios/tpcds_sf100)")
-    ap.add_argument("--costs", default=None,
-                    help="fitted costs ({\"costs\": {...}, \"exchange_defaults\": {...}, \"source\": ...}, as "
-                         "tools/tpcds_calibrate.py writes them); default: placeholders")
+    ap.add_argument("--costs", default=DEFAULT_CALIBRATION,
+                    help="fitted costs ({\"costs\": {...}, \"exchange_defaults\": {...}, \"parameters\": ...}, as "
+                         "tools/tpcds_calibrate.py --fit writes them; default: scenarios/tpcds_sf100/calibration.json "
+                         "when it exists); 'none': not calibrated")
     args = ap.parse_args(argv)
     for need in ("queries.txt", "stats-3TB.json", "README.md", "tpcds-q72.test"):
         if not os.path.isfile(os.path.join(args.plans, need)):
@@ -496,7 +526,9 @@ def main(argv=None):
         return 2
     t0 = time.monotonic()
     try:
-        fitted = load_costs(args.costs) if args.costs else None
+        use = args.costs not in (None, "", "none") and (args.costs != DEFAULT_CALIBRATION or
+                                                         os.path.isfile(args.costs))
+        fitted = load_costs(args.costs) if use else None
         scenario, summary = build_workload(args.plans, args.profiles, fitted)
     except PlanError as e:
         sys.stderr.write("tpcds_workload: %s\n" % e)
