@@ -16,19 +16,22 @@ nlohmann::ordered_json migrate_scenario(nlohmann::ordered_json doc, const std::s
     throw InputError(fmt::format("{}: schema_version: expected 1 (to migrate) or {}, got {}", file, kSchemaVersion,
                                  version));
   std::string removed;
-  for (const char* key : {"query_overhead_s", "query_work_ns_per_row", "query_scanner_threads", "queries"})
-    if (doc.contains(key)) removed += fmt::format("\n{}: {}: removed in schema_version 2; use {}", file, key,
-                                                  removed_param(Section::scenario, key, 2)->replaced_by);
-  if (!removed.empty())
-    throw InputError(fmt::format("{}: cannot migrate: schema 2 simulates the time outside the exchanges from "
-                                 "the queries' fragments and operators instead of adding it by formula{}",
-                                 file, removed));
+  for (const std::string& key : outside_formula_keys(doc))
+    removed += fmt::format("\n{}: {}: {}", file, key, outside_formula_removed(key));
+  if (!removed.empty()) throw InputError(fmt::format("{}: cannot migrate:{}", file, removed));
   doc["schema_version"] = kSchemaVersion;
   nlohmann::ordered_json& cluster = doc["cluster"];
   if (cluster.is_null()) cluster = nlohmann::ordered_json::object();
   if (!cluster.contains("cores_per_executor")) cluster["cores_per_executor"] = 16;
   if (!cluster.contains("threads_per_core")) cluster["threads_per_core"] = 1;
   return doc;
+}
+
+std::string outside_formula_removed(const std::string& key) {
+  return fmt::format("the formula for the time outside the exchanges is gone: exsim simulates that time from "
+                     "the queries' fragments and operators (schema_version 2, scenarios/README.md); use {}, or "
+                     "drop the key to simulate the exchanges alone",
+                     removed_param(Section::scenario, key, 2)->replaced_by);
 }
 
 } // namespace exsim

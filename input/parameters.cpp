@@ -158,18 +158,17 @@ std::vector<ParamSpec> build_table() {
         "their `query` key, first), each alone on the cluster, so each can be simulated in its own process"),
       {"concurrent", "sequential"}));
   t.push_back(only_until(P(S::scenario, "query_overhead_s", T::number, "s", 0, 0, 1e6,
-                           "fixed time of every query outside its exchanges, added to its runtime_s"),
-                         1, "costs.query_startup_s; the time outside the exchanges is simulated from queries[]"));
+                           "schema 1's fixed time of every query outside its exchanges (refused: that time is simulated)"),
+                         1, "costs.query_startup_s"));
   t.push_back(only_until(
       P(S::scenario, "query_work_ns_per_row", T::number, "ns", 0, 0, 1e6,
-        "CPU per row of a query's work outside its exchanges: a query's runtime_s adds (scan_rows / scan "
-        "threads + work_rows / max(1, mt_dop)) x this / executors"),
-      1, "the operator costs in `costs`; the time outside the exchanges is simulated from queries[]"));
+        "schema 1's CPU per row of a query's work outside its exchanges (refused: that time is simulated)"),
+      1, "the operator costs in `costs`"));
   t.push_back(only_until(P(S::scenario, "query_scanner_threads", T::integer, "threads", 0, 0, 1024,
-                           "threads per executor decoding a query's scans at mt_dop 0 (0 = one per core)"),
+                           "schema 1's scanner threads of the formula for the time outside the exchanges (refused)"),
                          1, "flags.num_scanner_threads"));
   t.push_back(only_until(P(S::scenario, "queries", T::object, "", json::object(), none, none,
-                           "per-query rows outside the exchanges, keyed by the exchanges' query names"),
+                           "schema 1's per-query rows of the formula for the time outside the exchanges (refused)"),
                          1, "queries[] with fragments and operators"));
   t.push_back(only_since(P(S::scenario, "queries", T::array, "", json::array(), none, none,
                            "whole queries: fragments with their operators, and the exchanges between them"),
@@ -270,10 +269,10 @@ std::vector<ParamSpec> build_table() {
 
   // Schema 1: queries.<name>.
   t.push_back(only_until(P(S::query_rows, "work_rows", T::integer, "rows", 0, 0, 1e15,
-                           "rows the query's operators process outside its exchanges"),
+                           "schema 1's work rows of a query (refused with `queries`)"),
                          1, ""));
   t.push_back(only_until(P(S::query_rows, "scan_rows", T::integer, "rows", 0, 0, 1e15,
-                           "rows the query's scans produce"),
+                           "schema 1's scan rows of a query (refused with `queries`)"),
                          1, ""));
 
   // Query.

@@ -1,6 +1,7 @@
 #include "input/scenario.hpp"
 
 #include "input/check.hpp"
+#include "input/migrate.hpp"
 #include "input/parameters.hpp"
 #include "input/suggest.hpp"
 #include "models/plan.hpp"
@@ -751,9 +752,6 @@ Scenario build_scenario(json doc, const std::string& file, const std::vector<Ove
   if (doc.contains("cluster")) check_object(Section::cluster, doc["cluster"], "cluster", err, version);
   if (doc.contains("flags")) check_object(Section::flags, doc["flags"], "flags", err, version);
   if (doc.contains("costs")) check_object(Section::costs, doc["costs"], "costs", err, version);
-  if (version == 1 && doc.contains("queries"))
-    for (const auto& [name, q] : doc["queries"].items())
-      check_object(Section::query_rows, q, "queries." + name, err, version);
   if (doc.contains("exchange_defaults")) {
     const json& d = doc["exchange_defaults"];
     check_object(Section::exchange, d, "exchange_defaults", err, version, {"id", "faults"}, false);
@@ -984,27 +982,10 @@ Scenario build_scenario(json doc, const std::string& file, const std::vector<Ove
     }
     add_standalone(qs, standalone[i], after_local);
   }
-  // Schema 1: the time each query spends outside its exchanges.
-  json queries_settings = json::object();
-  if (version == 1) {
-    sc.legacy_outside.overhead_s = doc.value("query_overhead_s", 0.0);
-    sc.legacy_outside.ns_per_row = doc.value("query_work_ns_per_row", 0.0);
-    sc.legacy_outside.scanner_threads = static_cast<int>(doc.value("query_scanner_threads", 0.0));
-    if (doc.contains("queries"))
-      for (const auto& [name, q] : doc["queries"].items()) {
-        if (name.empty() || !group_of.count(name)) {
-          err.add("queries." + name, "expected the name of a query that some exchange belongs to (its `query` key)");
-          continue;
-        }
-        const json full = with_defaults(Section::query_rows, q, version);
-        const auto work = static_cast<int64_t>(full.at("work_rows").get<double>());
-        const auto scan = static_cast<int64_t>(full.at("scan_rows").get<double>());
-        sc.queries[group_of.at(name)].outside_time_s = sc.legacy_outside.time_s(scan, work, sc.flags, sc.cluster);
-        queries_settings[name] = {{"work_rows", work}, {"scan_rows", scan}};
-      }
-    for (QuerySpec& q : sc.queries)
-      if (!q.name.empty() && q.outside_time_s == 0) q.outside_time_s = sc.legacy_outside.overhead_s;
-  }
+  // Schema 1's formula for the time outside the exchanges is gone: that time is simulated.
+  if (version == 1)
+    for (const std::string& key : outside_formula_keys(doc))
+      err.add(key, outside_formula_removed(key));
   err.throw_if_any();
 
   // Whole queries.
@@ -1044,26 +1025,8 @@ Scenario build_scenario(json doc, const std::string& file, const std::vector<Ove
   if (version >= 2) {
     sc.settings["costs"] = costs;
     sc.settings["queries"] = query_settings;
-  } else {
-    sc.settings["query_overhead_s"] = sc.legacy_outside.overhead_s;
-    sc.settings["query_work_ns_per_row"] = sc.legacy_outside.ns_per_row;
-    sc.settings["query_scanner_threads"] = sc.legacy_outside.scanner_threads;
-    sc.settings["queries"] = queries_settings;
   }
   return sc;
-}
-
-double LegacyOutsideTime::time_s(int64_t scan_rows, int64_t work_rows, const Flags& flags,
-                                 const ClusterSpec& cluster) const {
-  // At mt_dop 0 a scan node decodes on its own scanner threads while the fragment thread runs the
-  // operators; with mt_dop > 0 every instance does both on one thread.
-  const int fragment_threads = std::max(1, flags.mt_dop);
-  const int scan_threads = flags.mt_dop > 0 ? flags.mt_dop
-                           : scanner_threads > 0 ? scanner_threads
-                                                 : cluster.cores_per_executor;
-  const double per_executor =
-      static_cast<double>(scan_rows) / scan_threads + static_cast<double>(work_rows) / fragment_threads;
-  return overhead_s + per_executor * ns_per_row * 1e-9 / cluster.executors;
 }
 
 size_t Scenario::exchange_count() const {

@@ -25,15 +25,6 @@ public:
 
 enum class QueryOrder { concurrent, sequential };
 
-// Schema 1 only: the time a query spends outside its exchanges, added to its runtime_s.
-struct LegacyOutsideTime {
-  double overhead_s = 0;
-  double ns_per_row = 0;
-  int scanner_threads = 0;
-  // overhead_s, plus the scan rows' CPU spread over executors x scan threads and the work rows'
-  // CPU over executors x max(1, mt_dop) threads.
-  double time_s(int64_t scan_rows, int64_t work_rows, const Flags& flags, const ClusterSpec& cluster) const;
-};
 struct RemoteScanScenario; // input/remote_scan.hpp
 
 struct Scenario {
@@ -48,7 +39,6 @@ struct Scenario {
   OperatorCosts costs;
   // Exchange-only queries first (grouped by their `query` key, "" for none), then whole queries.
   std::vector<QuerySpec> queries;
-  LegacyOutsideTime legacy_outside;
   nlohmann::json settings; // every effective parameter, for the results
 
   size_t exchange_count() const;

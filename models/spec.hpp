@@ -173,7 +173,6 @@ struct QuerySpec {
   std::vector<FragmentSpec> fragments;
   std::vector<ExchangeSpec> exchanges;
   double startup_s = 0;        // before any fragment starts
-  double outside_time_s = 0;   // schema 1 only: time outside the exchanges added to runtime_s
   std::string expected_json;   // measured values to compare with ("" or a JSON object)
 };
 

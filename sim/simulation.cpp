@@ -193,8 +193,7 @@ nlohmann::json simulate_in_sequence(const Scenario& sc, bool progress, int jobs)
   rmdir(dir);
   if (progress) std::fprintf(stderr, "\n");
   if (!failure.empty()) throw std::runtime_error(failure);
-  // Each query starts when the previous one ended (schema 1: its exchanges start its time outside
-  // them later).
+  // Each query starts when the previous one ended.
   nlohmann::json queries = nlohmann::json::array();
   double offset = 0;
   for (size_t q = 0; q < sc.queries.size(); ++q) {
@@ -204,10 +203,9 @@ nlohmann::json simulate_in_sequence(const Scenario& sc, bool progress, int jobs)
     for (const auto& x : xs)
       end = std::max(end, x.at("end_s").get<double>());
     if (!query.is_null()) end = std::max(end, query.at("end_s").get<double>());
-    const double outside = sc.queries[q].outside_time_s;
-    shift_query(query, xs, offset + outside);
+    shift_query(query, xs, offset);
     queries.push_back(std::move(query));
-    offset += outside + end;
+    offset += end;
   }
   nlohmann::json exchanges = in_scenario_order(sc, parts);
   return assemble_results(sc, std::move(exchanges), std::move(queries));

@@ -103,64 +103,6 @@ TEST_CASE("sequential queries: each starts when the previous ended, whatever the
   CHECK(a["exchanges"][0]["duration_s"] == one["exchanges"][0]["duration_s"]);
 }
 
-TEST_CASE("query_overhead_s: added to every query's runtime, and the next query starts after it",
-          "[sim][ordering]") {
-  // Expectation: runtime_s = overhead + exchange span; in sequence, query k's exchanges start at
-  // (k + 1) x overhead + the spans of the queries before it, so the makespan is the runtime total.
-  auto q = [](const char* query, const char* id, int64_t rows) {
-    return free_cpu_exchange(
-        {{"id", id}, {"query", query}, {"partitioning", "RANDOM"}, {"rows_total", rows}});
-  };
-  json doc = scenario({{"executors", 2}}, json::object(),
-                      json::array({q("q1", "a", 50 * 1024), q("q2", "b", 20 * 1024)}));
-  doc["query_order"] = "sequential";
-  const json base = simulate_doc(doc, 1);
-  doc["query_overhead_s"] = 0.25;
-  const json with = simulate_doc(doc, 2);
-  const auto& b = base["queries"];
-  const auto& w = with["queries"];
-  REQUIRE(w.size() == 2);
-  for (int i = 0; i < 2; ++i) {
-    show("runtime_s = 0.25 + span", 0.25 + b[i]["runtime_s"].get<double>(), w[i]["runtime_s"].get<double>());
-    CHECK(w[i]["runtime_s"].get<double>() == Approx(0.25 + b[i]["runtime_s"].get<double>()));
-    CHECK(w[i]["exchange_span_s"].get<double>() == Approx(b[i]["exchange_span_s"].get<double>()));
-  }
-  CHECK(w[0]["start_s"].get<double>() == Approx(0.25));
-  CHECK(w[1]["start_s"].get<double>() == Approx(w[0]["end_s"].get<double>() + 0.25));
-  CHECK(with["summary"]["makespan_s"].get<double>() ==
-        Approx(with["summary"]["runtime_s_total"].get<double>()));
-}
-
-TEST_CASE("query work: scan rows over scan threads, work rows over max(1, mt_dop), added to the runtime",
-          "[sim][ordering]") {
-  // 2 executors of 16 cores, 2 ns per row, query_overhead_s 0.1. q1 has 3.2e9 scan rows and 4e9
-  // work rows. mt_dop 0: scans on 16 scanner threads, 3.2e9 x 2 ns / (2 x 16) = 0.2 s, operators on
-  // one thread, 4e9 x 2 ns / 2 = 4 s: 4.3 s. mt_dop 4: both on 4 threads, (3.2e9 + 4e9) x 2 ns / 8 =
-  // 1.8 s: 1.9 s. mt_dop 0 with query_scanner_threads 8: 0.4 + 4 + 0.1 = 4.5 s.
-  auto q = [](const char* query, const char* id, int64_t rows) {
-    return free_cpu_exchange(
-        {{"id", id}, {"query", query}, {"partitioning", "RANDOM"}, {"rows_total", rows}});
-  };
-  json doc = scenario({{"executors", 2}}, json::object(),
-                      json::array({q("q1", "a", 8 * 1024), q("q2", "b", 8 * 1024)}));
-  doc["query_order"] = "sequential";
-  doc["query_overhead_s"] = 0.1;
-  doc["query_work_ns_per_row"] = 2;
-  doc["queries"] = {{"q1", {{"work_rows", 4000000000LL}, {"scan_rows", 3200000000LL}}}};
-  for (const auto& [mt_dop, scanners, expected] :
-       {std::tuple<int, int, double>{0, 0, 4.3}, {4, 0, 1.9}, {0, 8, 4.5}}) {
-    doc["flags"]["mt_dop"] = mt_dop;
-    doc["query_scanner_threads"] = scanners;
-    const json r = simulate_doc(doc, 1);
-    const auto& qs = r["queries"];
-    show("q1 outside its exchanges", expected, qs[0]["outside_exchanges_s"].get<double>());
-    CHECK(qs[0]["outside_exchanges_s"].get<double>() == Approx(expected));
-    CHECK(qs[1]["outside_exchanges_s"].get<double>() == Approx(0.1));
-    CHECK(qs[0]["runtime_s"].get<double>() == Approx(expected + qs[0]["exchange_span_s"].get<double>()));
-    CHECK(qs[1]["start_s"].get<double>() == Approx(qs[0]["end_s"].get<double>() + 0.1));
-  }
-}
-
 TEST_CASE("requests to one daemon leave in order on its connection, other daemons share the NIC",
           "[sim][ordering]") {
   // One batch of 1024 rows x (1000 + 4) bytes per exchange, no compression, 1 Gbit/s: S/B = 8.22 ms,
