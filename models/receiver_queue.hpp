@@ -1,5 +1,7 @@
 // The receiver's sender queues and their admission rule (KrpcDataStreamRecvr at the snapshot of
-// the plans, after IMPALA-13475). Non-merging receivers have one queue for all senders, limited
+// the plans, after IMPALA-13475: read at apache/impala b21595276c, which contains that change as
+// 536f7c6ce; the merging receiver's limit moved from one pool per receiver to a share per
+// queue there). Non-merging receivers have one queue for all senders, limited
 // by the receiver's buffer; merging receivers one queue per sender, each limited to the buffer
 // divided by the queues whose sender has not yet ended its stream. A batch is deferred (no
 // response yet) when its queue already holds deferred RPCs, or when it does not fit: it fits
