@@ -1,7 +1,8 @@
 #!/bin/sh
 # Benchmark (not a test). Figures vary with the machine's load; compare ratios measured in one run.
 # 1. Simulated RPCs per wall second and peak memory for a 5x5 and a 40x40 hash exchange at K=1
-#    and K=2.
+#    and K=2, and for a whole query (TPC-DS q72 imported from its profile: scans, joins and 13
+#    exchanges on 2 executors' cores) at K=1 and K=2.
 # 2. Scaling curve: one mt_dop=8 hash exchange (scenarios/examples/hash_5x5.json, 4M rows per
 #    executor) at 5, 10, 20, 40, 80 and 150 executors, with exsim's network model and with
 #    SimGrid's (cluster.network_model), the two runs of a size back to back: wall time, RPCs per
@@ -22,9 +23,12 @@ limit=${EXSIM_BENCH_TIMEOUT:-900}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# Prints "rpcs wall_s rpcs_per_wall_s peak_rss_MiB" for one run, or "timeout" / "failed".
+# measure SCENARIO [--set ...]: prints "rpcs wall_s rpcs_per_wall_s peak_rss_MiB" for one run, or
+# "timeout" / "failed".
 measure() {
-  if timeout "$limit" "$exsim" run scenarios/examples/hash_5x5.json "$@" --output "$tmp/r.json" --timing \
+  scenario=$1
+  shift
+  if timeout "$limit" "$exsim" run "$scenario" "$@" --output "$tmp/r.json" --timing \
     2>"$tmp/err" >/dev/null; then
     /usr/bin/python3 -c '
 import json, sys
@@ -41,10 +45,15 @@ print("%d %.2f %.0f %.1f" % (d["rpcs"], d["wall_s"], d["rpcs_per_wall_s"], d["pe
 for part in $parts; do
   if [ "$part" = 1 ]; then
     printf '%-8s %-3s %12s %10s %16s %14s\n' case K rpcs wall_s rpcs_per_wall_s peak_rss_MiB
-    for case in 5x5 40x40; do
-      if [ "$case" = 5x5 ]; then rows=5000000; dop=0; else rows=20000000; dop=8; fi
+    for case in 5x5 40x40 q72; do
       for k in 1 2; do
-        set -- $(measure --set mt_dop=$dop --set "exchanges[0].rows_total=$rows" --set rpcs_in_flight_per_channel=$k)
+        case "$case" in
+          5x5) set -- $(measure scenarios/examples/hash_5x5.json --set mt_dop=0 --set "exchanges[0].rows_total=5000000" \
+                 --set rpcs_in_flight_per_channel=$k) ;;
+          40x40) set -- $(measure scenarios/examples/hash_5x5.json --set mt_dop=8 \
+                   --set "exchanges[0].rows_total=20000000" --set rpcs_in_flight_per_channel=$k) ;;
+          q72) set -- $(measure scenarios/profiles/tpcds_q72.json --set rpcs_in_flight_per_channel=$k) ;;
+        esac
         printf '%-8s %-3s %12s %10s %16s %14s\n' "$case" "$k" "$1" "${2:--}" "${3:--}" "${4:--}"
       done
     done
@@ -62,7 +71,7 @@ for part in $parts; do
           printf '%-9s %-8s %10s\n' "$n" "$model" "not run (above EXSIM_BENCH_SIMGRID_MAX=$simgrid_max)"
           continue
         fi
-        set -- $(measure --set mt_dop=8 --set cluster.executors="$n" --set "exchanges[0].rows_total=$((4000000 * n))" \
+        set -- $(measure scenarios/examples/hash_5x5.json --set mt_dop=8 --set cluster.executors="$n" --set "exchanges[0].rows_total=$((4000000 * n))" \
           --set cluster.network_model=$model)
         if [ "$#" -eq 4 ]; then
           printf '%-9s %-8s %10s %10s %16s %14s\n' "$n" "$model" "$1" "$2" "$3" "$4"
