@@ -14,7 +14,7 @@
 //
 // A connection is driven by its events (a request becoming ready, a transfer ending): it is not an
 // actor and never blocks. Requests reach the models as events of their Scheduler.
-//   ConnectionNetwork net(platform, clock, sched);   // the models' Network port
+//   ConnectionNetwork net(platform, NetworkModel::exsim, clock, sched);   // the models' Network port
 //   net.send(from_host, to_host, req);               // req->on_arrival runs once it has arrived
 #pragma once
 
