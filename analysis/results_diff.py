@@ -45,17 +45,14 @@ def load_results(path):
 EXCHANGE_FIGURES = [
     ("duration_s", "duration_s"),
     ("slowest_sender_blocked_s", "slowest_sender_blocked_s"),
-    ("rpcs", lambda x: _num(x.get("rpcs")) + _num(x.get("eos_rpcs")) if "rpcs" in x else None),
+    ("rpcs", "rpcs"),  # TransmitData, as in the results and the summary
+    ("eos_rpcs", "eos_rpcs"),
     ("bytes_sent", "bytes_sent"),
     ("rpcs_deferred", "rpcs_deferred"),
     ("memory_estimate_bytes", "memory_estimate_bytes"),
     ("peak_sender_bytes", "peak_sender_bytes"),
 ]
-QUERY_FIGURES = ["runtime_s", "slowest_sender_blocked_s", "rpcs", "memory_estimate_bytes"]
-
-
-def _num(v):
-    return v if isinstance(v, (int, float)) and not isinstance(v, bool) else 0
+QUERY_FIGURES = ["runtime_s", "slowest_sender_blocked_s", "rpcs", "eos_rpcs", "memory_estimate_bytes"]
 
 
 def _figure(x, key):
@@ -70,7 +67,7 @@ def _query_figures(doc):
         q = out.setdefault(x.get("query", ""), {"exchanges": 0})
         q["exchanges"] += 1
         for label, key in EXCHANGE_FIGURES:
-            if label in ("slowest_sender_blocked_s", "rpcs", "memory_estimate_bytes"):
+            if label in ("slowest_sender_blocked_s", "rpcs", "eos_rpcs", "memory_estimate_bytes"):
                 v = _figure(x, key)
                 if v is not None:
                     q[label] = q.get(label, 0) + v

@@ -374,8 +374,11 @@ int main(int argc, char** argv) {
     }
     if (a.command == "migrate") {
       if (a.scenario.empty()) throw exsim::InputError("migrate: expected a SCENARIO file (see exsim --help)");
-      const nlohmann::ordered_json migrated =
-          exsim::migrate_scenario(exsim::read_scenario_json(a.scenario), a.scenario);
+      const nlohmann::ordered_json original = exsim::read_scenario_json(a.scenario);
+      const nlohmann::ordered_json migrated = exsim::migrate_scenario(original, a.scenario);
+      if (migrated == original)
+        std::cerr << "exsim migrate: " << a.scenario << " is already schema_version " << exsim::kSchemaVersion
+                  << "; written unchanged\n";
       exsim::build_scenario(nlohmann::json(migrated), a.scenario); // it still loads
       const std::string text = migrated.dump(2) + "\n";
       if (a.output.empty())

@@ -20,6 +20,8 @@ nlohmann::ordered_json migrate_scenario(nlohmann::ordered_json doc, const std::s
     removed += fmt::format("\n{}: {}: {}", file, key, outside_formula_removed(key));
   if (!removed.empty()) throw InputError(fmt::format("{}: cannot migrate:{}", file, removed));
   doc["schema_version"] = kSchemaVersion;
+  // A remote scan's keys did not change; its cluster has no cores.
+  if (doc.value("kind", "exchange") == "remote_scan") return doc;
   nlohmann::ordered_json& cluster = doc["cluster"];
   if (cluster.is_null()) cluster = nlohmann::ordered_json::object();
   if (!cluster.contains("cores_per_executor")) cluster["cores_per_executor"] = 16;

@@ -1,7 +1,7 @@
 // `exsim migrate`: rewrites a scenario of an older schema_version in the current one, keeping
-// what it means. Schema 1 to 2: the exchange-only form is unchanged; a cluster that relied on
-// schema 1's defaults (16 cores, each a full thread) gets them written out, since schema 2's
-// defaults describe physical cores with two hardware threads each. Keys schema 2 removed (the
+// what it means. Schema 1 to 2: the exchange-only form and remote scans are unchanged; a cluster
+// that relied on schema 1's defaults (16 cores, each a full thread) gets them written out, since
+// schema 2's defaults describe physical cores with two hardware threads each. Keys schema 2 removed (the
 // formula for the time outside the exchanges) cannot be carried over: the migration stops and
 // says what replaces them.
 //   nlohmann::ordered_json v2 = exsim::migrate_scenario(v1, "old.json");
