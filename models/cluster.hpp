@@ -30,7 +30,6 @@ public:
   Routes routes;
   RequestPool requests;
 
-  int hosts() const { return static_cast<int>(cpus_.size()); }
   HostCpu& cpu(int host) { return *cpus_.at(static_cast<size_t>(host)); }
   // Deserializes batches admitted on arrival (datastream_service_num_svc_threads; 0 = logical CPUs).
   ThreadPool& service_threads(int host) { return *svc_.at(static_cast<size_t>(host)); }

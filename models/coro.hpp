@@ -2,7 +2,7 @@
 // sequential code that suspends at `co_await` (CPU work, a free channel slot, a batch to read)
 // and is resumed by an event of the Scheduler. No OS-level context per thread; coroutine frames
 // come from a pool, so a running simulation does not allocate per batch or per RPC.
-//   exsim::Task body() { co_await cpu.run(ns); co_await sub_task(); }
+//   exsim::Task body() { co_await thread.flush(); co_await sub_task(); }
 //   exsim::Task t = body(); t.start(sched, on_done);      // runs from the next event
 #pragma once
 
@@ -81,8 +81,6 @@ public:
     h_.promise().on_done = on_done;
     s.post(resume_callback(h_));
   }
-  bool valid() const { return static_cast<bool>(h_); }
-  bool done() const { return h_ && h_.done(); }
   std::exception_ptr error() const { return h_ ? h_.promise().error : nullptr; }
 
 private:

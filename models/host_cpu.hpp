@@ -3,8 +3,7 @@
 // thread's deserialization) runs here, shared by the rule of shared_cpu.hpp, with one pending
 // Scheduler event at the next completion.
 //   exsim::HostCpu cpu(sched, 8, 2, 0.26);
-//   co_await cpu.run(ns);                                   // inside a coroutine
-//   uint64_t h = cpu.start(ns, callback); cpu.cancel(h);    // from event-driven code
+//   uint64_t h = cpu.start(ns, callback); cpu.cancel(h);    // a thread's CPU: SimThread::flush
 #pragma once
 
 #include "models/coro.hpp"
@@ -29,20 +28,7 @@ public:
   // Withdraws a piece that has not finished (its callback never runs).
   void cancel(uint64_t handle);
 
-  struct Run {
-    HostCpu& cpu;
-    double ns;
-    bool await_ready() const noexcept { return !(ns > 0); }
-    void await_suspend(std::coroutine_handle<> h) { cpu.start(ns, resume_callback(h)); }
-    void await_resume() const noexcept {}
-  };
-  // `co_await cpu.run(ns)`: the calling coroutine waits while its work runs.
-  Run run(double ns) { return Run{*this, ns}; }
-
   double now() const { return sched_.now(); }
-  int hardware_threads() const { return model_.hardware_threads(); }
-  // Work per second of each piece when n run at once (1 = a thread alone on a core).
-  double rate(int n) const { return model_.rate(n); }
 
 private:
   void reschedule();

@@ -9,6 +9,7 @@
 #include "models/channel.hpp"
 #include "models/critical_path.hpp"
 #include "models/scheduler.hpp"
+#include "models/spec.hpp"
 
 #include <cstdint>
 #include <vector>
@@ -71,11 +72,12 @@ public:
   virtual void send(int from_host, int to_host, Request* req) = 0;
 };
 
-// Route latencies of the cluster (half a round trip each way).
+// Route latencies of the cluster (half a round trip each way), for requests and responses alike.
 struct Routes {
   double remote_one_way_s = 0;
   double local_one_way_s = 0;
   double one_way_s(int from, int to) const { return from == to ? local_one_way_s : remote_one_way_s; }
+  static Routes of(const ClusterSpec& c) { return {c.rtt_us * 1e-6 / 2, c.loopback_rtt_us * 1e-6 / 2}; }
 };
 
 } // namespace exsim

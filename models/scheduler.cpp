@@ -49,13 +49,11 @@ void Scheduler::run_until(double t) {
       std::pop_heap(heap_.begin(), heap_.end(), later);
       const Callback cb = heap_.back().cb;
       heap_.pop_back();
-      ++events_run_;
       cb();
       continue;
     }
     if (due_count_ > 0) {
       const Callback cb = pop_due();
-      ++events_run_;
       cb();
       continue;
     }

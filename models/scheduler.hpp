@@ -53,8 +53,6 @@ public:
   // Called whenever next_time() becomes earlier than it was (the engine re-arms its timer).
   std::function<void(double)> on_earlier_event;
 
-  uint64_t events_run() const { return events_run_; }
-
 private:
   struct Event {
     double t;
@@ -65,7 +63,6 @@ private:
 
   double now_ = 0;
   uint64_t seq_ = 0;
-  uint64_t events_run_ = 0;
   std::vector<Event> heap_; // events after now
   // Events scheduled for now, in order. They come after every heap event at now: those were
   // scheduled before the clock reached now, so earlier. A ring buffer: no allocation once grown.

@@ -54,7 +54,6 @@ public:
     debt_[static_cast<size_t>(part)] += ns;
     debt_total_ += ns;
   }
-  bool owes_cpu() const { return debt_total_ > 0; }
 
   struct Flush {
     SimThread& t;
@@ -95,11 +94,9 @@ private:
 class Signal {
 public:
   bool is_set() const { return set_; }
-  double set_at() const { return set_at_; }
   void set(Scheduler& s) {
     if (set_) return;
     set_ = true;
-    set_at_ = s.now();
     wake_all(s);
   }
   // Wakes the waiters without setting (they check why they were woken).
@@ -118,7 +115,6 @@ public:
 
 private:
   bool set_ = false;
-  double set_at_ = 0;
   std::vector<std::coroutine_handle<>> waiters_;
 };
 

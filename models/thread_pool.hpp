@@ -23,8 +23,6 @@ public:
   // job gets a thread, its start time is written to `*started_at` (if given).
   void submit(double ns, Callback done, double* started_at = nullptr);
   int threads() const { return threads_; }
-  int busy() const { return busy_; }
-  size_t queued() const { return queue_.size(); }
 
 private:
   struct Job {

@@ -28,7 +28,6 @@ public:
   bool has_free_slot() const { return in_flight_ < capacity(); }
   bool idle() const { return in_flight_ == 0; }
   int64_t reserved_bytes() const { return reserved_; }
-  int64_t max_reserved_bytes() const { return max_bytes_; }
   bool byte_limited() const { return max_bytes_ != kNoByteLimit; }
 
   // Whether `bytes` more fit in the byte window (always true without a byte limit).
@@ -41,7 +40,6 @@ public:
   // Occupies the lowest free slot, reserves `bytes` and returns the slot. Precondition:
   // has_free_slot() (the byte window is the caller's choice: see can_start).
   int start(int64_t bytes = 0);
-  bool in_flight(int slot) const { return in_flight_slot_.at(static_cast<size_t>(slot)); }
 
   // Frees the slot; with Release::at_finish also the bytes it reserved. Returns those bytes.
   int64_t finish(int slot, Release release = Release::at_finish);

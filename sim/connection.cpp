@@ -62,7 +62,7 @@ void ConnectionNetwork::send(int from, int to, Request* req) {
   if (connections_.empty()) connections_.resize(hosts * hosts);
   auto& c = connections_.at(static_cast<size_t>(from) * hosts + static_cast<size_t>(to));
   if (!c) c = std::make_unique<Connection>(*transfers_, clock_, sched_, from, to);
-  c->send(req, platform_.one_way_s(from, to));
+  c->send(req, platform_.routes.one_way_s(from, to));
 }
 
 } // namespace exsim

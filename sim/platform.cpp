@@ -38,8 +38,7 @@ Platform build_platform(const ClusterSpec& c) {
   const double nic_bps = c.nic_bandwidth_gbps * 1e9 / 8;     // bytes per second
   const double lo_bps = c.loopback_bandwidth_gbps * 1e9 / 8; // bytes per second
   Platform p;
-  p.remote_one_way_s = c.rtt_us * 1e-6 / 2;
-  p.local_one_way_s = c.loopback_rtt_us * 1e-6 / 2;
+  p.routes = Routes::of(c);
   p.nic_bytes_per_s = nic_bps;
   p.loopback_bytes_per_s = lo_bps;
   for (int i = 0; i < c.executors; ++i) {

@@ -8,6 +8,7 @@
 //   exsim::Platform p = exsim::build_platform(scenario.cluster);
 #pragma once
 
+#include "models/rpc.hpp"
 #include "models/spec.hpp"
 
 #include <simgrid/s4u.hpp>
@@ -31,14 +32,9 @@ std::unique_ptr<sg4::Engine> make_engine();
 
 struct Platform {
   std::vector<sg4::Host*> hosts;
-  double remote_one_way_s = 0;     // half of rtt_us
-  double local_one_way_s = 0;      // half of loopback_rtt_us
+  Routes routes;                   // latencies, the same the models use for responses
   double nic_bytes_per_s = 0;      // each NIC link, each way
   double loopback_bytes_per_s = 0; // each loopback link
-
-  double one_way_s(int from_host, int to_host) const {
-    return from_host == to_host ? local_one_way_s : remote_one_way_s;
-  }
 };
 
 Platform build_platform(const ClusterSpec& cluster);

@@ -85,7 +85,7 @@ nlohmann::json run_queries(const Scenario& sc, const std::vector<size_t>& which,
       entry["_index"] = x->spec.index;
       xs.push_back(std::move(entry));
     }
-    queries.push_back(query_result(*q, xs, sc));
+    queries.push_back(query_result(*q, xs));
     for (auto& x : xs)
       exchanges.push_back(std::move(x));
   }
