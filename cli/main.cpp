@@ -1,5 +1,5 @@
-// exsim command line: run, validate, summary, schema, params; profile import, compare and diff
-// are the Python package tools/impala_profile, run with the system interpreter. Exit status 0
+// exsim command line: run, validate, explain, migrate, summary, schema, params; profile import,
+// compare and diff are the Python package tools/impala_profile, run with the system interpreter. Exit status 0
 // success, 2 bad input, 1 internal error.
 #include "input/parameters.hpp"
 #include "input/scenario.hpp"
@@ -11,6 +11,7 @@
 #include "sim/simulation.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -276,7 +277,9 @@ nlohmann::json read_results(const std::string& path) {
   } catch (const nlohmann::json::parse_error& e) {
     throw exsim::InputError(fmt::format("{}: not valid JSON: {}", path, e.what()));
   }
-  for (const char* key : {"scenario", "exchanges", "summary"})
+  // An exchange workload's results, or a remote scan's (kind "remote_scan": executors, not exchanges).
+  const bool remote_scan = r.is_object() && r.value("kind", "") == "remote_scan";
+  for (const char* key : {"scenario", remote_scan ? "executors" : "exchanges", "summary"})
     if (!r.is_object() || !r.contains(key))
       throw exsim::InputError(
           fmt::format("{}: {}: required key is missing; expected a results file written by "
@@ -357,7 +360,10 @@ int main(int argc, char** argv) {
             "summary: expected a RESULTS file written by `exsim run --output` (see exsim --help)");
       const nlohmann::json r = read_results(a.scenario);
       try {
-        exsim::print_summary(r, a.summary_options);
+        if (r.value("kind", "") == "remote_scan")
+          exsim::print_remote_scan_summary(r);
+        else
+          exsim::print_summary(r, a.summary_options);
       } catch (const nlohmann::json::exception& e) {
         throw exsim::InputError(
             fmt::format("{}: not a results file of this exsim: {}", a.scenario, e.what()));
@@ -396,9 +402,8 @@ int main(int argc, char** argv) {
       return kExitOk;
     }
     throw exsim::InputError(
-        fmt::format("{}: unknown command;{} commands: run, validate, summary, schema, params "
-                    "(see exsim --help)",
-                    a.command, exsim::did_you_mean(a.command, kCommands)));
+        fmt::format("{}: unknown command;{} commands: {} (see exsim --help)", a.command,
+                    exsim::did_you_mean(a.command, kCommands), fmt::join(kCommands, ", ")));
   } catch (const exsim::InputError& e) {
     std::cerr << "exsim: " << e.what() << "\n";
     return kExitBadInput;

@@ -160,7 +160,7 @@ json exchange_result(const ExchangeRuntime& x, const Scenario& sc) {
   return out;
 }
 
-json query_result(const QueryRuntime& q, const json& exchanges, const Scenario&) {
+json query_result(const QueryRuntime& q, const json& exchanges) {
   const QuerySpec& spec = q.spec;
   if (spec.exchange_only && spec.name.empty()) return nullptr;
   std::string status = to_string(q.status);

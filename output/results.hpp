@@ -11,12 +11,11 @@ namespace exsim {
 class ExchangeRuntime;
 class QueryRuntime;
 struct Scenario;
-struct QuerySpec;
 
 // One exchange's entry, from its simulated counters.
 nlohmann::json exchange_result(const ExchangeRuntime& x, const Scenario& sc);
 // One query's entry, from its run and its exchanges' entries (a query named "" has none: null).
-nlohmann::json query_result(const QueryRuntime& q, const nlohmann::json& exchanges, const Scenario& sc);
+nlohmann::json query_result(const QueryRuntime& q, const nlohmann::json& exchanges);
 // Moves every time of a query's entry and of its exchanges' entries by `offset` seconds.
 void shift_query(nlohmann::json& query, nlohmann::json& exchanges, double offset);
 // The whole document from the exchanges' entries (in scenario order) and the queries' entries

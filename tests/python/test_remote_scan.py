@@ -24,6 +24,9 @@ def test_readme_q1_run(exsim, tmp_path):
     out = tmp_path / "q1.json"
     summary = run(exsim, Q1, "--output", out, "--summary")
     assert "scenario q1_cold (remote_scan): 4 executor(s) on 4 host(s), C=64" in summary
+    # `exsim summary` of the results file prints the same summary as the run did.
+    again = subprocess.run([str(exsim), "summary", str(out)], check=True, capture_output=True, text=True).stdout
+    assert again == summary
     r = json.loads(out.read_text())
     jsonschema.validate(r, SCHEMA)
     s = r["summary"]
