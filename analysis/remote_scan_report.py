@@ -12,8 +12,9 @@ by hand:
   - when `seed` is a grid axis, the points that differ only in the seed are
     one configuration: its runtime is their median makespan, its memory their
     largest bytes_reserved_peak, its bound the median run's;
-  - recommended: the fastest configuration whose memory fits the budget, ties
-    broken by less memory, then by sweep order;
+  - recommended: among the configurations whose memory fits the budget and
+    whose makespan is within the tie tolerance of the fastest (--tie-tolerance,
+    2% by default), the one with the least memory, then by sweep order;
   - the reason given is the configuration's `bound` (window, nic, s3_stream,
     consumer) and, for a window, which one was full longest (window_limit):
     prefetch_concurrency (C), prefetch_bytes, plan_ahead or gets_in_flight.
@@ -108,8 +109,9 @@ def sentence(best, configs, budget_bytes):
         least = min(c.memory_bytes for c in configs)
         return (f"No configuration fits the memory budget (the smallest bytes reserved peak is "
                 f"{report.sig3(least / MIB)} MiB).")
-    within = ("the fastest configuration." if budget_bytes is None
-              else f"the fastest configuration within the {report.sig3(budget_bytes / MIB)} MiB budget.")
+    within = ("the least memory among the configurations tied with the fastest." if budget_bytes is None
+              else f"the least memory among the configurations tied with the fastest within the "
+                   f"{report.sig3(budget_bytes / MIB)} MiB budget.")
     over = f" (median of {best.seeds} seeds)" if best.seeds > 1 else ""
     return (f"Recommended: `{best.id}` (C={best.c}): makespan {report.sig3(best.runtime_s)} s{over}, bytes "
             f"reserved peak {report.sig3(best.memory_bytes / MIB)} MiB per executor, bound {reason(best)}; "
@@ -162,12 +164,12 @@ def plot(configs, best, budget_bytes):
     return report.png(fig)
 
 
-def build(sweep_dir, manifest, points, budget_bytes):
+def build(sweep_dir, manifest, points, budget_bytes, tolerance=report.DEFAULT_TIE_TOLERANCE):
     """(markdown, html) of the report for a remote-scan sweep."""
     configs = configurations(points)
     if not configs:
         raise results.SweepError(f"{sweep_dir}: no finished point to report on")
-    best = recommend(configs, budget_bytes)
+    best = recommend(configs, budget_bytes, tolerance)
     budget = "none" if budget_bytes is None else f"{report.sig3(budget_bytes / MIB)} MiB"
     intro = (f"Remote-scan sweep `{sweep_dir}` of scenario `{manifest['scenario']}` (sha256 "
              f"{manifest['scenario_sha256'][:12]}), exsim {manifest['exsim_version']}: {len(points)} points, "

@@ -512,7 +512,7 @@ def build(sweep_dir, budget_bytes, tolerance=DEFAULT_TIE_TOLERANCE):
     manifest = results.load_manifest(sweep_dir)
     points = results.load_points(sweep_dir, manifest)
     if remote_scan_report.is_remote_scan(points):  # another kind of scenario, its own report
-        return remote_scan_report.build(sweep_dir, manifest, points, budget_bytes)
+        return remote_scan_report.build(sweep_dir, manifest, points, budget_bytes, tolerance)
     configs = configurations(points)
     if not configs:
         raise results.SweepError(f"{sweep_dir}: no finished point to report on")

@@ -67,7 +67,7 @@ def _query_figures(doc):
         q = out.setdefault(x.get("query", ""), {"exchanges": 0})
         q["exchanges"] += 1
         for label, key in EXCHANGE_FIGURES:
-            if label in ("slowest_sender_blocked_s", "rpcs", "eos_rpcs", "memory_estimate_bytes"):
+            if label in QUERY_FIGURES:
                 v = _figure(x, key)
                 if v is not None:
                     q[label] = q.get(label, 0) + v

@@ -17,15 +17,13 @@ scenario and the fitted values into the scenario file.
 import argparse
 import json
 import math
-import os
-import subprocess
 import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from analysis import atomic  # noqa: E402
+from analysis import atomic, exsim_runner  # noqa: E402
 
 SCENARIO = REPO / "scenarios" / "velox_s3_q1" / "q1_cold.json"
 FIT = REPO / "scenarios" / "velox_s3_q1" / "fit.json"
@@ -36,15 +34,13 @@ MAX_EVALUATIONS = 16
 SEEDS = [1, 2, 3]
 
 
-def exsim_binary():
-    return os.environ.get("EXSIM") or str(REPO / "build" / "exsim")
-
-
 def simulate(p50_ms, p99_ms, seed):
     """One run at the given time to first byte; returns the figures the fit records."""
-    args = [exsim_binary(), "run", str(SCENARIO), "--set", f"{PARAMETER}={p50_ms}",
-            "--set", f"s3.data_ttfb_p99_ms={p99_ms}", "--set", f"seed={seed}"]
-    out = subprocess.run(args, check=True, capture_output=True, text=True).stdout
+    argv = exsim_runner.command(exsim_runner.default_exsim(), SCENARIO,
+                                {PARAMETER: p50_ms, "s3.data_ttfb_p99_ms": p99_ms, "seed": seed})
+    status, out, err = exsim_runner.run(argv)
+    if status != 0:
+        raise exsim_runner.ExsimError(err.strip() or f"exsim exited with status {status}")
     s = json.loads(out)["summary"]
     return {"seed": seed, "makespan_s": s["makespan_s"], "bound": s["bound"], "window_limit": s["window_limit"],
             "planned_at_first_split": s["planned_at_first_split"], "first_split_s": s["first_split_s"]}
@@ -139,4 +135,7 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except exsim_runner.ExsimError as e:
+        sys.exit(f"velox_q1_fit: {e}")

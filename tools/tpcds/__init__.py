@@ -18,6 +18,8 @@ import os
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DEFAULT_PLANS = os.path.normpath(os.path.join(REPO, "..", "shared", "impala-plans"))
 DEFAULT_OUT = os.path.join(REPO, "scenarios", "tpcds_sf100")
+# The calibration's record (tools/tpcds/calibrate.py writes it; the workload generator reads its costs).
+CALIBRATION = os.path.join(DEFAULT_OUT, "calibration.json")
 DEFAULT_PROFILES = os.path.normpath(os.path.join(REPO, "..", "shared", "impala-profiles"))
 # Runtime profiles the measured inputs come from (impala-profiles/README.md).
 PROFILE_Q72 = "tpcds_72_local_run_profile.json"

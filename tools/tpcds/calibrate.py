@@ -40,7 +40,7 @@ from analysis.atomic import write_text  # noqa: E402
 from tools import tpcds as tp  # noqa: E402
 
 REPO = tp.REPO
-CALIBRATION = os.path.join(tp.DEFAULT_OUT, "calibration.json")
+CALIBRATION = tp.CALIBRATION
 WORKLOAD = os.path.join(tp.DEFAULT_OUT, "workload.json")
 BASELINE = "K=1, data_stream_sender_buffer_size 16 KiB, LZ4 on, mt_dop=0, 5 executors, RTT 390 us"
 # calibration-data.md section A (K=1, 16 KiB, LZ4 on, mt_dop=0, 5 executors, 390 us): what the fit uses.

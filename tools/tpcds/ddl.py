@@ -127,11 +127,6 @@ class Column:
         self.avg = float(avg_len) if self.string else 0.0
         self.ndv = ndv
 
-    @property
-    def planner_size(self):
-        """What the planner adds to a row-size for this slot: ColumnStats avgSerializedSize."""
-        return self.slot + self.avg
-
 
 class Schema:
     """The TPC-DS schema of the plans and its SF3000 statistics (impala-plans/stats-3TB.json)."""

@@ -23,7 +23,7 @@ from tools.tpcds import EXECUTORS, PlanError
 from tools.tpcds.ddl import TABLE_ROWS, scan_ranges_sf100
 from tools.tpcds.plans import EXCHANGE_KINDS
 from tools.tpcds.rowsize import exchange_row
-from tools.tpcds.scaling import fmt_ratio, fmt_rows
+from tools.tpcds.scaling import fmt_rows
 
 KIND_TO_PARTITIONING = {"HASH": "HASH_PARTITIONED", "BROADCAST": "UNPARTITIONED", "UNPARTITIONED": "UNPARTITIONED",
                         "MERGING": "UNPARTITIONED", "RANDOM": "RANDOM"}
@@ -301,6 +301,3 @@ class Converter:
         walk(self.shape.root)
         return out
 
-
-def ratio_note(node):
-    return "x%s" % fmt_ratio(node.card100 / node.card) if node.card else ""

@@ -30,7 +30,7 @@ if not __package__:  # run as a script: the repository root on sys.path, as for 
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from analysis import atomic  # noqa: E402
-from tools.tpcds import (DEFAULT_OUT, DEFAULT_PLANS, DEFAULT_PROFILES, EXECUTORS, GENERATOR,  # noqa: E402
+from tools.tpcds import (CALIBRATION, DEFAULT_OUT, DEFAULT_PLANS, DEFAULT_PROFILES, EXECUTORS, GENERATOR,  # noqa: E402
                          PROFILE_Q72, REPO, PlanError)
 from tools.tpcds import profiles as prof  # noqa: E402
 from tools.tpcds.ddl import BLOCK_BYTES, TABLE_ROWS, Schema  # noqa: E402
@@ -56,7 +56,6 @@ CLASS_COSTS = {
     "analytic_ns_per_row": "analytic function evaluation per input row",
     "other_ns_per_row": "select, union, limit per input row",
 }
-DEFAULT_CALIBRATION = os.path.join(DEFAULT_OUT, "calibration.json")
 PLACEHOLDER_COMPRESS_NS_PER_BYTE = 0.72   # the schema_version 1 fit's value, a starting point
 
 
@@ -509,7 +508,7 @@ def main(argv=None):
                     help="folder of Impala's runtime profiles (default: ../shared/impala-profiles)")
     ap.add_argument("--out", default=DEFAULT_OUT,
                     help="output folder for workload.json and README.md (default: scenarios/tpcds_sf100)")
-    ap.add_argument("--costs", default=DEFAULT_CALIBRATION,
+    ap.add_argument("--costs", default=CALIBRATION,
                     help="fitted costs ({\"costs\": {...}, \"exchange_defaults\": {...}, \"parameters\": ...}, as "
                          "tools/tpcds_calibrate.py --fit writes them; default: scenarios/tpcds_sf100/calibration.json "
                          "when it exists); 'none': not calibrated")
@@ -526,7 +525,7 @@ def main(argv=None):
         return 2
     t0 = time.monotonic()
     try:
-        use = args.costs not in (None, "", "none") and (args.costs != DEFAULT_CALIBRATION or
+        use = args.costs not in (None, "", "none") and (args.costs != CALIBRATION or
                                                          os.path.isfile(args.costs))
         fitted = load_costs(args.costs) if use else None
         scenario, summary = build_workload(args.plans, args.profiles, fitted)
