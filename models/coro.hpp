@@ -2,6 +2,10 @@
 // sequential code that suspends at `co_await` (CPU work, a free channel slot, a batch to read)
 // and is resumed by an event of the Scheduler. No OS-level context per thread; coroutine frames
 // come from a pool, so a running simulation does not allocate per batch or per RPC.
+// The stack never grows with the number of sub-tasks a thread awaits: a sub-task that ends
+// without suspending hands control back by returning, not by resuming its caller (symmetric
+// transfer would rely on the compiler turning that resumption into a tail call, which unoptimised
+// builds do not do).
 //   exsim::Task body() { co_await thread.flush(); co_await sub_task(); }
 //   exsim::Task t = body(); t.start(sched, on_done);      // runs from the next event
 #pragma once
@@ -28,6 +32,7 @@ class Task {
 public:
   struct promise_type {
     std::coroutine_handle<> continuation; // the awaiting coroutine, if any
+    bool inline_run = false; // running inside the awaiter's await_suspend (see Task::await_suspend)
     std::exception_ptr error;
     Callback on_done; // root tasks: called when the body has ended (it must not destroy the task)
 
@@ -40,6 +45,7 @@ public:
       bool await_ready() const noexcept { return false; }
       std::coroutine_handle<> await_suspend(std::coroutine_handle<promise_type> h) noexcept {
         promise_type& p = h.promise();
+        if (p.inline_run) return std::noop_coroutine(); // the awaiter's await_suspend goes on
         if (p.continuation) return p.continuation;
         if (p.on_done) p.on_done();
         return std::noop_coroutine();
@@ -67,10 +73,18 @@ public:
   }
 
   // `co_await task` runs it to its end inside the awaiting coroutine; its exception propagates.
+  // The task runs at once, from here. If it ends without suspending, the awaiter goes on by
+  // returning false (no resumption, no deeper stack); if it suspends, it resumes the awaiter when
+  // it ends, from the event that ended it.
   bool await_ready() const noexcept { return !h_ || h_.done(); }
-  std::coroutine_handle<> await_suspend(std::coroutine_handle<> awaiter) noexcept {
-    h_.promise().continuation = awaiter;
-    return h_;
+  bool await_suspend(std::coroutine_handle<> awaiter) noexcept {
+    promise_type& p = h_.promise();
+    p.continuation = awaiter;
+    p.inline_run = true;
+    h_.resume();
+    if (h_.done()) return false;
+    p.inline_run = false;
+    return true;
   }
   void await_resume() const {
     if (h_ && h_.promise().error) std::rethrow_exception(h_.promise().error);
