@@ -25,7 +25,8 @@ Sender::Sender(ExchangeRuntime& x, int index, SimThread& t)
       Rng::stream_seed(x.seed, (static_cast<uint64_t>(spec_.index) << 32) | static_cast<uint64_t>(index));
   if (mode_ == SendMode::collectors) {
     capacity_ = collector_capacity_rows(spec_.flags.data_stream_sender_buffer_size, spec_.shape);
-    splitter_ = std::make_unique<RowSplitter>(spec_.receiver_weights, spec_.directed_fanout, seed);
+    splitter_ = std::make_unique<RowSplitter>(spec_.receiver_weights, spec_.directed_fanout, seed,
+                                              spec_.flags.batch_size);
     fill_.assign(static_cast<size_t>(receivers_), 0);
   } else if (mode_ == SendMode::whole_batch) {
     round_robin_ = std::make_unique<RoundRobin>(receivers_, seed);
@@ -53,7 +54,8 @@ Task Sender::send(int64_t n) {
     splitter_->split(n, incoming_);
     const double batch_ns = sender_row_ns(spec_.costs, spec_.partitioning, spec_.directed_fanout) * static_cast<double>(n);
     double done = 0;
-    for (const FillEvent& ev : collector_fill_events(fill_, incoming_, capacity_)) {
+    collector_fill_events(fill_, incoming_, capacity_, fills_);
+    for (const FillEvent& ev : fills_) {
       // Rows up to this point of the input batch are hashed and copied before the send.
       t_.charge(PathPart::cpu_exchange_send, (ev.position - done) * batch_ns);
       done = ev.position;
@@ -62,9 +64,10 @@ Task Sender::send(int64_t n) {
       set_collector_rows(ev.channel, 0);
     }
     t_.charge(PathPart::cpu_exchange_send, (1 - done) * batch_ns);
-    for (int r = 0; r < receivers_; ++r) {
+    // Only the channels that received rows change (each grows, so the order does not move a peak).
+    for (int r : incoming_.touched) {
       const size_t i = static_cast<size_t>(r);
-      fill_[i] = (fill_[i] + incoming_[i]) % capacity_;
+      fill_[i] = (fill_[i] + incoming_.rows[i]) % capacity_;
       set_collector_rows(r, fill_[i]);
     }
     break;

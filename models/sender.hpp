@@ -66,7 +66,9 @@ private:
   std::unique_ptr<RowSplitter> splitter_;
   std::unique_ptr<RoundRobin> round_robin_;
   int64_t capacity_ = 0; // collector rows
-  std::vector<int64_t> fill_, incoming_;
+  std::vector<int64_t> fill_; // rows in each channel's collector
+  BatchSplit incoming_;       // the current input batch's rows per channel
+  std::vector<FillEvent> fills_; // where in it collectors fill
   std::vector<int64_t> collector_bytes_;
   // Waiting.
   Waiter waiter_;
