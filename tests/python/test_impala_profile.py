@@ -39,6 +39,11 @@ Q72 = PROFILES / "tpcds_72_local_run_profile.json"
 LOG_V1 = PROFILES / "impala_profile_log_tpcds_compute_stats"
 LOG_V2 = PROFILES / "impala_profile_log_tpcds_compute_stats_v2"
 LOG_40 = PROFILES / "legacy-profiles" / "impala_profile_log_tpcds_compute_stats"
+# Impala's text renderings of the same logs (README section 5 of ../shared/impala-profiles).
+TEXT_V1 = PROFILES / "impala_profile_log_tpcds_compute_stats.expected.txt"
+TEXT_V1_DEFAULT = PROFILES / "impala_profile_log_tpcds_compute_stats_default.expected.txt"
+TEXT_V2 = PROFILES / "impala_profile_log_tpcds_compute_stats_v2_default.expected.txt"
+LOG_40_TEXT = PROFILES / "legacy-profiles" / "impala_profile_log_tpcds_compute_stats.expected.txt"
 IMPORTABLE = ["tpcds_72_local_run_profile.json", "tpcds_1_local_run_mt_dop_0_profile.json",
               "tpcds_1_local_run_mt_dop_12_profile.json", "impala_profile_log_tpcds_compute_stats",
               "impala_profile_log_tpcds_compute_stats.expected.json", "impala_profile_log_tpcds_compute_stats_v2",
@@ -120,6 +125,141 @@ def test_thrift_log_decodes_like_impalas_json_rendering(log):
             assert nt.plan_node_id == nj.plan_node_id and nt.data_sink_id == nj.data_sink_id, path
     print(f"{log.name}: {compared} counters identical")
     assert compared > 5000
+
+
+# A time printed as text is truncated (util/pretty-printer.h): to the ns below 1 ms, the us below 1 s,
+# the ms below a minute.
+def _text_time_slack(ns):
+    return 1 if ns < 1e6 else 1e3 if ns < 1e9 else 1e6 if ns < 60e9 else 1e9
+
+
+@needs_profiles
+@pytest.mark.parametrize("log,text", [(LOG_V1, TEXT_V1), (LOG_V1, TEXT_V1_DEFAULT), (LOG_40, LOG_40_TEXT)],
+                         ids=["5.0", "5.0-default", "4.0"])
+def test_text_rendering_decodes_like_the_log(log, text):
+    """Every per-instance node of the Thrift log is in Impala's text rendering of it, at the same
+    place in the tree (operator trees re-nested), with the same counters: counts and bytes exactly,
+    times within the rounding of their printed form; info strings and summary-stat sample counts
+    identical."""
+    logs, texts = read_profiles(str(log)), read_profiles(str(text))
+    assert len(logs) == len(texts) == 4
+    assert all(d.encoding.startswith("text") and d.profile_version == 1 for d in texts)
+    compared = 0
+    for dl, dt in zip(logs, texts):
+        fl, ft = flat(dl.root), flat(dt.root)
+        instance_paths = [p for p in fl if "/Instance " in p]
+        assert set(instance_paths) <= set(ft), sorted(set(instance_paths) - set(ft))[:3]
+        for path in instance_paths:
+            nl, nt = fl[path], ft[path]
+            for name, c in nl.counters.items():
+                if c.unit in ("UNIT", "BYTES"):
+                    assert nt.counters[name].value == c.value, (path, name)
+                elif c.unit == "TIME_NS":
+                    assert abs(nt.counters[name].value - c.value) <= _text_time_slack(c.value), (path, name)
+                compared += 1
+            for key, v in nl.info.items():
+                assert nt.info.get(key) == v, (path, key)
+            for name, st in nl.summary.items():
+                assert nt.summary[name].count == st.count, (path, name)
+            assert [n for n, _ in nl.events] == [n for n, _ in nt.events], path
+    print(f"{text.name}: {compared} counters compared")
+    assert compared > 4000
+
+
+def _scenario_numbers_agree(a, b, rel, abs_s=0.0, path=""):
+    """Differences between two scenarios beyond the tolerance, ignoring where each came from."""
+    out = []
+    if isinstance(a, dict) and isinstance(b, dict):
+        if set(a) != set(b):
+            return [f"{path}: keys {sorted(set(a) ^ set(b))}"]
+        for k in a:
+            if k in ("where", "encoding", "profile", "name", "description") and path in ("", ".provenance") or \
+                    path.startswith(".provenance.queries.") and k in ("where", "encoding"):
+                continue
+            if k == "source" and path.startswith(".queries[") and path.count(".") == 1:
+                a_, b_ = a[k].split("; ", 1)[1], b[k].split("; ", 1)[1]  # after 'FILE:LINE: ENCODING'
+                if a_ != b_:
+                    out.append(f"{path}.source: {a_[:80]!r} vs {b_[:80]!r}")
+                continue
+            out += _scenario_numbers_agree(a[k], b[k], rel, abs_s, f"{path}.{k}")
+        return out
+    if isinstance(a, list) and isinstance(b, list):
+        if len(a) != len(b):
+            return [f"{path}: {len(a)} vs {len(b)} items"]
+        for i, (x, y) in enumerate(zip(a, b)):
+            out += _scenario_numbers_agree(x, y, rel, abs_s, f"{path}[{i}]")
+        return out
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)) and not isinstance(a, bool):
+        if a != b and abs(a - b) > max(rel * max(abs(a), abs(b)), abs_s if path.endswith("_s") else 0):
+            out.append(f"{path}: {a} vs {b}")
+        return out
+    if a != b:
+        out.append(f"{path}: {str(a)[:80]!r} vs {str(b)[:80]!r}")
+    return out
+
+
+@needs_profiles
+@pytest.mark.parametrize("log,text", [(LOG_V1, TEXT_V1), (LOG_V1, TEXT_V1_DEFAULT), (LOG_40, LOG_40_TEXT)],
+                         ids=["5.0", "5.0-default", "4.0"])
+def test_text_rendering_imports_to_the_logs_scenario(log, text, tmp_path):
+    """Text and Thrift log of the same queries give the same scenario: every key, string and count
+    identical; numbers derived from times within 0.2% (CPU costs: sums of printed times), and a
+    time within 1 ms (timeline events above 1 s are printed to the millisecond)."""
+    a, b = tmp_path / "log.json", tmp_path / "text.json"
+    for src, out in ((log, a), (text, b)):
+        proc = run_cli("profile", "import", src, "--output", out)
+        assert proc.returncode == 0, proc.stderr
+    sa, sb = json.loads(a.read_text()), json.loads(b.read_text())
+    diffs = _scenario_numbers_agree(sa, sb, rel=2e-3, abs_s=1e-3)
+    assert diffs == [], "\n".join(diffs[:20])
+    # The text-only fields say what was read.
+    assert all(q["encoding"].startswith("text profile") for q in sb["provenance"]["queries"].values())
+    assert [q["name"] for q in sa["queries"]] == [q["name"] for q in sb["queries"]]
+
+
+@needs_profiles
+def test_aggregated_text_rendering_imports_like_its_json_rendering(tmp_path):
+    """v2 (AGGREGATED_PROFILE=1): the text, like Impala's JSON rendering, keeps only mean/min/max
+    per counter, so both import to the same scenario (within the rounding of printed means), and
+    to the log's plan, placement and exchange totals; per-instance maxima and skew differ from the
+    log's and are flagged in provenance.ignored."""
+    t, j, l = tmp_path / "t.json", tmp_path / "j.json", tmp_path / "l.json"
+    for src, out in ((TEXT_V2, t), (Path(str(LOG_V2) + ".expected.json"), j), (LOG_V2, l)):
+        proc = run_cli("profile", "import", src, "--output", out)
+        assert proc.returncode == 0, proc.stderr
+    st, sj, sl = (json.loads(p.read_text()) for p in (t, j, l))
+    # The renderings keep different time series (listed as ignored), and the hosts come from different places.
+    st_cmp, sj_cmp = json.loads(json.dumps(st)), json.loads(json.dumps(sj))
+    for sc in (st_cmp, sj_cmp):
+        sc["provenance"]["ignored"] = [i for i in sc["provenance"]["ignored"] if "time series" not in i["what"]]
+        for i in sc["provenance"]["ignored"]:
+            i["why"] = i["why"].split(", hosts ")[0]
+    diffs = _scenario_numbers_agree(sj_cmp, st_cmp, rel=1e-2, abs_s=1e-3)
+    assert diffs == [], "\n".join(diffs[:20])
+    assert any("per-instance values" in i["what"] for i in st["provenance"]["ignored"])
+    for qt, ql in zip(st["queries"], sl["queries"]):
+        assert qt["name"] == ql["name"]
+        for pt, pl in ((qt, ql), (qt["parallel"], ql["parallel"])):
+            strip = lambda fs: [{k: v for k, v in f.items() if k != "root"} for f in fs]  # noqa: E731
+            assert strip(pt["fragments"]) == strip(pl["fragments"])
+            for xt, xl in zip(pt["exchanges"], pl["exchanges"]):
+                assert (xt["id"], xt["partitioning"]) == (xl["id"], xl["partitioning"])
+                for key in ("senders", "receivers", "rpcs", "eos_rpcs", "rows_sent", "bytes_sent"):
+                    if "expected" in xl:
+                        assert xt["expected"][key] == pytest.approx(xl["expected"][key], rel=0.01), key
+
+
+@needs_profiles
+def test_text_as_pasted_imports_the_same(tmp_path):
+    """impala-shell's banner above the profile, CRLF line ends and an indented paste change nothing."""
+    text = LOG_40_TEXT.read_text()
+    pasted = "[host:21000] default> profile;\r\nQuery Runtime Profile:\r\n" + "".join(
+        "  " + line + "\r\n" for line in text.splitlines())
+    p = tmp_path / "pasted.txt"
+    p.write_text(pasted, newline="")
+    a = import_file(LOG_40_TEXT)
+    b = import_file(p)
+    assert _scenario_numbers_agree(a, b, rel=0) == []
 
 
 def _json_stream(path):
@@ -450,7 +590,13 @@ def _bad_cases(tmp):
     cases.append(("a README", PROFILES / "README.md", ["not an Impala profile"]))
     p = tmp / "words.txt"
     p.write_text("this is a text file\nof words\n")
-    cases.append(("a text file", p, ["not an Impala profile log"]))
+    cases.append(("a text file", p, ["not an Impala profile", "text profile", "profile log"]))
+    text = LOG_40_TEXT.read_text().splitlines(keepends=True)
+    k = next(i for i, l in enumerate(text) if l.strip().startswith("- TotalBytesSent:"))
+    text[k] = text[k].split(":")[0] + ": lots\n"
+    p = tmp / "bad_counter.txt"
+    p.write_text("".join(text))
+    cases.append(("a text profile with an unreadable counter", p, [f"{p}:{k + 1}", "TotalBytesSent", "'lots'"]))
     p = tmp / "binary.bin"
     p.write_bytes(bytes(range(1, 256)))
     cases.append(("binary data", p, ["not ASCII"]))

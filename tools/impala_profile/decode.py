@@ -4,6 +4,8 @@ Encodings read:
 - JSON: the web UI's /query_profile_json document ({"contents": ...}, optionally wrapped with
   "__common__"), a bare profile object, or a stream of concatenated objects (what
   `impala-profile-tool --profile_format=json` prints for a profile log).
+- Text (impala-shell's PROFILE, the web UI's text view): see text.py; recognised by a line
+  'Query (id=...):'.
 - Profile log lines (Impala's query log, `impala_profile_log_*`): `<epoch ms> <query id> <base64>`
   or a bare base64 line; base64 of a zlib stream (or of raw bytes) holding a Thrift
   `TRuntimeProfileTree` in the compact protocol (the binary protocol is tried too).
@@ -142,7 +144,12 @@ def read_profiles(path):
     text = data.lstrip()
     if not text:
         raise ProfileError(f"{path}: empty file, not an Impala profile")
-    if text[:1] in (b"{", b"["):
+    from . import text as text_form
+    if text[:1] == b"{":
+        return _read_json(path, data)
+    if text_form.looks_like_text(data):  # before '[': impala-shell's prompt line starts with one
+        return text_form.read_text(path, data)
+    if text[:1] == b"[":
         return _read_json(path, data)
     return _read_log(path, data)
 
@@ -273,25 +280,52 @@ def _explode_json_aggregates(doc):
         counts = [c.stats["count"] for c in frag.counters.values() if c.stats]
         n = max(counts) if counts else 1
         hosts = hosts_of.get(m.group(1)) or ["unknown"]
-        shell = Node(frag.name)
-        for k in range(n):
-            inst = Node(f"Instance {m.group(1)}#{k} (host={hosts[k % len(hosts)]})", counters=frag.counters,
-                        info=frag.info, summary=frag.summary, events=frag.events, series=frag.series,
-                        children=frag.children)
-            shell.children.append(inst)
-        exec_profile.children[i] = shell
+        exec_profile.children[i] = explode_aggregate(frag, [f"Instance {m.group(1)}#{k} (host={hosts[k % len(hosts)]})"
+                                                            for k in range(n)])
+
+
+def explode_aggregate(frag, names):
+    """An aggregated fragment node -> a fragment node with one instance child per name, each
+    carrying the fragment's (mean) counters. A summary statistic of an aggregated profile is
+    merged over the instances, so each instance gets its share of the samples (same mean)."""
+    shell = Node(frag.name)
+    n = len(names)
+
+    def shared(node):
+        out = Node(node.name, counters=node.counters, info=node.info, events=node.events, series=node.series,
+                   plan_node_id=node.plan_node_id, data_sink_id=node.data_sink_id)
+        out.children = [shared(c) for c in node.children]
+        return out
+
+    for k, name in enumerate(names):
+        inst = shared(frag)
+        inst.name = name
+        _share_samples(inst, frag, k, n)
+        shell.children.append(inst)
+    return shell
+
+
+def _share_samples(inst, orig, k, n):
+    for name, st in orig.summary.items():
+        count = st.count // n + (1 if k < st.count % n else 0)
+        inst.summary[name] = SummaryStat(st.unit, count, st.mean, st.min, st.max)
+    for ci, co in zip(inst.children, orig.children):
+        _share_samples(ci, co, k, n)
 
 
 # ---------------------------------------------------------------------------
 # Profile log lines (base64, zlib, Thrift)
 # ---------------------------------------------------------------------------
 
+_NEITHER = ("not an Impala profile: neither JSON, nor a text profile (no line 'Query (id=...):'), nor a profile "
+            "log of '<epoch ms> <query id> <base64>' lines")
+
+
 def _read_log(path, data):
     try:
         text = data.decode("ascii")
     except UnicodeDecodeError as e:
-        raise ProfileError(f"{path}: byte {e.start} is not ASCII: not an Impala profile (neither JSON nor a "
-                           "profile log of '<epoch ms> <query id> <base64>' lines)") from None
+        raise ProfileError(f"{path}: byte {e.start} is not ASCII: {_NEITHER}") from None
     docs = []
     for no, line in enumerate(text.splitlines(), 1):
         line = line.strip()
@@ -303,12 +337,12 @@ def _read_log(path, data):
             b64 = fields[2]
             if not fields[0].isdigit():
                 raise ProfileError(f"{where}: expected '<epoch ms> <query id> <base64>', the first field "
-                                   f"{fields[0][:20]!r} is not a time stamp")
+                                   f"{fields[0][:20]!r} is not a time stamp; {_NEITHER}")
         elif len(fields) == 1:
             b64 = fields[0]
         else:
             raise ProfileError(f"{where}: expected '<epoch ms> <query id> <base64 profile>' or a base64 profile, "
-                               f"found {len(fields)} fields: not an Impala profile log")
+                               f"found {len(fields)} fields; {_NEITHER}")
         docs.append(decode_archive(b64, where))
     if not docs:
         raise ProfileError(f"{path}: no profile line in the file")

@@ -945,10 +945,13 @@ def build_scenario(queries, source, skipped=()):
         entry["expected"] = expected_query(q)
         out_queries.append(entry)
         if q.approximate:
+            hosts = ("hosts from the text's 'Instances:' lists" if q.encoding.startswith("text") else
+                     "hosts dealt from 'Per Node Profiles'")
             imp.ignore(f"query {q.id} per-instance values",
-                       "an aggregated profile rendered as JSON keeps only count/min/max/mean per counter: every "
-                       "instance was given the mean, hosts dealt from 'Per Node Profiles'; import the raw "
-                       "profile log line for per-instance values")
+                       "an aggregated profile rendered as JSON or text keeps only statistics (count/min/max/mean) "
+                       f"per counter: every instance was given the mean, {hosts}, and each summary statistic "
+                       "(RpcNetworkTime, ...) merged over the instances was shared out evenly among them; import "
+                       "the raw profile log line for per-instance values")
 
     _ignore_common(imp, queries)
     provenance = {

@@ -1,0 +1,440 @@
+"""Reading the TEXT form of Impala runtime profiles into the neutral tree of decode.Node.
+
+The text form is what `impala-shell`'s PROFILE command prints, what the web UI's text view shows
+and what `impala-profile-tool` prints by default: RuntimeProfile::PrettyPrint (be/src/util/
+runtime-profile.cc), read by this project in apache/impala at 2.7.0, 3.4.0, 4.0.0 and b21595276c
+(5.0-SNAPSHOT). Its layout, identical in those versions but for the details noted:
+
+    Query (id=<id>):                                  a node: "<name>:" at its parent's indent + 2,
+      Summary:                                        optionally followed by "(Total: .., non-child:
+        Session ID: ...                               .., % non-child: ..%)"
+        Plan: <value spanning lines, printed raw>     info strings: "<key>: <value>" at indent + 2
+        Query Timeline: 2s672ms                       event sequences: "<name>: <last time>", then
+           - Query submitted: 56.528us (56.528us)     "- <label>: <time> (<delta>)" at indent + 5
+         - AdmissionControlTimeSinceLastUpdate: ..    counters: "- <name>: <value>" at indent + 3,
+           - <child counter>: ..                      child counters 2 further in
+         - MemoryUsage (50.000ms): 8.00 KB, ...       time series (2.x: "MemoryUsage(500.000ms): "
+                                                      as an info line without "- ")
+         - RpcNetworkTime: (Avg: .. ; Min: .. ; Max: .. ; Sum: .. ; Number of samples: N)
+                                                      summary stats (no "Sum" before 4.x)
+
+Values are pretty-printed (util/pretty-printer.h): counts and bytes carry their exact value in
+parentheses ("1.82K (1824)", "26.24 KB (26869)"); times are rounded to 1 ns below 1 us, 1 ns
+below 1 ms (3 decimals of us), 1 us below 1 s, 1 ms below 1 min ("2s615ms"), and to the second
+or minute above. A time read from text is therefore that rounding of the logged value.
+
+Aggregated profiles (AGGREGATED_PROFILE=1, Impala 4.x+) print each fragment once, with its
+instances listed under "Instances:" as "[k] Instance <id> (host=<host>)" and every counter as
+"mean=.. min=.. max=.." over the instances; such a fragment is exploded into per-instance nodes
+that all carry the mean, as decode does for the JSON rendering of an aggregated profile.
+
+A text profile is recognised by content: a line "Query (id=<id>):" (anything above the first one,
+e.g. impala-shell's "Query Runtime Profile:" banner, is skipped). A file may hold several.
+"""
+
+import re
+from decimal import Decimal, InvalidOperation
+
+from .decode import Counter, Node, ProfileDoc, ProfileError, SummaryStat, explode_aggregate
+
+ENCODING = "text profile (impala-shell PROFILE / web UI text rendering)"
+
+_QUERY_RE = re.compile(r"^Query \(id=([^)\s]+)\):\s*$")
+_FIND_QUERY_RE = re.compile(r"^[ \t]*Query \(id=[^)\s]+\):[ \t]*\r?$", re.M)
+_TOTAL_RE = re.compile(r":\(Total: [^()]*\)$")
+_AGG_SUFFIX_RE = re.compile(r" \[\d+ instances?\]$")
+_INDEX_SUFFIX_RE = re.compile(r"\[[\d, \-]+\]$")
+_INSTANCE_LIST_RE = re.compile(r"^\[(\d+)\] (Instance \S+ \(host=[^)]+\))$")
+_SERIES_RE = re.compile(r"^(.*?)(?:\[[\d, \-]+\])? ?\((\d[\d.]*(?:ns|us|ms|s))\)$")
+_FRAGMENT_RE = re.compile(r"^(?:Averaged |Coordinator )?Fragment F\d+$")
+_ID_RE = re.compile(r"\(id=(\d+)\)")
+_MULTILINE_KEYS = {"Plan", "ExecSummary", "Sql Statement", "Query Status", "Errors", "Filter routing table"}
+
+# Counters the model reads: a value of theirs that cannot be read is an error, not a gap.
+READ_COUNTERS = {
+    "TotalBytesSent", "BytesSent", "RowsSent", "RowsReturned", "RpcSuccess", "EosSent", "UncompressedRowBatchSize",
+    "InactiveTotalTime", "SerializeBatchTime", "TransmitDataTime", "TotalTime", "TotalBytesReceived",
+    "BytesReceived", "TotalBatchesReceived", "TotalBytesDequeued", "TotalRPCsDeferred", "TotalHasDeferredRPCsTime",
+    "DataWaitTime", "FirstBatchWaitTime", "DeserializeRowBatchTime", "TotalEosReceived", "RowsRead",
+    "ScanRangesComplete", "ProbeRows", "BuildRows", "RpcNetworkTime", "RpcRecvrTime", "NetworkThroughput",
+    "SendersBlockedTimer", "TransmitDataRPCTime",
+}
+
+
+def looks_like_text(data):
+    """True when the bytes hold a text profile: a line 'Query (id=...):'."""
+    try:
+        text = data.decode("utf-8", errors="replace")
+    except Exception:  # noqa: BLE001 - any undecodable input is simply not text
+        return False
+    return _FIND_QUERY_RE.search(text) is not None
+
+
+# ---------------------------------------------------------------------------
+# Values
+# ---------------------------------------------------------------------------
+
+_TIME_NS = {"h": 3600 * 10**9, "m": 60 * 10**9, "s": 10**9, "ms": 10**6, "us": 10**3, "ns": 1}
+_TIME_RE = re.compile(r"^(?:(\d+)h)?(?:(\d+)m(?!s))?(?:(\d+)s)?(?:([\d.]+)(ms|us|ns))?$")
+_BYTES = {"B": 1, "KB": 1 << 10, "MB": 1 << 20, "GB": 1 << 30, "TB": 1 << 40, "PB": 1 << 50}
+_SCALE = {"": 1, "K": 10**3, "M": 10**6, "B": 10**9}
+
+
+def _dec(s):
+    try:
+        return Decimal(s)
+    except InvalidOperation:
+        return None
+
+
+def parse_time_ns(s):
+    """'2s615ms', '645.271ms', '47.000ns', '1h2m', '0' -> ns (int), else None."""
+    s = s.strip()
+    if s == "0":
+        return 0
+    m = _TIME_RE.match(s)
+    if not m or not any(m.groups()):
+        return None
+    h, mi, sec, frac, unit = m.groups()
+    ns = Decimal(0)
+    for v, u in ((h, "h"), (mi, "m"), (sec, "s")):
+        if v:
+            ns += Decimal(v) * _TIME_NS[u]
+    if frac:
+        d = _dec(frac)
+        if d is None:
+            return None
+        ns += d * _TIME_NS[unit]
+    return int(ns.to_integral_value())
+
+
+def parse_scalar(s):
+    """A pretty-printed counter value -> (unit, value), or None when it is not one Impala prints."""
+    s = s.strip()
+    m = re.match(r"^(-?[\d.]+)( ?[KMB])? \((-?\d+)\)$", s)  # UNIT with its exact value
+    if m:
+        return "UNIT", int(m.group(3))
+    m = re.match(r"^[\d.]+ (B|KB|MB|GB|TB|PB) \((\d+)\)$", s)  # BYTES with its exact value
+    if m:
+        return "BYTES", int(m.group(2))
+    if re.match(r"^-?\d+$", s):
+        return "UNIT", int(s)
+    m = re.match(r"^([\d.]+) (B|KB|MB|GB|TB|PB)$", s)
+    if m and _dec(m.group(1)) is not None:
+        return "BYTES", int((Decimal(m.group(1)) * _BYTES[m.group(2)]).to_integral_value())
+    m = re.match(r"^([\d.]+) ?(K|M|B|KB|MB|GB|TB)?/sec$", s)
+    if m and _dec(m.group(1)) is not None:
+        u = m.group(2) or ""
+        if u in _BYTES:
+            return "BYTES_PER_SECOND", int((Decimal(m.group(1)) * _BYTES[u]).to_integral_value())
+        return "UNIT_PER_SECOND", int((Decimal(m.group(1)) * _SCALE[u]).to_integral_value())
+    ns = parse_time_ns(s)
+    if ns is not None:
+        return "TIME_NS", ns
+    m = re.match(r"^(-?\d+\.\d+)$", s)
+    if m:
+        return "DOUBLE_VALUE", float(m.group(1))
+    m = re.match(r"^([\d.]+)([KMB])$", s)  # UNIT printed without its exact value
+    if m and _dec(m.group(1)) is not None:
+        return "UNIT", int((Decimal(m.group(1)) * _SCALE[m.group(2)]).to_integral_value())
+    return None
+
+
+def parse_summary(s):
+    """'(Avg: .. ; Min: .. ; Max: .. [; Sum: ..] ; Number of samples: N)' or '0 (Number of samples: 0)'
+    -> SummaryStat, else None."""
+    s = s.strip()
+    m = re.match(r"^\S* ?\(Number of samples: (\d+)\)$", s)
+    if m and int(m.group(1)) == 0:
+        return SummaryStat("UNIT", 0, 0, 0, 0)
+    if not (s.startswith("(") and s.endswith(")")):
+        return None
+    fields = {}
+    for part in s[1:-1].split(";"):
+        k, sep, v = part.strip().partition(": ")
+        if sep:
+            fields[k.strip()] = v.strip()
+    if "Number of samples" not in fields or "Avg" not in fields:
+        return None
+    try:
+        n = int(fields["Number of samples"])
+    except ValueError:
+        return None
+    vals = {k: parse_scalar(fields[k]) for k in ("Avg", "Min", "Max") if k in fields}
+    if any(v is None for v in vals.values()):
+        return None
+    unit = vals["Avg"][0]
+    return SummaryStat(unit, n, vals["Avg"][1], vals.get("Min", (unit, 0))[1], vals.get("Max", (unit, 0))[1])
+
+
+def parse_aggregate(s):
+    """Aggregated counter 'mean=.. min=.. max=.. [p50=..]' -> Counter (the mean) with stats, else None."""
+    if not s.startswith("mean="):
+        return None
+    stats = {}
+    unit = None
+    for part in re.split(r"\s+(?=(?:mean|min|max|p\d+)=)", s.strip()):
+        k, _, v = part.partition("=")
+        pv = parse_scalar(v)
+        if pv is None:
+            return None
+        unit = unit or pv[0]
+        stats[k] = pv[1]
+    if "mean" not in stats:
+        return None
+    return Counter(unit, stats["mean"], {k: stats[k] for k in ("min", "max", "mean") if k in stats})
+
+
+# ---------------------------------------------------------------------------
+# Layout
+# ---------------------------------------------------------------------------
+
+class _Open:
+    """A node being read: its header's indentation, and what aggregation left to explode."""
+
+    def __init__(self, indent, node):
+        self.indent = indent
+        self.node = node
+        self.instances = None  # aggregated fragment: ["Instance <id> (host=<h>)", ...]
+
+
+def _header(s):
+    """The node name of a header line, else None."""
+    m = _TOTAL_RE.search(s)
+    body = s[:m.start()] if m else (s[:-1] if s.endswith(":") else None)
+    if body is None or not body or ": " in body or body.startswith("- "):
+        return None
+    return body.rstrip()
+
+
+def read_text(path, data):
+    """Every query profile in a text file, in file order, as ProfileDocs."""
+    text = data.decode("utf-8", errors="replace")
+    lines = text.splitlines()
+    starts = []
+    for no, raw in enumerate(lines):
+        if _QUERY_RE.match(raw.strip()):
+            starts.append(no)
+    if not starts:
+        raise ProfileError(f"{path}: no line 'Query (id=...):': not an Impala text profile")
+    docs = []
+    for k, first in enumerate(starts):
+        end = starts[k + 1] if k + 1 < len(starts) else len(lines)
+        base = len(lines[first]) - len(lines[first].lstrip(" "))
+        # A later 'Query (id=' deeper than the first is not a new query (cannot happen in Impala's output).
+        if k > 0 and docs and base != docs[-1][1]:
+            continue
+        docs.append((first, base, end))
+    # Recompute the ends now that deeper 'Query' lines were skipped.
+    out = []
+    for k, (first, base, _) in enumerate(docs):
+        end = docs[k + 1][0] if k + 1 < len(docs) else len(lines)
+        out.append(_read_query(path, lines, first, end, base))
+    return out
+
+
+def _read_query(path, lines, first, end, base):
+    where = f"{path}:{first + 1}"
+    root = Node(lines[first].strip()[:-1])
+    stack = [_Open(0, root)]
+    aggregated = []
+    info_key = None  # (node, key, indent) of the last info line: multi-line values continue it
+    seq = None  # (node, events list, indent) of the event sequence being read
+    for no in range(first + 1, end):
+        raw = lines[no]
+        if not raw.strip():
+            if info_key is not None:
+                node, key, _ = info_key
+                node.info[key] += "\n"
+            continue
+        ind = len(raw) - len(raw.lstrip(" ")) - base
+        s = raw.rstrip("\r\n").lstrip(" ")  # trailing spaces kept: they are part of info values
+        here = f"{path}:{no + 1}"
+        kind = _classify(s, ind, stack, seq)
+        if kind is None:  # not at a place the layout allows: part of a multi-line info string
+            if info_key is not None:
+                node, key, _ = info_key
+                node.info[key] += "\n" + (raw[base:] if len(raw) - len(raw.lstrip(" ")) >= base else raw.lstrip(" "))
+            continue
+        what, payload = kind
+        if what == "event":
+            label, ts = payload
+            seq[1].append((label, ts))
+            continue
+        seq = None
+        if what == "instance":
+            owner = next((o for o in reversed(stack) if o.instances is not None), None)
+            if owner is None:
+                raise ProfileError(f"{here}: '{s[:60]}' outside an aggregated fragment's 'Instances:' list")
+            owner.instances.append(payload)
+            info_key = None
+            continue
+        if what == "counter":
+            name, value = payload
+            while len(stack) > 1 and stack[-1].indent + 3 > ind:
+                stack.pop()
+            owner = stack[-1]
+            info_key = None
+            _add_counter(owner.node, name, value, here)
+            continue
+        if what == "instances":
+            # Aggregated fragment: "Instances:" at the fragment's own indent, its list below.
+            frag = next((o for o in reversed(stack) if _FRAGMENT_RE.match(o.node.name) and o.indent == ind), None)
+            if frag is None:
+                raise ProfileError(f"{here}: 'Instances:' not directly under an aggregated fragment's header")
+            frag.instances = []
+            aggregated.append(frag)
+            info_key = None
+            continue
+        # node header or info line at indent `ind`: its parent is the open node at ind - 2.
+        while len(stack) > 1 and stack[-1].indent + 2 > ind:
+            stack.pop()
+        parent = stack[-1]
+        if what == "header":
+            name = payload
+            agg = _AGG_SUFFIX_RE.search(name)
+            if agg:
+                name = name[:agg.start()]
+            node = Node(name)
+            m = _ID_RE.search(name)
+            if m:
+                node.plan_node_id = int(m.group(1))
+            elif re.search(r"(?:Sink|SINK|Builder)\b", name):
+                node.data_sink_id = -1
+            parent.node.children.append(node)
+            opened = _Open(ind, node)
+            stack.append(opened)
+            info_key = None
+            continue
+        key, value = payload
+        sm = _SERIES_RE.match(key)
+        if sm and ": " not in key:
+            parent.node.series.append(sm.group(1).strip())
+            info_key = None
+            continue
+        key = _INDEX_SUFFIX_RE.sub("", key).rstrip()
+        parent.node.info[key] = value
+        info_key = (parent.node, key, ind)
+        # A time value may open an event sequence: the events decide (see _classify).
+        if parse_time_ns(value.strip()) is not None or value.strip() == "":
+            events = []
+            seq = (parent.node, events, ind, key)
+    _nest_operators(root)
+    version = 1
+    for frag in aggregated:
+        # An averaged fragment (5.0's default text) lists its instances too: the model reads the
+        # per-instance fragments that follow it instead.
+        if not frag.node.name.startswith("Averaged ") and \
+                not any(c.name.startswith("Instance ") for c in frag.node.children):
+            _explode(frag)
+            version = 2
+    exec_profile = next((c for c in root.children if c.name.startswith("Execution Profile")), None)
+    if exec_profile is not None and "AGGREGATED" == exec_profile.info.get("Profile Type", "").strip():
+        version = 2
+    return ProfileDoc(root, where, ENCODING, version, approximate=version == 2)
+
+
+def _classify(s, ind, stack, seq):
+    """What line s at indentation ind is: ('event', (label, ns)), ('counter', (name, value)),
+    ('header', name), ('info', (key, value)), ('instances', None), ('instance', name), or None
+    when the layout puts nothing there (a continuation of a multi-line info string)."""
+    if ind < 0:
+        return None
+    full, s = s, s.rstrip()
+    if s.startswith("- "):
+        body = s[2:]
+        if seq is not None and ind >= seq[2] + 2:
+            m = re.match(r"^(.*): (\S+)(?: \((\S+)\))?$", body)
+            if m:
+                ns = parse_time_ns(m.group(2))
+                if ns is not None:
+                    node, events, _, key = seq
+                    if not events:
+                        node.info.pop(key, None)
+                        node.events.append((key, events))
+                    return "event", (m.group(1), ns)
+        name, sep, value = body.partition(": ")
+        if not sep:
+            if body.endswith(":"):
+                name, value = body[:-1], ""
+            else:
+                return None
+        return "counter", (name.strip(), value)
+    m = _INSTANCE_LIST_RE.match(s)
+    if m:
+        return "instance", m.group(2)
+    parents = {o.indent + 2 for o in stack}
+    if ind not in parents:
+        return None
+    if s == "Instances:" and any(o.indent == ind and _FRAGMENT_RE.match(o.node.name) for o in stack):
+        return "instances", None
+    name = _header(s) if not full.endswith(": ") else None  # "key: " is an info string with no value
+    if name is not None and not (name in _MULTILINE_KEYS):
+        return "header", name
+    key, sep, value = full.partition(": ")
+    if sep:
+        return "info", (key, value)
+    if name is not None:  # a multi-line key whose trailing space was trimmed
+        return "info", (name, "")
+    return None
+
+
+_OPERATOR_RE = re.compile(r"^[A-Z][A-Z_]* \(id=\d+\)$")
+
+
+_LEAF_RE = re.compile(r"^[A-Z_]*(?:SCAN_NODE|EXCHANGE_NODE|EMPTY_?SET_NODE) \(id=\d+\)$")
+
+
+def _nest_operators(node):
+    """Undo the flattening of operator trees. ExecNode::CreateTree (exec-node.cc, 2.x to 5.0) adds
+    a node's children 1..n to its profile indented and child 0 last, not indented, so the text
+    prints child 0 at its parent's level, after the parent's subtree: an operator that follows
+    another at the same level is the last child of the one before it, unless that one is a leaf
+    (a scan or an exchange), after which the next of its parent's indented children begins."""
+    for c in node.children:
+        _nest_operators(c)
+    kept, prev = [], None
+    for c in node.children:
+        if _OPERATOR_RE.match(c.name):
+            if prev is not None and not _LEAF_RE.match(prev.name):
+                prev.children.append(c)
+            else:
+                kept.append(c)
+            prev = c
+        else:
+            kept.append(c)
+    node.children = kept
+
+
+def _add_counter(node, name, value, here):
+    clean = _INDEX_SUFFIX_RE.sub("", name.replace("(*)", "")).strip()
+    v = value.strip()
+    sm = _SERIES_RE.match(name)
+    if sm and not name.endswith("(*)"):
+        if v:  # a time series: '<name> (<period>): v1, v2, ...'
+            node.series.append(sm.group(1).strip())
+        return  # else an event of an aggregated timeline summary: '<label> (<max time>):'
+
+    summary = parse_summary(v)
+    if summary is not None:
+        node.summary[clean] = summary
+        return
+    agg = parse_aggregate(v)
+    if agg is not None:
+        node.counters[clean] = agg
+        return
+    pv = parse_scalar(v)
+    if pv is not None:
+        node.counters[clean] = Counter(pv[0], pv[1])
+        return
+    if clean in READ_COUNTERS:
+        raise ProfileError(f"{here}: counter {clean}: cannot read the value {v[:60]!r}: expected a count, "
+                           "bytes, a time, a rate or '(Avg: .. ; Number of samples: N)' as Impala prints them")
+    # Any other counter whose value this reader does not know is left out.
+
+
+def _explode(frag):
+    """An aggregated fragment -> per-instance children that all carry the fragment's values."""
+    shell = explode_aggregate(frag.node, frag.instances)
+    frag.node.children = shell.children
+    frag.node.counters, frag.node.info, frag.node.summary, frag.node.events, frag.node.series = {}, {}, {}, [], []
