@@ -574,6 +574,13 @@ def _bad_cases(tmp):
     p = tmp / "truncated.json"
     p.write_text(q72_text[:len(q72_text) // 2])
     cases.append(("truncated JSON", p, ["truncated JSON"]))
+    p = tmp / "trailing.json"
+    p.write_text(q72_text + "\n\x00\x00garbage after the profile\n")
+    cases.append(("JSON with trailing bytes", p, ["trailing byte(s) after the JSON profile", "line"]))
+    for what in ("failed", "cancelled"):
+        if (PROFILES / f"impala_profile_log_{what}_query").exists():
+            cases.append((f"a {what} query's log", PROFILES / f"impala_profile_log_{what}_query",
+                          ["did not finish", "EXCEPTION" if what == "failed" else "CANCELLED"]))
     ts, qid, b64 = LOG_V1.read_text().splitlines()[1].split(" ")
     half = len(b64) // 2 // 4 * 4
     p = tmp / "truncated_line_mid_group"
@@ -637,7 +644,7 @@ def test_bad_profiles_exit_2_with_a_message(tmp_path):
         msg = proc.stderr.strip()
         print(f"{name}: exit {proc.returncode}: {msg[:160]}")
         if proc.returncode != 2 or "Traceback" in proc.stderr or not all(w in msg for w in words) \
-                or str(path) not in msg:
+                or str(path) not in msg or len(msg.splitlines()) != 1:
             failures.append(f"{name}: exit {proc.returncode}, stderr {msg[:300]!r}, expected words {words}")
         assert not (tmp_path / "out.json").exists(), f"{name}: an output was written"
     assert not failures, "\n".join(failures)

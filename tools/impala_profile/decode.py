@@ -171,6 +171,13 @@ def _read_json(path, data):
             i += 1
         if i >= n:
             break
+        if objs and text[i] not in "{[":
+            line = text.count("\n", 0, i) + 1
+            col = i - (text.rfind("\n", 0, i) + 1) + 1
+            rest = len(text[i:].encode("utf-8"))
+            raise ProfileError(f"{path}: {rest} trailing byte(s) after the JSON profile, from line {line} column "
+                               f"{col} ({text[i:i + 20]!r}): expected the end of the file or another JSON "
+                               "object; the profile itself is complete, remove what follows it")
         try:
             obj, i = dec.raw_decode(text, i)
         except json.JSONDecodeError as e:
