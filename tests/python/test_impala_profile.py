@@ -856,3 +856,193 @@ def test_diff_verdict_structure_and_bad_options(tmp_path, capsys):
     assert "--rel-tol" in capsys.readouterr().err
     assert cli.main(["diff", a, b, "--ignore", "x"]) == 2
     assert "--ignore" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------------------
+# Older layouts and counters (synthetic: no such profile is in ../shared)
+# ---------------------------------------------------------------------------
+
+# An Impala 2.7-style text profile, written for this test after the layout of 2.7.0's sources:
+# RuntimeProfile::PrettyPrint (be/src/util/runtime-profile.cc: "name:(Total: ..)", info strings at +2,
+# event sequences with events at +5, time series "Name(period): ..", counters "- name: value" at +3),
+# coordinator.cc (the coordinator's executor profile renamed "Coordinator Fragment Fnn", its exec
+# nodes directly below it, no Instance child), exec-node.cc (child 0 printed at its parent's level),
+# data-stream-sender.cc (BytesSent, UncompressedRowBatchSize, SerializeBatchTime,
+# TransmitDataRPCTime, NetworkThroughput(*), OverallThroughput, RowsReturned) and
+# data-stream-recvr.cc (BytesReceived, DeserializeRowBatchTimer, SendersBlockedTimer,
+# SendersBlockedTotalTimer(*), FirstBatchArrivalWaitTime). The numbers are made up.
+_SENDER_2X = """\
+        DataStreamSender (dst_id=2):(Total: 1.200ms, non-child: 1.200ms, % non-child: 100.00%)
+           - BytesSent: 16.00 B (16)
+           - NetworkThroughput(*): 1.00 MB/sec
+           - OverallThroughput: 13.02 KB/sec
+           - PeakMemoryUsage: 4.00 KB (4096)
+           - RowsReturned: 1 (1)
+           - SerializeBatchTime: 2.000us
+           - TransmitDataRPCTime: 300.000us
+           - UncompressedRowBatchSize: 24.00 B (24)
+"""
+_FRAGMENT_2X = """\
+      Instance 5a4f2e7c8b1d9e3f:a1b2c3d40000000{k} (host=node{k}.example.com:22000):(Total: 1s900ms, non-child: 0.000ns, % non-child: 0.00%)
+        Hdfs split stats (<volume id>:<# splits>/<split lengths>): 0:2/256.00 MB 
+        MemoryUsage(500.000ms): 12.00 KB, 1.02 MB, 1.02 MB
+         - AverageThreadTokens: 1.00 
+         - PeakMemoryUsage: 1.02 MB (1069547)
+         - RowsProduced: 1 (1)
+""" + _SENDER_2X + """\
+        AGGREGATION_NODE (id=1):(Total: 1s890ms, non-child: 90.000ms, % non-child: 4.76%)
+          ExecOption: Codegen Enabled
+           - RowsReturned: 1 (1)
+           - TotalTime: 1s890ms
+        HDFS_SCAN_NODE (id=0):(Total: 1s800ms, non-child: 1s800ms, % non-child: 100.00%)
+           - RowsRead: 1.00M (1000000)
+           - RowsReturned: 1.00M (1000000)
+           - ScanRangesComplete: 2 (2)
+           - TotalTime: 1s800ms
+"""
+PROFILE_2X = """\
+Query (id=5a4f2e7c8b1d9e3f:a1b2c3d400000000):
+  Summary:
+    Session ID: 1e4c9a3b2f1d4e5a:9c8b7a6f5e4d3c2b
+    Session Type: BEESWAX
+    Start Time: 2016-09-01 10:00:00.000000000
+    End Time: 2016-09-01 10:00:03.200000000
+    Query Type: QUERY
+    Query State: FINISHED
+    Query Status: OK
+    Impala Version: impalad version 2.7.0-cdh5.9.0 RELEASE (build 0000000000000000000000000000000000000000)
+    User: alice
+    Connected User: alice
+    Delegated User: 
+    Network Address: 10.0.0.9:50000
+    Default Db: default
+    Sql Statement: select count(*) from t
+    Coordinator: node0.example.com:22000
+    Query Options (non default): 
+    Plan: 
+----------------
+Estimated Per-Host Requirements: Memory=42.00MB VCores=1
+
+03:AGGREGATE [FINALIZE]
+|  output: count:merge(*)
+|
+02:EXCHANGE [UNPARTITIONED]
+|
+01:AGGREGATE
+|  output: count(*)
+|
+00:SCAN HDFS [default.t]
+   partitions=1/1 files=6 size=768.00MB
+----------------
+    Estimated Per-Host Mem: 44040192
+    Request Pool: default-pool
+    ExecSummary: 
+Operator       #Hosts   Avg Time   Max Time  #Rows  Est. #Rows   Peak Mem  Est. Peak Mem  Detail        
+-------------------------------------------------------------------------------------------------------
+03:AGGREGATE        1  100.000us  100.000us      1           1   20.00 KB        -1.00 B  FINALIZE      
+02:EXCHANGE         1    2s900ms    2s900ms      3           1          0        -1.00 B  UNPARTITIONED 
+01:AGGREGATE        3   90.000ms   90.000ms      3           1    1.02 MB       10.00 MB                
+00:SCAN HDFS        3    1s800ms    1s800ms  3.00M       3.00M   32.00 MB       32.00 MB  default.t     
+    Query Timeline: 3s200ms
+       - Start execution: 40.000us (40.000us)
+       - Planning finished: 100.000ms (99.960ms)
+       - Ready to start 3 remote fragments: 110.000ms (10.000ms)
+       - All 3 remote fragments started: 1s110ms (1s000ms)
+       - Rows available: 3s100ms (1s990ms)
+       - First row fetched: 3s150ms (50.000ms)
+       - Unregister query: 3s200ms (50.000ms)
+  ImpalaServer:
+     - ClientFetchWaitTimer: 50.000ms
+     - RowMaterializationTimer: 0.000ns
+  Execution Profile 5a4f2e7c8b1d9e3f:a1b2c3d400000000:(Total: 3s050ms, non-child: 0.000ns, % non-child: 0.00%)
+    Number of filters: 0
+    Per Node Peak Memory Usage: node0.example.com:22000(1.04 MB) node1.example.com:22000(1.02 MB) node2.example.com:22000(1.02 MB)
+     - FiltersReceived: 0 (0)
+     - FinalizationTimer: 0.000ns
+    Coordinator Fragment F01:(Total: 3s050ms, non-child: 0.000ns, % non-child: 0.00%)
+      MemoryUsage(500.000ms): 12.00 KB, 12.00 KB
+       - AverageThreadTokens: 0.00 
+       - PeakMemoryUsage: 32.00 KB (32768)
+       - RowsProduced: 1 (1)
+      AGGREGATION_NODE (id=3):(Total: 2s951ms, non-child: 100.000us, % non-child: 0.00%)
+         - RowsReturned: 1 (1)
+         - TotalTime: 2s951ms
+      EXCHANGE_NODE (id=2):(Total: 2s951ms, non-child: 1.000ms, % non-child: 0.03%)
+        BytesReceived(500.000ms): 0, 48
+         - BytesReceived: 48.00 B (48)
+         - ConvertRowBatchTime: 1.000us
+         - DeserializeRowBatchTimer: 12.000us
+         - FirstBatchArrivalWaitTime: 2s900ms
+         - InactiveTotalTime: 2s950ms
+         - PeakMemoryUsage: 0
+         - RowsReturned: 3 (3)
+         - RowsReturnedRate: 1.00 /sec
+         - SendersBlockedTimer: 0.000ns
+         - SendersBlockedTotalTimer(*): 0.000ns
+         - TotalTime: 2s951ms
+    Averaged Fragment F00:(Total: 1s900ms, non-child: 0.000ns, % non-child: 0.00%)
+      split sizes:  min: 256.00 MB, max: 256.00 MB, avg: 256.00 MB, stddev: 0
+      completion times: min:1s900ms  max:1s900ms  mean: 1s900ms  stddev:0.000ns
+      execution rates: min:134.74 MB/sec  max:134.74 MB/sec  mean:134.74 MB/sec  stddev:0.00 /sec
+      num instances: 3
+       - AverageThreadTokens: 1.00 
+""" + _SENDER_2X.replace("        ", "      ", 1) + """\
+    Fragment F00:
+""" + "".join(_FRAGMENT_2X.format(k=k) for k in (1, 2, 3))
+
+
+def test_pre_krpc_profile_with_a_coordinator_fragment_imports(tmp_path):
+    """A 2.x profile: 'Coordinator Fragment F01' directly above its nodes, a DataStreamSender with
+    BytesSent and RowsReturned, an exchange node with BytesReceived and SendersBlockedTimer, no
+    RpcSuccess or EosSent, the 2.x timeline ('Start execution', 'All 3 remote fragments started')."""
+    p = tmp_path / "impala27.txt"
+    p.write_text(PROFILE_2X)
+    (q,) = [build_query(d) for d in read_profiles(str(p))]
+    assert q.hosts == [f"node{k}.example.com:22000" for k in range(4)]  # the coordinator first
+    assert q.fragments["F01"].coordinator and [i.host for i in q.fragments["F01"].instances] == [q.coordinator]
+    x = q.exchanges[2]
+    assert (x.partitioning, x.broadcast, len(x.senders), len(x.receivers)) == ("UNPARTITIONED", False, 3, 1)
+    assert [s.bytes_sent for s in x.senders] == [16] * 3 and [s.rows for s in x.senders] == [1] * 3
+    assert all(s.rpcs is None and s.eos is None and s.rpc_success is None for s in x.senders)
+    assert x.receivers[0].bytes_received == 48 and x.receivers[0].deferred is None
+    assert x.receivers[0].data_wait_s == pytest.approx(2.95)
+    assert q.runtime_s() == pytest.approx(3.150 - 40e-6) and q.startup_s() == pytest.approx(1.110 - 40e-6)
+    out = tmp_path / "sc.json"
+    proc = run_cli("profile", "import", p, "--output", out)
+    assert proc.returncode == 0, proc.stderr
+    sc = json.loads(out.read_text())
+    assert v2_contract.check(sc) == []
+    (qs,) = sc["queries"]
+    (xs,) = qs["exchanges"]
+    exp = xs["expected"]
+    for gone in ("rpcs", "eos_rpcs", "mean_rpc_bytes", "RpcSuccess", "rpcs_deferred", "RpcNetworkTime_s"):
+        assert gone not in exp, gone
+    assert exp["bytes_sent"] == 48 and exp["rows_sent"] == 3 and exp["TotalBytesReceived"] == 48
+    assert "data RPCs" not in xs["source"]  # the notes claim no RPC count the profile does not have
+    assert qs["expected"]["runtime_s"] == pytest.approx(3.14996) and sc["costs"]["query_startup_s"] == \
+        pytest.approx(1.10996)
+    d = sc["provenance"]["derivations"]
+    assert "no Instance child" in d[f"query {q.id} layout"]
+    assert "not in this profile" in d[f"query {q.id} counters"] and "BytesSent" in d[f"query {q.id} counters"]
+    assert d["cluster.network"].startswith("ASSUMED") and "every channel of the profile is remote" in \
+        d["cluster.network"]
+    assert "'Start execution' to 'First row fetched'" in d[f"query {q.id} expected.runtime_s"]
+    # compare: what the profile does not count is said so, not shown as a measured 0.
+    res = tmp_path / "results.json"
+    res.write_text(json.dumps({
+        "exsim_version": "test", "scenario": {}, "settings": {}, "summary": {},
+        "queries": [{"query": q.id, "runtime_s": 3.0}],
+        "exchanges": [{"id": "x2", "query": q.id, "rows_sent": 3, "rpcs": 3, "eos_rpcs": 3, "bytes_sent": 48,
+                       "slowest_sender_blocked_s": 0.0, "rpcs_deferred": 0,
+                       "sender_instances": [{"index": k, "host": k + 1, "RowsSent": 1, "TotalBytesSent": 16,
+                                             "RpcSuccess": 2, "InactiveTotalTime_s": 0.0,
+                                             "RpcNetworkTime_s": 2e-4} for k in range(3)],
+                       "receiver_instances": [{"index": 0, "host": 0, "DataWaitTime_s": 2.9,
+                                               "TotalHasDeferredRPCsTime_s": 0.0}]}]}))
+    doc = json.loads(run_cli("compare", res, p, "--format", "json").stdout)
+    c = doc["queries"][0]["exchanges"][0]["counters"]
+    for gone in ("rpcs", "eos_rpcs", "rpcs_deferred", "RpcNetworkTime_mean_s"):
+        assert c[gone]["measured"] is None and c[gone]["note"] == "not in this profile", gone
+    assert c["bytes_sent"]["measured"] == 48 and c["bytes_sent"]["ratio"] == 1
+    text = run_cli("compare", res, p).stdout
+    assert "not in this profile" in text

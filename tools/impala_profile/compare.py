@@ -33,6 +33,18 @@ SENDER_COUNTERS = ["RowsSent", "TotalBytesSent", "RpcSuccess", "InactiveTotalTim
                    "RpcRecvrTime_mean_s"]
 
 
+ABSENT = object()  # a counter the profile's Impala version does not keep
+NOT_IN_PROFILE = "not in this profile"
+
+
+def _cell(m, s):
+    """measured / simulated / ratio of one counter; a measured counter absent from the profile is
+    said so, never shown as a measured 0."""
+    if m is ABSENT:
+        return {"measured": None, "simulated": s, "ratio": None, "note": NOT_IN_PROFILE}
+    return {"measured": m, "simulated": s, "ratio": tables.ratio(m, s)}
+
+
 def _sum(x, side, key):
     vals = [i.get(key) for i in x.get(side) or [] if isinstance(i.get(key), (int, float))]
     return sum(vals) if vals else None
@@ -53,8 +65,11 @@ def _measured_exchange(x):
     e = expected_exchange(x, _r=lambda v, digits=None: v)
     net = [s.rpc_network for s in x.senders if s.rpc_network is not None and s.rpc_network.count]
     rcv = [s.rpc_recvr for s in x.senders if s.rpc_recvr is not None and s.rpc_recvr.count]
-    e["RpcNetworkTime_mean_s"] = (sum(n.sum for n in net) / sum(n.count for n in net) * 1e-9) if net else None
-    e["RpcRecvrTime_mean_s"] = (sum(n.sum for n in rcv) / sum(n.count for n in rcv) * 1e-9) if rcv else None
+    e.pop("RpcNetworkTime_mean_s", None)
+    if net:
+        e["RpcNetworkTime_mean_s"] = sum(n.sum for n in net) / sum(n.count for n in net) * 1e-9
+    if rcv:
+        e["RpcRecvrTime_mean_s"] = sum(n.sum for n in rcv) / sum(n.count for n in rcv) * 1e-9
     return e
 
 
@@ -63,10 +78,13 @@ def _measured_sender(q, s):
         "executor": q.host_index(s.instance.host),
         "RowsSent": s.rows,
         "TotalBytesSent": s.bytes_sent,
-        "RpcSuccess": s.rpc_success if s.rpc_success is not None else s.rpcs + s.eos,
+        "RpcSuccess": s.rpc_success if s.rpc_success is not None else
+        s.rpcs + s.eos if s.rpcs is not None and s.eos is not None else ABSENT,
         "InactiveTotalTime_s": s.inactive_s,
-        "RpcNetworkTime_mean_s": s.rpc_network.mean * 1e-9 if s.rpc_network and s.rpc_network.count else None,
-        "RpcRecvrTime_mean_s": s.rpc_recvr.mean * 1e-9 if s.rpc_recvr and s.rpc_recvr.count else None,
+        "RpcNetworkTime_mean_s": s.rpc_network.mean * 1e-9 if s.rpc_network and s.rpc_network.count else
+        None if s.rpc_network else ABSENT,
+        "RpcRecvrTime_mean_s": s.rpc_recvr.mean * 1e-9 if s.rpc_recvr and s.rpc_recvr.count else
+        None if s.rpc_recvr else ABSENT,
     }
 
 
@@ -126,9 +144,9 @@ def compare(results, queries):
             if sim is None:
                 notes.append(f"query {q.id} exchange x{xid}: not in the results")
             for name, fn in EXCHANGE_COUNTERS:
-                m = meas.get(name)
+                m = meas.get(name, ABSENT)
                 s = fn(sim) if sim is not None else None
-                ex["counters"][name] = {"measured": m, "simulated": s, "ratio": tables.ratio(m, s)}
+                ex["counters"][name] = _cell(m, s)
             sim_senders = sorted((sim or {}).get("sender_instances") or [], key=lambda i: i.get("index", 0))
             if sim is not None and len(sim_senders) != len(x.senders):
                 notes.append(f"query {q.id} exchange x{xid}: {len(x.senders)} sender instances measured, "
@@ -138,8 +156,7 @@ def compare(results, queries):
                 si = _simulated_sender(sim_senders[k]) if len(sim_senders) == len(x.senders) else {}
                 ex["senders"].append({
                     "index": k, "instance": s.instance.id, "executor": m["executor"],
-                    "counters": {c: {"measured": m[c], "simulated": si.get(c), "ratio": tables.ratio(m[c], si.get(c))}
-                                 for c in SENDER_COUNTERS}})
+                    "counters": {c: _cell(m[c], si.get(c)) for c in SENDER_COUNTERS}})
             entry["exchanges"].append(ex)
         out.append(entry)
     return {"queries": out, "notes": notes}
@@ -155,12 +172,17 @@ def rows(doc):
         out.append([q["query"], "", "", "", "runtime_s", r["measured"], r["simulated"], r["ratio"]])
         for x in q["exchanges"]:
             for name, c in x["counters"].items():
-                out.append([q["query"], x["id"], "", "", name, c["measured"], c["simulated"], c["ratio"]])
+                out.append([q["query"], x["id"], "", "", name, c.get("note") or c["measured"], c["simulated"],
+                            c["ratio"]])
             for s in x["senders"]:
                 for name, c in s["counters"].items():
-                    out.append([q["query"], x["id"], s["index"], s["executor"], name, c["measured"],
+                    out.append([q["query"], x["id"], s["index"], s["executor"], name, c.get("note") or c["measured"],
                                 c["simulated"], c["ratio"]])
     return out
+
+
+def _fmt_measured(name, cell):
+    return cell["note"] if cell.get("note") else tables.fmt_value(name, cell["measured"])
 
 
 def render(doc, fmt, results_path, profile_path):
@@ -178,7 +200,7 @@ def render(doc, fmt, results_path, profile_path):
                        f"{x['sender_fragment']} ({len(x['senders'])} sender(s)) -> {x['receiver_fragment']} "
                        f"({x['counters']['receivers']['measured']} receiver(s))\n")
             out.append(tables.text_table(["counter", "measured", "simulated", "sim/meas"],
-                                         [[n, tables.fmt_value(n, c["measured"]), tables.fmt_value(n, c["simulated"]),
+                                         [[n, _fmt_measured(n, c), tables.fmt_value(n, c["simulated"]),
                                            tables.fmt_ratio(c["ratio"])]
                                           for n, c in x["counters"].items() if n != "receivers"], indent="    "))
             if x["senders"]:
@@ -188,7 +210,7 @@ def render(doc, fmt, results_path, profile_path):
                 for s in x["senders"]:
                     c = s["counters"]
                     body.append([str(s["index"]), s["executor"]] + [
-                        f"{tables.fmt_value(k, c[k]['measured'])} / {tables.fmt_value(k, c[k]['simulated'])}"
+                        f"{_fmt_measured(k, c[k])} / {tables.fmt_value(k, c[k]['simulated'])}"
                         for k in ("RowsSent", "TotalBytesSent", "RpcSuccess", "InactiveTotalTime_s",
                                   "RpcNetworkTime_mean_s")])
                 out.append(tables.text_table(hdr, body, indent="    "))

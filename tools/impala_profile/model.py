@@ -111,8 +111,8 @@ class Sender:
     rows: int
     bytes_sent: int
     uncompressed: int | None
-    rpcs: int  # TransmitData RPCs
-    eos: int
+    rpcs: int | None  # TransmitData RPCs (None: the version counts no RPCs, e.g. the Thrift sender of 2.x)
+    eos: int | None  # None: no EosSent counter
     rpc_success: int | None  # None in profiles (4.0) that have no RpcSuccess counter
     inactive_s: float
     serialize_s: float
@@ -120,6 +120,7 @@ class Sender:
     total_s: float
     rpc_network: object = None  # decode.SummaryStat, ns
     rpc_recvr: object = None
+    pre_krpc: bool = False  # a DataStreamSender (Thrift RPCs, Impala 2.x/3.x)
 
 
 @dataclass
@@ -128,14 +129,15 @@ class Receiver:
     instance: Instance
     rows: int
     bytes_received: int
-    batches_received: int
-    bytes_dequeued: int
-    deferred: int
+    batches_received: int | None  # None: the version does not count it (Thrift receiver of 2.x/3.x)
+    bytes_dequeued: int | None
+    deferred: int | None
     has_deferred_s: float
     data_wait_s: float
     first_batch_wait_s: float
     deserialize_s: float
-    eos_received: int
+    eos_received: int | None
+    pre_krpc: bool = False
 
 
 @dataclass
@@ -175,6 +177,7 @@ class Query:
     compilation: dict = field(default_factory=dict)  # "Query Compilation" label -> s
     duration_s: float | None = None
     codegen_s: dict = field(default_factory=dict)  # (fragment, host) -> s
+    layout_notes: list = field(default_factory=list)  # how an older layout was read
     exec_summary_found: bool = False
     plan_found: bool = False
     has_execution: bool = False
@@ -190,21 +193,41 @@ class Query:
     def option(self, name, default=None):
         return self.options.get(name.upper(), default)
 
+    # Timeline events, by Impala version (ClientRequestState / Coordinator, 2.x to 5.0): the start is
+    # 'Query submitted' (2.9+) or 'Start execution' (2.x); the fragments are started at 'All N
+    # execution backends (M fragment instances) started' (3.x+), 'All N remote fragments started'
+    # or 'Remote fragments started' (2.x); the end is the last fetch, else the first, else rows
+    # available, else unregistering the query.
+    START_EVENTS = ("Query submitted", "Start execution")
+    END_EVENTS = ("Last row fetched", "First row fetched", "Rows available", "Unregister query")
+
+    def _event(self, names):
+        return next(((n, self.timeline[n]) for n in names if n in self.timeline), (None, None))
+
+    def startup_event(self):
+        return next(((k, v) for k, v in self.timeline.items()
+                     if (k.startswith("All ") or k.startswith("Remote fragments")) and k.endswith("started")),
+                    (None, None))
+
     def startup_s(self):
-        """'Query submitted' to 'All N execution backends (M fragment instances) started'."""
-        start = self.timeline.get("Query submitted")
-        ready = next((v for k, v in self.timeline.items() if k.startswith("All ") and k.endswith("started")), None)
+        """From the start event to the fragments' start (see START_EVENTS)."""
+        _, start = self._event(self.START_EVENTS)
+        _, ready = self.startup_event()
         if start is None or ready is None:
             return None
         return ready - start
 
     def runtime_s(self):
-        """'Query submitted' to 'Last row fetched' (else 'Rows available')."""
-        start = self.timeline.get("Query submitted")
-        end = self.timeline.get("Last row fetched", self.timeline.get("Rows available"))
+        """From the start event to the end event (see END_EVENTS)."""
+        _, start = self._event(self.START_EVENTS)
+        _, end = self._event(self.END_EVENTS)
         if start is None or end is None:
             return None
         return end - start
+
+    def runtime_events(self):
+        """(start label, end label) that runtime_s measures between."""
+        return self._event(self.START_EVENTS)[0], self._event(self.END_EVENTS)[0]
 
 
 # ---------------------------------------------------------------------------
@@ -411,6 +434,16 @@ def _read_fragment(q, frag_node, fid, coordinator, exec_summary, plan_nodes):
         im = _INSTANCE_RE.match(inst_node.name)
         if im:
             frag.instances.append(Instance(im.group(1), im.group(2), inst_node))
+    if not frag.instances and coordinator and any(_OPERATOR_RE.match(c.name) for c in frag_node.children):
+        # Impala up to 2.8 (coordinator.cc, 2.7.0: the executor's profile renamed "Coordinator
+        # Fragment Fnn") puts the coordinator's fragment directly above its nodes, with no
+        # Instance child: its one instance is the query's own id, on the coordinator.
+        if not q.coordinator:
+            raise ProfileError(f"{q.where}: query {q.id}: 'Coordinator Fragment {fid}' has no Instance child and "
+                               "the Summary names no Coordinator: its host is unknown")
+        frag.instances.append(Instance(q.id, q.coordinator, frag_node))
+        q.layout_notes.append(f"{frag_node.name}: no Instance child (the layout of Impala 2.8 and earlier): "
+                              f"one instance on the coordinator {q.coordinator}")
     if not frag.instances:
         return
     q.fragments[fid] = frag
@@ -517,40 +550,68 @@ def _summary(node, name):
 
 
 def _read_sender(inst, n):
+    """Sender counters under their KRPC names (Impala 3.x-5.0, KrpcDataStreamSender); the Thrift
+    sender of 2.x/3.x (DataStreamSender, be/src/runtime/data-stream-sender.cc at 2.7.0 and 3.0.0)
+    counts BytesSent and RowsReturned and has no count of RPCs: what a version does not count is
+    None, not 0."""
     if n is None:
-        return Sender(inst, 0, 0, None, 0, 0, None, 0.0, 0.0, 0.0, 0.0)
+        return Sender(inst, 0, 0, None, None, None, None, 0.0, 0.0, 0.0, 0.0)
     rpc_success = n.value("RpcSuccess")
-    eos = int(n.value("EosSent", 0))
+    eos = n.value("EosSent")
     tput = _summary(n, "NetworkThroughput")
     net = _summary(n, "RpcNetworkTime")
-    if rpc_success is not None:
-        rpcs = int(rpc_success) - eos
+    if rpc_success is not None and eos is not None:
+        rpcs = int(rpc_success) - int(eos)
     elif tput is not None:
         rpcs = tput.count  # one NetworkThroughput sample per data RPC
+    elif net is not None and eos is not None:
+        rpcs = max(net.count - int(eos), 0)
     else:
-        rpcs = max((net.count if net else 0) - eos, 0)
-    return Sender(inst, int(n.value("RowsSent", 0)), int(n.value("TotalBytesSent", 0)),
-                  n.value("UncompressedRowBatchSize"), rpcs, eos,
+        rpcs = None
+    rows = n.value("RowsSent", n.value("RowsReturned", 0))
+    sent = n.value("TotalBytesSent", n.value("BytesSent", 0))
+    return Sender(inst, int(rows), int(sent), n.value("UncompressedRowBatchSize"), rpcs,
+                  int(eos) if eos is not None else None,
                   int(rpc_success) if rpc_success is not None else None,
                   seconds(n.counters.get("InactiveTotalTime")) or 0.0,
                   seconds(n.counters.get("SerializeBatchTime")) or 0.0,
                   seconds(n.counters.get("TransmitDataTime")) or 0.0,
-                  seconds(n.counters.get("TotalTime")) or 0.0, net, _summary(n, "RpcRecvrTime"))
+                  seconds(n.counters.get("TotalTime")) or 0.0, net, _summary(n, "RpcRecvrTime"),
+                  pre_krpc=not n.name.startswith("Krpc"))
 
 
 def _read_receiver(inst, n):
+    """Receiver counters: KRPC's Enqueue/Dequeue children (3.x-5.0), else the counters the Thrift
+    receiver (data-stream-recvr.cc at 2.7.0 / 3.0.0) keeps on the exchange node itself:
+    BytesReceived, SendersBlockedTimer (wall time some sender was blocked on a full queue, the
+    counterpart of TotalHasDeferredRPCsTime), DeserializeRowBatchTimer; its data-arrival wait is the
+    node's InactiveTotalTime. Counts a version does not keep are None."""
     enq = n.child("Enqueue") if n is not None else None
     deq = n.child("Dequeue") if n is not None else None
 
-    def v(node, name):
-        return node.value(name, 0) if node is not None else 0
+    def v(node, name, default=0):
+        return node.value(name, default) if node is not None else default
 
     def s(node, name):
         return (seconds(node.counters.get(name)) or 0.0) if node is not None else 0.0
 
-    # DataWaitTime is a child counter of TotalGetBatchTime in Dequeue (older profiles: on the node).
-    wait = s(deq, "DataWaitTime") or s(n, "DataWaitTime")
-    return Receiver(inst, int(v(n, "RowsReturned")), int(v(enq, "TotalBytesReceived")),
-                    int(v(enq, "TotalBatchesReceived")), int(v(deq, "TotalBytesDequeued")),
-                    int(v(enq, "TotalRPCsDeferred")), s(enq, "TotalHasDeferredRPCsTime"), wait,
-                    s(deq, "FirstBatchWaitTime"), s(enq, "DeserializeRowBatchTime"), int(v(enq, "TotalEosReceived")))
+    def t(node, name):
+        return seconds(node.counters.get(name)) if node is not None else None
+
+    if enq is not None:
+        deferred = v(enq, "TotalRPCsDeferred", None)
+        return Receiver(inst, int(v(n, "RowsReturned")), int(v(enq, "TotalBytesReceived")),
+                        int(v(enq, "TotalBatchesReceived")), int(v(deq, "TotalBytesDequeued")),
+                        int(deferred) if deferred is not None else None, s(enq, "TotalHasDeferredRPCsTime"),
+                        # DataWaitTime: a child of TotalGetBatchTime in Dequeue (older KRPC: on the node)
+                        s(deq, "DataWaitTime") or s(n, "DataWaitTime"),
+                        s(deq, "FirstBatchWaitTime"), s(enq, "DeserializeRowBatchTime"),
+                        int(v(enq, "TotalEosReceived")))
+    wait = t(n, "DataWaitTime")
+    if wait is None:
+        wait = t(n, "DataArrivalTimer")
+    if wait is None:
+        wait = t(n, "InactiveTotalTime")
+    return Receiver(inst, int(v(n, "RowsReturned")), int(v(n, "TotalBytesReceived", v(n, "BytesReceived"))),
+                    None, None, None, s(n, "SendersBlockedTimer"), wait or 0.0,
+                    s(n, "FirstBatchArrivalWaitTime"), s(n, "DeserializeRowBatchTimer"), None, pre_krpc=True)

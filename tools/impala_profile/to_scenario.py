@@ -138,7 +138,7 @@ def _receiver_shares(x):
     rows = [r.rows for r in x.receivers]
     if x.limit is not None or sum(rows) <= 0:
         # Rows past a limit are not counted by RowsReturned: use the bytes dequeued instead.
-        rows = [r.bytes_dequeued for r in x.receivers]
+        rows = [r.bytes_dequeued or 0 for r in x.receivers]
     total = sum(rows)
     return [v / total if total else 1 / len(rows) for v in rows]
 
@@ -171,6 +171,8 @@ def _capacity_from_rpcs(x, shares):
     """Rows per hash-collector batch that reproduce the measured data RPCs: each channel sends
     ceil(rows on it / capacity) batches. None when every channel sent at most one batch (the
     counts then say nothing about the capacity)."""
+    if any(s.rpcs is None for s in x.senders):
+        return None
     measured = sum(s.rpcs for s in x.senders)
     chans = [s.rows * w for s in x.senders for w in shares]
     nonempty = sum(1 for c in chans if c >= 0.5)
@@ -220,11 +222,14 @@ def exchange_shape(imp, q, x, buffer_bytes):
         if tuple_bytes < fixed:
             notes.append(f"the measured tuple bytes per row ({tuple_bytes:.1f}) are below the fixed size the RPC "
                          "count implies (NULL tuples are not serialized): bytes will be over-estimated")
-    elif x.partitioning in ("UNPARTITIONED", "RANDOM") or len(x.receivers) == 1:
+    elif x.partitioning in ("UNPARTITIONED", "RANDOM") or len(x.receivers) == 1 or \
+            any(s.rpcs is None for s in x.senders):
         out["fixed_row_bytes"] = max(1, int(round(tuple_bytes)))
+        why = ("this sender sends whole input batches: the width does not set its batch size"
+               if x.partitioning in ("UNPARTITIONED", "RANDOM") or len(x.receivers) == 1 else
+               "the profile counts no RPCs, so the collector capacity cannot be fitted")
         notes.append(f"fixed_row_bytes {out['fixed_row_bytes']} = UncompressedRowBatchSize / rows - "
-                     f"{TUPLE_POINTER_BYTES} x {T} tuple pointers, all counted as fixed (this sender sends whole "
-                     "input batches: the width does not set its batch size)")
+                     f"{TUPLE_POINTER_BYTES} x {T} tuple pointers, all counted as fixed ({why})")
     else:
         # Every channel sent at most one batch: its capacity held the largest channel's rows.
         most = max([round(s.rows * w) for s in x.senders for w in shares] + [1])
@@ -262,8 +267,9 @@ def fit_network(exchanges):
     for x in exchanges:
         for s in x.senders:
             n = s.rpc_network
-            total = (s.rpc_success if s.rpc_success is not None else s.rpcs + s.eos)
-            if n is None or n.count <= 0 or total <= 0:
+            total = s.rpc_success if s.rpc_success is not None else \
+                s.rpcs + s.eos if s.rpcs is not None and s.eos is not None else None
+            if n is None or n.count <= 0 or not total or total <= 0:
                 continue
             pts.append((s.bytes_sent / total, n.mean, n.count))
     if len(pts) < 2:
@@ -368,9 +374,14 @@ def measure_costs(imp):
     starts = [q.startup_s() for q in imp.queries if q.startup_s() is not None]
     if starts:
         costs["query_startup_s"] = _r(sum(starts) / len(starts))
+        labels = sorted({(q._event(q.START_EVENTS)[0], q.startup_event()[0]) for q in imp.queries
+                         if q.startup_s() is not None})
+        if all(a == "Query submitted" and b.startswith("All ") and "execution backends" in b for a, b in labels):
+            between = "'Query submitted' to 'All N execution backends (M fragment instances) started'"
+        else:
+            between = ", ".join(f"'{a}' to '{b}'" for a, b in labels)
         imp.derivations["costs.query_startup_s"] = (
-            "the Query Timeline from 'Query submitted' to 'All N execution backends (M fragment instances) "
-            "started'" + (" (mean over the queries)" if len(starts) > 1 else ""))
+            f"the Query Timeline from {between}" + (" (mean over the queries)" if len(starts) > 1 else ""))
     cg = [v for q in imp.queries for v in q.codegen_s.values()]
     if cg:
         costs["codegen_s_per_fragment"] = _r(sum(cg) / len(cg))
@@ -758,23 +769,28 @@ def expected_exchange(x, _r=_r):
     microsecond for a scenario; compare passes an identity to keep them exact)."""
     s = x.senders
     r = x.receivers
-    rpcs = sum(v.rpcs for v in s)
-    eos = sum(v.eos for v in s)
     byts = sum(v.bytes_sent for v in s)
     exp = {
         "senders": len(s),
         "receivers": len(r),
         "rows_sent": sum(v.rows for v in s),
-        "rpcs": rpcs,
-        "eos_rpcs": eos,
-        "bytes_sent": byts,
-        "mean_rpc_bytes": _r(byts / rpcs, 1) if rpcs else 0,
-        "slowest_sender_blocked_s": _r(max(v.inactive_s for v in s)),
-        "InactiveTotalTime_s": _r(sum(v.inactive_s for v in s)),
-        "rpcs_deferred": sum(v.deferred for v in r),
-        "TotalBytesSent": byts,
-        "TotalRPCsDeferred": sum(v.deferred for v in r),
     }
+    # A counter the profile's version does not keep is left out, not written as 0.
+    if all(v.rpcs is not None for v in s):
+        rpcs = sum(v.rpcs for v in s)
+        exp["rpcs"] = rpcs
+    if all(v.eos is not None for v in s):
+        exp["eos_rpcs"] = sum(v.eos for v in s)
+    exp["bytes_sent"] = byts
+    if "rpcs" in exp:
+        exp["mean_rpc_bytes"] = _r(byts / rpcs, 1) if rpcs else 0
+    exp["slowest_sender_blocked_s"] = _r(max(v.inactive_s for v in s))
+    exp["InactiveTotalTime_s"] = _r(sum(v.inactive_s for v in s))
+    if all(v.deferred is not None for v in r):
+        exp["rpcs_deferred"] = sum(v.deferred for v in r)
+    exp["TotalBytesSent"] = byts
+    if all(v.deferred is not None for v in r):
+        exp["TotalRPCsDeferred"] = sum(v.deferred for v in r)
     if all(v.rpc_success is not None for v in s):
         exp["RpcSuccess"] = sum(v.rpc_success for v in s)
     if all(v.uncompressed is not None for v in s):
@@ -825,8 +841,9 @@ def expected_query(q):
     if q.startup_s() is not None:
         exp["startup_s"] = _r(q.startup_s())
     t = q.timeline
-    if "Query submitted" in t and "Planning finished" in t:
-        exp["planning_s"] = _r(t["Planning finished"] - t["Query submitted"])
+    start_label, start = q._event(q.START_EVENTS)
+    if start is not None and "Planning finished" in t:
+        exp["planning_s"] = _r(t["Planning finished"] - start)
     if "Submit for admission" in t and "Completed admission" in t:
         exp["admission_s"] = _r(t["Completed admission"] - t["Submit for admission"])
     exp["bytes_sent"] = sum(s.bytes_sent for x in q.exchanges.values() for s in x.senders)
@@ -886,6 +903,17 @@ def build_scenario(queries, source, skipped=()):
     cluster = {"executors": hosts}
     machines = {h.rpartition(":")[0] for q in queries for h in q.hosts}
     net = fit_network([x for q in queries for x in q.exchanges.values()])
+    if net is None:
+        remote = any(s.instance.host != r.instance.host for q in queries for x in q.exchanges.values()
+                     for s in x.senders for r in x.receivers)
+        has_net = any(s.rpc_network is not None for q in queries for x in q.exchanges.values() for s in x.senders)
+        why = ("the profile has no RpcNetworkTime (its senders predate KRPC's per-RPC timing, or the version "
+               "does not record it)" if not has_net else
+               "fewer than two sender instances with RpcNetworkTime samples: no fit")
+        imp.derivations["cluster.network"] = (
+            f"ASSUMED: rtt_us, nic_bandwidth_gbps and the loopback keys are the contract's defaults: {why}"
+            + ("; every channel of the profile is remote, so the simulated network times rest on those defaults"
+               if remote else ""))
     if net is not None:
         rtt_us, gbps, text = net
         if len(machines) == 1:
@@ -943,6 +971,17 @@ def build_scenario(queries, source, skipped=()):
             entry["exchanges"] = exchanges_json(imp, q, True, DEFAULT_SENDER_BUFFER, pooled, pinned)
         placement_notes[q.id] = why
         entry["expected"] = expected_query(q)
+        a, b = q.runtime_events()
+        if (a, b) != ("Query submitted", "Last row fetched"):
+            imp.derivations[f"query {q.id} expected.runtime_s"] = (
+                f"the Query Timeline from '{a}' to '{b}' (the events this profile's version writes)"
+                if a and b else "not measured: the Query Timeline has no start or end event "
+                f"(it has: {', '.join(q.timeline) or 'no events'})")
+        if q.layout_notes:
+            imp.derivations[f"query {q.id} layout"] = "; ".join(q.layout_notes)
+        absent = _absent_counters(q)
+        if absent:
+            imp.derivations[f"query {q.id} counters"] = absent
         out_queries.append(entry)
         if q.approximate:
             hosts = ("hosts from the text's 'Instances:' lists" if q.encoding.startswith("text") else
@@ -979,6 +1018,30 @@ def build_scenario(queries, source, skipped=()):
     sc["exchange_defaults"] = exchange_defaults
     sc["queries"] = out_queries
     return sc
+
+
+def _absent_counters(q):
+    """What this profile's Impala version does not count, and how the others were mapped."""
+    senders = [s for x in q.exchanges.values() for s in x.senders]
+    receivers = [r for x in q.exchanges.values() for r in x.receivers]
+    notes = []
+    if any(s.pre_krpc for s in senders):
+        notes.append("DataStreamSender (Thrift RPCs, before KRPC): BytesSent read as TotalBytesSent, RowsReturned "
+                     "as RowsSent; TransmitDataRPCTime / ThriftTransmitTime (wall time inside synchronous RPCs) "
+                     "have no counterpart")
+    if any(r.pre_krpc for r in receivers):
+        notes.append("exchange nodes without Enqueue/Dequeue (Thrift receiver): BytesReceived read as "
+                     "TotalBytesReceived, SendersBlockedTimer as TotalHasDeferredRPCsTime, the node's "
+                     "InactiveTotalTime as DataWaitTime")
+    missing = [k for k, gone in (("rpcs and mean_rpc_bytes (no RPC count)", any(s.rpcs is None for s in senders)),
+                                 ("eos_rpcs (no EosSent)", any(s.eos is None for s in senders)),
+                                 ("RpcSuccess", any(s.rpc_success is None for s in senders)),
+                                 ("RpcNetworkTime", all(s.rpc_network is None for s in senders)),
+                                 ("rpcs_deferred / TotalRPCsDeferred", any(r.deferred is None for r in receivers)))
+               if gone]
+    if missing and (notes or any(s.rpcs is None or s.eos is None for s in senders)):
+        notes.append("not in this profile, so not in 'expected': " + ", ".join(missing))
+    return "; ".join(notes)
 
 
 def _strip_expected(xs):
