@@ -721,6 +721,34 @@ def test_compare_lines_up_measured_and_simulated(q72, tmp_path):
     # Not results: exit 2.
     proc = run_cli("compare", REPO / "scenarios" / "examples" / "hash_5x5.json", Q72)
     assert proc.returncode == 2 and "not exsim results" in proc.stderr
+    # The headline comes first; --changed and --top keep the counters furthest off.
+    res.write_text(json.dumps(_results_from_profile(q72, 3.0)))
+    text = run_cli("compare", res, Q72).stdout
+    first = text.splitlines()[0]
+    assert first.startswith(f"query {q72.id}: runtime measured 8.842 s, simulated 4.421 s") and "x0.500" in first
+    assert "furthest off: x" in first and "x3.000" in first
+    doc = json.loads(run_cli("compare", res, Q72, "--format", "json", "--changed").stdout)
+    kept = {(x["id"], n) for x in doc["queries"][0]["exchanges"] for n in x["counters"] if n != "receivers"}
+    assert kept and all(n in ("slowest_sender_blocked_s", "InactiveTotalTime_s") for _, n in kept), kept
+    doc = json.loads(run_cli("compare", res, Q72, "--format", "json", "--top", "3").stdout)
+    assert sum(len(x["counters"]) - 1 for x in doc["queries"][0]["exchanges"]) == 3
+    # Results of another query, or on another cluster.
+    other = _results_from_profile(q72, 1.0)
+    for x in other["exchanges"]:
+        x["query"] = "0000000000000001:0000000000000002"
+    other["queries"][0]["query"] = "0000000000000001:0000000000000002"
+    res.write_text(json.dumps(other))
+    proc = run_cli("compare", res, Q72)
+    assert proc.returncode == 2 and "do not belong together" in proc.stderr and q72.id in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1
+    smaller = _results_from_profile(q72, 1.0)
+    smaller["settings"] = {"cluster": {"executors": 2}}
+    res.write_text(json.dumps(smaller))
+    doc = json.loads(run_cli("compare", res, Q72, "--format", "json").stdout)
+    assert any("differs from the profiled one" in n for n in doc["notes"])
+    c = doc["queries"][0]["exchanges"][0]["counters"]
+    assert c["rows_sent"]["ratio"] == 1 and c["bytes_sent"]["ratio"] is None
+    assert "another cluster" in doc["headline"]
 
 
 def test_diff_of_two_runs(tmp_path):

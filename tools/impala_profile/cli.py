@@ -9,7 +9,7 @@ import sys
 
 USAGE = """\
 exsim profile import PROFILE [--output SCENARIO] [--query ID]
-exsim compare RESULTS PROFILE [--format text|json|csv] [--query ID] [--output FILE]
+exsim compare RESULTS PROFILE [--format text|json|csv] [--query ID] [--changed [TOL]] [--top N] [--output FILE]
 exsim diff A.json B.json [--format text|json|csv] [--output FILE]
 exsim diff A.json B.json --rel-tol X [--ignore DOTTED.PATH]... (exit 0: identical or within X, 1: different)"""
 
@@ -36,6 +36,8 @@ def _parsers():
     cmp_.add_argument("--format", choices=["text", "json", "csv"], default="text")
     cmp_.add_argument("--query")
     cmp_.add_argument("--output", "-o")
+    cmp_.add_argument("--changed", nargs="?", type=float, const=0.05, default=None)
+    cmp_.add_argument("--top", type=int, default=None)
     dif = Parser(prog="exsim diff", add_help=False)
     dif.add_argument("a")
     dif.add_argument("b")
@@ -101,8 +103,17 @@ def cmd_compare(args):
     from . import compare
     results = load_results(args.results)
     chosen, _ = _load_queries(args.profile, args.query)
+    if args.top is not None and args.top < 1:
+        raise UsageError(f"--top {args.top}: expected a number of counters >= 1")
+    if args.changed is not None and not args.changed >= 0:
+        raise UsageError(f"--changed {args.changed}: expected a relative tolerance >= 0")
+    try:
+        compare.check_related(results, chosen, args.results, args.profile)
+    except compare.Mismatch as e:
+        raise UsageError(str(e)) from None
     try:
         doc = compare.compare(results, chosen)
+        doc = compare.select(doc, args.changed, args.top)
     except MALFORMED as e:
         raise _malformed(f"{args.results} or {args.profile}", e) from None
     _emit(compare.render(doc, args.format, args.results, args.profile), args.output)

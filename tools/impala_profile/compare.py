@@ -8,6 +8,8 @@ the query) and exchange id (`x<plan node id>`); sender instances by executor and
 which `profile import` keeps (executor 0 = the coordinator, then the daemons in name order).
 """
 
+import math
+
 from analysis import tables
 
 from .to_scenario import expected_exchange, expected_query
@@ -120,17 +122,47 @@ def _find_query(results, qid):
     return None
 
 
+class Mismatch(Exception):
+    """The results and the profile do not belong together."""
+
+
+def check_related(results, queries, results_path, profile_path):
+    """Raise Mismatch when the results hold none of the profile's queries."""
+    names = sorted({q.get("query") for q in results.get("queries") or [] if isinstance(q, dict) and q.get("query")}
+                   | {x.get("query") for x in results.get("exchanges") or [] if isinstance(x, dict) and x.get("query")})
+    ids = [q.id for q in queries]
+    if names and not set(names) & set(ids):
+        sc = (results.get("scenario") or {}).get("name", "?")
+        raise Mismatch(f"{results_path} and {profile_path} do not belong together: the results (scenario {sc!r}) "
+                       f"hold quer{'y' if len(names) == 1 else 'ies'} {', '.join(names[:4])}"
+                       f"{', ...' if len(names) > 4 else ''}, the profile {', '.join(ids)}; compare results "
+                       "with the profile their scenario was imported from (exsim profile import)")
+
+
+# Counters whose ratio still means something when the simulated cluster is not the profiled one.
+CLUSTER_FREE = {"rows_sent"}
+
+
 def compare(results, queries):
     """{"queries": [...], "notes": [...]} with measured, simulated and their ratio per counter."""
     notes = []
     out = []
     single = len(queries) == 1
+    cluster = (results.get("settings") or {}).get("cluster") or {}
+    sim_executors = cluster.get("executors")
     for q in queries:
         sim_q = _find_query(results, q.id)
         meas_q = expected_query(q)
         entry = {"query": q.id, "runtime_s": {"measured": meas_q.get("runtime_s"),
                                               "simulated": sim_q.get("runtime_s") if sim_q else None}}
         entry["runtime_s"]["ratio"] = tables.ratio(entry["runtime_s"]["measured"], entry["runtime_s"]["simulated"])
+        other = isinstance(sim_executors, int) and sim_executors != len(q.hosts)
+        if other:
+            entry["cluster_differs"] = f"{sim_executors} executors simulated, {len(q.hosts)} daemons profiled"
+            entry["runtime_s"]["ratio"] = None
+            notes.append(f"query {q.id}: the simulated cluster differs from the profiled one ({sim_executors} "
+                         f"executors simulated, {len(q.hosts)} daemons profiled, e.g. after --set cluster.*): "
+                         "ratios are left out except for rows_sent, and per-sender rows do not line up")
         if sim_q is None:
             notes.append(f"query {q.id}: not in the results (queries[].query)")
         entry["exchanges"] = []
@@ -147,8 +179,10 @@ def compare(results, queries):
                 m = meas.get(name, ABSENT)
                 s = fn(sim) if sim is not None else None
                 ex["counters"][name] = _cell(m, s)
+                if other and name not in CLUSTER_FREE:
+                    ex["counters"][name]["ratio"] = None
             sim_senders = sorted((sim or {}).get("sender_instances") or [], key=lambda i: i.get("index", 0))
-            if sim is not None and len(sim_senders) != len(x.senders):
+            if sim is not None and len(sim_senders) != len(x.senders) and not other:
                 notes.append(f"query {q.id} exchange x{xid}: {len(x.senders)} sender instances measured, "
                              f"{len(sim_senders)} simulated: per-sender rows left out")
             for k, s in enumerate(x.senders):
@@ -159,7 +193,65 @@ def compare(results, queries):
                     "counters": {c: _cell(m[c], si.get(c)) for c in SENDER_COUNTERS}})
             entry["exchanges"].append(ex)
         out.append(entry)
-    return {"queries": out, "notes": notes}
+    doc = {"queries": out, "notes": notes}
+    doc["headline"] = headline(doc)
+    return doc
+
+
+def _moved(c):
+    r = c.get("ratio")
+    return abs(math.log(r)) if isinstance(r, (int, float)) and r > 0 else (math.inf if r == 0 else -1.0)
+
+
+def headline(doc):
+    """One line: each query's runtime measured / simulated, and the counter furthest from its measure."""
+    parts = []
+    for q in doc["queries"]:
+        r = q["runtime_s"]
+        text = (f"query {q['query']}: runtime measured {tables.fmt_seconds(r['measured'])}, simulated "
+                f"{tables.fmt_seconds(r['simulated'])}")
+        if r["ratio"] is not None:
+            text += f" (x{tables.fmt_ratio(r['ratio'])})"
+        if q.get("cluster_differs"):
+            parts.append(text + f"; another cluster ({q['cluster_differs']}): no ratios")
+            continue
+        worst = max(((x["id"], n, c) for x in q["exchanges"] for n, c in x["counters"].items()
+                     if n != "receivers" and _moved(c) >= 0), key=lambda t: _moved(t[2]), default=None)
+        if worst is not None:
+            xid, n, c = worst
+            text += (f"; furthest off: {xid} {n} x{tables.fmt_ratio(c['ratio'])} (measured "
+                     f"{tables.fmt_value(n, c['measured'])}, simulated {tables.fmt_value(n, c['simulated'])})")
+        parts.append(text)
+    return "; ".join(parts) or "no query compared"
+
+
+def select(doc, changed_tol=None, top=None):
+    """Only the counters whose ratio is off by more than changed_tol, and/or the `top` furthest off."""
+    if changed_tol is None and top is None:
+        return doc
+    cells = []
+    for q in doc["queries"]:
+        for x in q["exchanges"]:
+            for n, c in x["counters"].items():
+                if n != "receivers":
+                    cells.append((x, n, c))
+    keep = [t for t in cells if changed_tol is None or (_moved(t[2]) > math.log1p(changed_tol))]
+    if top is not None:
+        keep = sorted(keep, key=lambda t: -_moved(t[2]))[:top]
+    kept = {(id(x), n) for x, n, _ in keep}
+    for q in doc["queries"]:
+        xs = []
+        for x in q["exchanges"]:
+            x["counters"] = {n: c for n, c in x["counters"].items() if n == "receivers" or (id(x), n) in kept}
+            if changed_tol is not None:
+                x["senders"] = [s for s in x["senders"]
+                                if any(_moved(c) > math.log1p(changed_tol) for c in s["counters"].values())]
+            else:
+                x["senders"] = []
+            if len(x["counters"]) > 1 or x["senders"]:
+                xs.append(x)
+        q["exchanges"] = xs
+    return doc
 
 
 CSV_HEADER = ["query", "exchange", "sender", "executor", "counter", "measured", "simulated", "ratio"]
@@ -190,7 +282,7 @@ def render(doc, fmt, results_path, profile_path):
         return tables.json_text({"results": results_path, "profile": profile_path, **doc})
     if fmt == "csv":
         return tables.csv_text(CSV_HEADER, rows(doc))
-    out = [f"measured: {profile_path}\nsimulated: {results_path}\n"]
+    out = [f"{doc['headline']}\nmeasured: {profile_path}\nsimulated: {results_path}\n"]
     for q in doc["queries"]:
         r = q["runtime_s"]
         out.append(f"\nquery {q['query']}: runtime measured {tables.fmt_seconds(r['measured'])}, simulated "
