@@ -108,6 +108,39 @@ def diff(a, b):
     return rows
 
 
+def headline(rows):
+    """One line: each query's runtime A -> B, and the figure that moved most (relatively)."""
+    parts = []
+    for r in rows:
+        if r[0] == "query" and r[3] == "runtime_s":
+            parts.append((f"query {r[1]}: " if r[1] else "") +
+                         f"runtime A {tables.fmt_seconds(r[4])}, B {tables.fmt_seconds(r[5])}"
+                         + (f" ({_pct(r[7])})" if r[7] is not None else ""))
+    moved = [r for r in rows if r[7] is not None and r[7] != 0]
+    if moved:
+        r = max(moved, key=lambda r: abs(r[7]))
+        where = f"exchange {r[2]}" if r[0] == "exchange" else "query"
+        if r[1] and len({x[1] for x in rows}) > 1:
+            where += f" of {r[1]}"
+        parts.append(f"moved most: {where} {r[3]} {tables.fmt_value(r[3], r[4])} -> "
+                     f"{tables.fmt_value(r[3], r[5])} ({_pct(r[7])})")
+    else:
+        parts.append("no figure moved")
+    return "; ".join(parts)
+
+
+def select(rows, changed_tol=None, top=None):
+    """Only the figures that changed by more than changed_tol (relative; a figure present on one side
+    only counts as changed), and/or the `top` that moved most."""
+    if changed_tol is not None:
+        rows = [r for r in rows if (r[4] is None) != (r[5] is None) or
+                (r[6] not in (None, 0) and (r[7] is None or abs(r[7]) > changed_tol))]
+    if top is not None:
+        rows = sorted(rows, key=lambda r: -(abs(r[7]) if r[7] is not None else
+                                            (math.inf if (r[4] is None) != (r[5] is None) else -1)))[:top]
+    return rows
+
+
 def settings_line(doc):
     s = doc.get("settings", {})
     flags = s.get("flags", {})
@@ -122,14 +155,17 @@ def settings_line(doc):
 HEADER = ["level", "query", "exchange", "figure", "A", "B", "change", "relative_change"]
 
 
-def render(rows, a_path, b_path, a, b, fmt):
+def render(rows, a_path, b_path, a, b, fmt, head=None):
+    """head: the headline of every row (before a selection), else that of `rows`."""
+    head = headline(rows) if head is None else head
     if fmt == "json":
-        return tables.json_text({"a": {"file": a_path, "settings": settings_line(a)},
+        return tables.json_text({"headline": head,
+                                 "a": {"file": a_path, "settings": settings_line(a)},
                                  "b": {"file": b_path, "settings": settings_line(b)},
                                  "rows": [dict(zip(HEADER, r)) for r in rows]})
     if fmt == "csv":
         return tables.csv_text(HEADER, rows)
-    out = [f"A: {a_path} ({settings_line(a)})\n", f"B: {b_path} ({settings_line(b)})\n"]
+    out = [head + "\n", f"A: {a_path} ({settings_line(a)})\n", f"B: {b_path} ({settings_line(b)})\n"]
     by_query = [r for r in rows if r[0] == "query"]
     if by_query:
         out.append("\nPer query\n")

@@ -773,6 +773,18 @@ def test_diff_of_two_runs(tmp_path):
     assert rows[("query", "", "runtime_s")]["change"] < 0
     text = run_cli("diff", a, b).stdout
     assert "K=1" in text and "K=2" in text and "+50.0%" in text
+    # The headline: the runtime A -> B and the figure that moved most (the blocked time, -88%).
+    first = text.splitlines()[0]
+    print(first)
+    assert first.startswith("runtime A ") and "moved most: query slowest_sender_blocked_s " in first, first
+    changed = json.loads(run_cli("diff", a, b, "--format", "json", "--changed", "0.01").stdout)["rows"]
+    assert changed and all(r["figure"] != "rpcs" for r in changed)  # rpcs unchanged
+    assert all(r["relative_change"] is None or abs(r["relative_change"]) > 0.01 for r in changed)
+    top = json.loads(run_cli("diff", a, b, "--format", "json", "--top", "2").stdout)["rows"]
+    allrows = json.loads(run_cli("diff", a, b, "--format", "json").stdout)["rows"]
+    biggest = sorted((abs(r["relative_change"]) for r in allrows if r["relative_change"] is not None), reverse=True)
+    assert len(top) == 2 and [abs(r["relative_change"]) for r in top] == biggest[:2]
+    assert run_cli("diff", a, b, "--top", "0").returncode == 2
     assert run_cli("diff", a, tmp_path / "missing.json").returncode == 2
 
 

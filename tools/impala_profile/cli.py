@@ -10,7 +10,7 @@ import sys
 USAGE = """\
 exsim profile import PROFILE [--output SCENARIO] [--query ID]
 exsim compare RESULTS PROFILE [--format text|json|csv] [--query ID] [--changed [TOL]] [--top N] [--output FILE]
-exsim diff A.json B.json [--format text|json|csv] [--output FILE]
+exsim diff A.json B.json [--format text|json|csv] [--changed [TOL]] [--top N] [--output FILE]
 exsim diff A.json B.json --rel-tol X [--ignore DOTTED.PATH]... (exit 0: identical or within X, 1: different)"""
 
 EXIT_BAD_INPUT = 2
@@ -45,6 +45,8 @@ def _parsers():
     dif.add_argument("--output", "-o")
     dif.add_argument("--rel-tol", type=float, default=None)
     dif.add_argument("--ignore", action="append", default=[])
+    dif.add_argument("--changed", nargs="?", type=float, const=0.05, default=None)
+    dif.add_argument("--top", type=int, default=None)
     return imp, cmp_, dif
 
 
@@ -131,8 +133,14 @@ def cmd_diff(args):
         return 0 if same else 1
     if args.ignore:
         raise UsageError("--ignore: only with --rel-tol (the verdict mode)")
+    if args.top is not None and args.top < 1:
+        raise UsageError(f"--top {args.top}: expected a number of figures >= 1")
+    if args.changed is not None and not args.changed >= 0:
+        raise UsageError(f"--changed {args.changed}: expected a relative tolerance >= 0")
     rows = results_diff.diff(a, b)
-    _emit(results_diff.render(rows, args.a, args.b, a, b, args.format), args.output)
+    head = results_diff.headline(rows)
+    rows = results_diff.select(rows, args.changed, args.top)
+    _emit(results_diff.render(rows, args.a, args.b, a, b, args.format, head), args.output)
     return 0
 
 
