@@ -472,8 +472,11 @@ void parse_plan(const json& plan, const std::string& plan_path, QuerySpec& q, co
     const FragmentSpec& f = q.fragments[i];
     const std::string fp = qp.fragment_paths[i];
     if (f.first_executor + f.executors > cluster.executors)
-      err.add(fp, fmt::format("runs on executors {}..{}, but cluster.executors is {}", f.first_executor,
-                              f.first_executor + f.executors - 1, cluster.executors));
+      err.add(fp, fmt::format("fragment {} runs on executors {}..{}, but cluster.executors is {}: lower its "
+                              "executors / first_executor, or, for a scenario imported from a profile, re-import "
+                              "it for this cluster (exsim profile import PROFILE --executors {})",
+                              f.id, f.first_executor, f.first_executor + f.executors - 1, cluster.executors,
+                              cluster.executors));
     try {
       plan_fragment(f);
     } catch (const PlanError& e) {

@@ -1086,3 +1086,125 @@ def test_pre_krpc_profile_with_a_coordinator_fragment_imports(tmp_path):
     assert c["bytes_sent"]["measured"] == 48 and c["bytes_sent"]["ratio"] == 1
     text = run_cli("compare", res, p).stdout
     assert "not in this profile" in text
+
+
+def _krpc_profile_text(daemons):
+    """A synthetic 5.0-style text profile of a join on `daemons` daemons: F00 scans a large table on
+    every daemon (2 ranges each) and hash-partitions it to F02; F01 scans a small table whose 2 scan
+    ranges lie on the last two daemons and broadcasts it to F02; F02 joins and pre-aggregates on
+    every daemon and sends to the coordinator's F03. Layout as in the 5.0 text renderings of
+    ../shared (child 0 of an operator printed at its parent's level)."""
+    hosts = [f"worker-{k:02d}.example.com:27000" for k in range(daemons)]
+    qid = "00000000000000aa:00000000000000bb"
+    n_inst = iter(range(1, 10_000))
+
+    def sender(dst, rows, byts, rpcs, eos, option):
+        return (f"        KrpcDataStreamSender (dst_id={dst}):\n"
+                f"          ExecOption: {option}\n"
+                f"           - RpcNetworkTime: (Avg: 120.000us ; Min: 50.000us ; Max: 400.000us ; "
+                f"Sum: {rpcs * 0.12:.3f}ms ; Number of samples: {rpcs + eos})\n"
+                f"           - EosSent: {eos} ({eos})\n"
+                f"           - InactiveTotalTime: 1.000ms\n"
+                f"           - RowsSent: {rows} ({rows})\n"
+                f"           - RpcSuccess: {rpcs + eos} ({rpcs + eos})\n"
+                f"           - SerializeBatchTime: 2.000ms\n"
+                f"           - TotalBytesSent: {byts} B ({byts})\n"
+                f"           - TotalTime: 10.000ms\n"
+                f"           - UncompressedRowBatchSize: {byts * 2} B ({byts * 2})\n")
+
+    def exchange(node_id, rows, byts, batches, indent):
+        pad = " " * indent
+        return (f"{pad}EXCHANGE_NODE (id={node_id}):\n"
+                f"{pad}   - InactiveTotalTime: 100.000ms\n"
+                f"{pad}   - RowsReturned: {rows} ({rows})\n"
+                f"{pad}   - TotalTime: 101.000ms\n"
+                f"{pad}  Dequeue:\n"
+                f"{pad}     - TotalBytesDequeued: {byts * 2} B ({byts * 2})\n"
+                f"{pad}     - TotalGetBatchTime: 100.000ms\n"
+                f"{pad}       - DataWaitTime: 100.000ms\n"
+                f"{pad}  Enqueue:\n"
+                f"{pad}     - DeserializeRowBatchTime: 1.000ms\n"
+                f"{pad}     - TotalBatchesReceived: {batches} ({batches})\n"
+                f"{pad}     - TotalBytesReceived: {byts} B ({byts})\n"
+                f"{pad}     - TotalEosReceived: 1 (1)\n"
+                f"{pad}     - TotalHasDeferredRPCsTime: 0.000ns\n"
+                f"{pad}     - TotalRPCsDeferred: 0 (0)\n")
+
+    def instance(host):
+        return f"      Instance {qid[:17]}{next(n_inst):016x} (host={host}):\n"
+
+    out = [f"Query (id={qid}):\n", "  Summary:\n",
+           "    Query Type: QUERY\n", "    Query State: FINISHED\n", "    Query Status: OK\n",
+           "    Impala Version: impalad version 5.0.0-SNAPSHOT RELEASE (build 0)\n",
+           "    Sql Statement: select k, count(*) from big join small using (k) group by k\n",
+           f"    Coordinator: {hosts[0]}\n",
+           "    Query Options (set by configuration and planner): MT_DOP=0\n",
+           "    Query Timeline: 2s000ms\n",
+           "       - Query submitted: 10.000us (10.000us)\n",
+           "       - Planning finished: 50.000ms (49.990ms)\n",
+           f"       - All {daemons} execution backends ({2 * daemons + 3} fragment instances) started: 80.000ms "
+           "(30.000ms)\n",
+           "       - Rows available: 1s900ms (1s820ms)\n",
+           "       - Last row fetched: 1s950ms (50.000ms)\n",
+           f"  Execution Profile {qid}:\n",
+           "    Coordinator Fragment F03:\n", instance(hosts[0]),
+           "        PLAN_ROOT_SINK:\n", "           - RowsSent: 100 (100)\n",
+           "        AGGREGATION_NODE (id=7):\n", "           - RowsReturned: 100 (100)\n",
+           "           - TotalTime: 150.000ms\n"]
+    out.append(exchange(6, 100 * daemons, 1000 * daemons, daemons, 8))
+    out.append("    Fragment F02:\n")
+    for h in hosts:
+        out += [instance(h), sender(6, 100, 1000, 1, 1, "Unpartitioned Sender Codegen Disabled"),
+                "        AGGREGATION_NODE (id=5):\n", "           - RowsReturned: 100 (100)\n",
+                "           - TotalTime: 140.000ms\n",
+                "        HASH_JOIN_NODE (id=4):\n", "           - ProbeRows: 10000 (10000)\n",
+                "           - RowsReturned: 10000 (10000)\n", "           - TotalTime: 130.000ms\n",
+                "          Hash Join Builder (join_node_id=4):\n", "             - BuildRows: 2000 (2000)\n",
+                "             - TotalTime: 5.000ms\n",
+                exchange(3, 2000, 20000, 4, 10), exchange(2, 10000, 300000, 40, 8)]
+    out.append("    Fragment F01:\n")
+    for h in hosts[-2:]:
+        out += [instance(h), sender(3, 1000, 10000, 2 * daemons, daemons, "Unpartitioned Sender Codegen Disabled"),
+                "        HDFS_SCAN_NODE (id=1):\n", "          Table Name: db.small\n",
+                "           - RowsRead: 1000 (1000)\n", "           - RowsReturned: 1000 (1000)\n",
+                "           - ScanRangesComplete: 1 (1)\n", "           - TotalTime: 20.000ms\n"]
+    out.append("    Fragment F00:\n")
+    for h in hosts:
+        out += [instance(h), sender(2, 10000, 300000, 40, daemons, "Hash Partitioned Sender Codegen Enabled"),
+                "        HDFS_SCAN_NODE (id=0):\n", "          Table Name: db.big\n",
+                "           - RowsRead: 10000 (10000)\n", "           - RowsReturned: 10000 (10000)\n",
+                "           - ScanRangesComplete: 2 (2)\n", "           - TotalTime: 60.000ms\n"]
+    return "".join(out)
+
+
+@pytest.mark.parametrize("daemons", [9, 20])
+def test_profile_of_a_larger_cluster_retargets_to_fewer_executors(daemons, tmp_path):
+    """A profile from 9 or 20 daemons imported for 5 executors: F01 (its 2 scan ranges on the last two
+    daemons) is re-placed on executors 0..1 as the scheduler would and provenance says so; the
+    fragments that scale with cluster.executors stay; the scenario is valid for exsim."""
+    p = tmp_path / f"join_{daemons}.txt"
+    p.write_text(_krpc_profile_text(daemons))
+    as_profiled = import_file(p)
+    f01 = next(f for f in as_profiled["queries"][0]["fragments"] if f["id"] == "F01")
+    assert (f01["executors"], f01["first_executor"]) == (2, daemons - 2)
+    out = tmp_path / "five.json"
+    proc = run_cli("profile", "import", p, "--executors", "5", "--output", out)
+    assert proc.returncode == 0, proc.stderr
+    sc = json.loads(out.read_text())
+    assert sc["cluster"]["executors"] == 5 and v2_contract.check(sc) == []
+    frags = {f["id"]: f for f in sc["queries"][0]["fragments"]}
+    assert (frags["F01"]["executors"], frags["F01"]["first_executor"]) == (2, 0)
+    assert frags["F00"]["executors"] == 0 and frags["F02"]["executors"] == 0  # scale with the cluster
+    assert (frags["F03"]["executors"], frags["F03"]["first_executor"]) == (1, 0)  # the coordinator
+    rt = sc["provenance"]["retargeted"]
+    assert rt["profiled_daemons"] == daemons and rt["executors"] == 5
+    (notes,) = rt["fragments"].values()
+    assert len(notes) == 1 and notes[0].startswith(f"F01: ran on executors {daemons - 2}..{daemons - 1}")
+    exe = exsim_path()
+    if exe is not None:
+        proc = subprocess.run([str(exe), "run", str(out), "--output", str(tmp_path / "r.json")],
+                              capture_output=True, text=True, timeout=600)
+        assert proc.returncode == 0, proc.stderr
+        doc = json.loads(run_cli("compare", tmp_path / "r.json", p, "--format", "json").stdout)
+        assert "another cluster" in doc["headline"]
+    assert run_cli("profile", "import", p, "--executors", "0").returncode == 2

@@ -8,7 +8,7 @@ import argparse
 import sys
 
 USAGE = """\
-exsim profile import PROFILE [--output SCENARIO] [--query ID]
+exsim profile import PROFILE [--output SCENARIO] [--query ID] [--executors N]
 exsim compare RESULTS PROFILE [--format text|json|csv] [--query ID] [--changed [TOL]] [--top N] [--output FILE]
 exsim diff A.json B.json [--format text|json|csv] [--changed [TOL]] [--top N] [--output FILE]
 exsim diff A.json B.json --rel-tol X [--ignore DOTTED.PATH]... (exit 0: identical or within X, 1: different)"""
@@ -30,6 +30,7 @@ def _parsers():
     imp.add_argument("profile")
     imp.add_argument("--output", "-o")
     imp.add_argument("--query")
+    imp.add_argument("--executors", type=int)
     cmp_ = Parser(prog="exsim compare", add_help=False)
     cmp_.add_argument("results")
     cmp_.add_argument("profile")
@@ -85,10 +86,23 @@ def _load_queries(path, query_id):
 
 def cmd_import(args):
     from analysis.tables import json_text
-    from .to_scenario import build_scenario
+    from .to_scenario import build_scenario, retarget
+    if args.executors is not None and args.executors < 1:
+        raise UsageError(f"--executors {args.executors}: expected a number of executors >= 1")
     chosen, skipped = _load_queries(args.profile, args.query)
     try:
         scenario = build_scenario(chosen, args.profile, skipped)
+        if args.executors is not None and args.executors != scenario["cluster"]["executors"]:
+            profiled = scenario["cluster"]["executors"]
+            notes = retarget(scenario, args.executors)
+            scenario["provenance"]["retargeted"] = {
+                "profiled_daemons": profiled, "executors": args.executors,
+                "how": "fragments pinned to executors of the profiled cluster re-placed as Impala's scheduler "
+                       "places them (scan fragments on the executors that get their scan ranges, interior "
+                       "fragments with their leftmost input, join builds with their join, the root on the "
+                       "coordinator); fragments that scale with cluster.executors unchanged; the measured "
+                       "'expected' values are the profiled cluster's",
+                "fragments": notes}
     except MALFORMED as e:
         raise _malformed(args.profile, e) from None
     _emit(json_text(scenario), args.output)

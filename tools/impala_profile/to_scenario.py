@@ -1089,3 +1089,138 @@ def _series(node):
     for c in node.children:
         out.extend(_series(c))
     return out
+
+
+# ---------------------------------------------------------------------------
+# Another cluster size
+# ---------------------------------------------------------------------------
+
+def _exchange_inputs(root):
+    """Exchange ids read by an operator tree, leftmost first."""
+    if not isinstance(root, dict):
+        return []
+    if root.get("op") == "exchange":
+        return [root["exchange"]]
+    out = []
+    for k in ("input", "probe", "build"):
+        out += _exchange_inputs(root.get(k))
+    for c in root.get("inputs") or []:
+        out += _exchange_inputs(c)
+    return out
+
+
+def _drop_weights(node):
+    dropped = False
+    if isinstance(node, dict):
+        if node.pop("instance_weights", None) is not None:
+            dropped = True
+        for k in ("input", "probe", "build"):
+            dropped = _drop_weights(node.get(k)) or dropped
+        for c in node.get("inputs") or []:
+            dropped = _drop_weights(c) or dropped
+    return dropped
+
+
+def _scan_of(root):
+    """The leftmost leaf of an operator tree when it is a scan."""
+    node = root
+    while isinstance(node, dict):
+        if node.get("op") == "scan":
+            return node
+        node = node.get("input") or node.get("probe") or (node.get("inputs") or [None])[0]
+    return None
+
+
+def retarget(sc, executors):
+    """Re-place a scenario's fragments pinned to executors of the profiled cluster for a cluster of
+    `executors`, as Impala's scheduler (be/src/scheduling/scheduler.cc at b21595276c) would place them:
+    the root fragment stays on the coordinator (executor 0); a scan fragment runs on the executors
+    that get its scan ranges, at most min(scan ranges, executors) of them, from executor 0 (the
+    profiled daemons holding its data are gone, so locality is not kept); an interior fragment
+    follows its leftmost input fragment's executors (an unpartitioned one takes one of them, the
+    first); a join-build fragment follows its join's fragment. Fragments that scale with
+    cluster.executors need nothing. Per-instance weights of a fragment whose instance count changes
+    are dropped. Returns the notes, one per re-placed fragment, by plan id."""
+    if not isinstance(executors, int) or executors < 1:
+        raise ProfileError(f"--executors {executors}: expected a number of executors >= 1")
+    profiled = sc["cluster"]["executors"]
+    sc["cluster"]["executors"] = executors
+    notes = {}
+    for q in sc["queries"]:
+        for plan_name, plan in ((q["name"], q), (q["name"] + " parallel", q.get("parallel"))):
+            if not plan:
+                continue
+            frags = {f["id"]: f for f in plan["fragments"]}
+            sender_of = {f["sink"]["exchange"]: f["id"] for f in plan["fragments"] if "exchange" in f.get("sink", {})}
+            receiver_of = {}
+            for f in plan["fragments"]:
+                for xid in _exchange_inputs(f["root"]):
+                    receiver_of[xid] = f["id"]
+            done = {}
+
+            def place(fid, seen=()):
+                if fid in done:
+                    return done[fid]
+                f = frags[fid]
+                k, first = f.get("executors", 0), f.get("first_executor", 0)
+                if k == 0 or fid in seen:
+                    done[fid] = (0, 0, None)
+                    return done[fid]
+                if first + k <= executors:
+                    done[fid] = (k, first, None)
+                    return done[fid]
+                sink = f.get("sink", {})
+                scan = _scan_of(f["root"])
+                inputs = _exchange_inputs(f["root"])
+                if "join_build" in sink:
+                    join_frag = next((g for g in plan["fragments"] if _has_join(g["root"], sink["join_build"])), None)
+                    nk, nf, _ = place(join_frag["id"], seen + (fid,)) if join_frag else (min(k, executors), 0, "")
+                    why = f"co-located with its join's fragment {join_frag['id'] if join_frag else '?'}"
+                    if nk == 0:
+                        nk, nf = executors, 0
+                elif scan is not None:
+                    ranges = scan.get("scan_ranges") or k
+                    nk, nf = min(k, ranges, executors), 0
+                    why = (f"its scan's {ranges} scan range(s) go to {nk} of the {executors} executors (the "
+                           "profiled daemons that held them are gone)")
+                elif inputs and inputs[0] in sender_of:
+                    ik, i_first, _ = place(sender_of[inputs[0]], seen + (fid,))
+                    if ik == 0:
+                        ik, i_first = executors, 0
+                    nk = 1 if k == 1 else min(k, ik)
+                    nf = i_first
+                    why = (f"follows its leftmost input fragment {sender_of[inputs[0]]}"
+                           + (" (unpartitioned: one of its executors, the first)" if k == 1 else ""))
+                else:
+                    nk, nf = min(k, executors), 0
+                    why = "no scan or input to follow: from executor 0"
+                if nk >= executors:
+                    nk, nf = executors, 0
+                if nf + nk > executors:
+                    nf = executors - nk
+                dropped = _drop_weights(f["root"])
+                for x in plan["exchanges"]:
+                    if receiver_of.get(x["id"]) == fid and nk != k and x.pop("receiver_weights", None) is not None:
+                        dropped = True
+                note = (f"{fid}: ran on executors {first}..{first + k - 1} of {profiled}; on {executors}: "
+                        f"executors {nf}..{nf + nk - 1}, {why}"
+                        + ("; its per-instance weights dropped (the instance count changed)" if dropped and nk != k
+                           else ""))
+                f["executors"], f["first_executor"] = nk, nf
+                done[fid] = (nk, nf, note)
+                return done[fid]
+
+            for fid in frags:
+                _, _, note = place(fid)
+                if note:
+                    notes.setdefault(plan_name, []).append(note)
+    return notes
+
+
+def _has_join(root, join_id):
+    if not isinstance(root, dict):
+        return False
+    if root.get("id") == join_id and root.get("op") in ("hash_join", "nested_loop_join"):
+        return True
+    return any(_has_join(root.get(k), join_id) for k in ("input", "probe", "build")) or \
+        any(_has_join(c, join_id) for c in root.get("inputs") or [])
