@@ -171,6 +171,7 @@ def compare(results, queries):
             sim = _find_exchange(results, q.id, xid, single)
             meas = _measured_exchange(x)
             ex = {"id": f"x{xid}", "partitioning": x.partitioning, "merging": x.merging,
+                  "sender_instances": len(x.senders),
                   "sender_fragment": x.sender_fragment, "receiver_fragment": x.receiver_fragment,
                   "counters": {}, "senders": []}
             if sim is None:
@@ -198,9 +199,21 @@ def compare(results, queries):
     return doc
 
 
+NEGLIGIBLE_S = 1e-3  # times under a millisecond on both sides are not what a headline is about
+
+
 def _moved(c):
     r = c.get("ratio")
     return abs(math.log(r)) if isinstance(r, (int, float)) and r > 0 else (math.inf if r == 0 else -1.0)
+
+
+def _rank(name, c):
+    """How far off a counter is, for the headline and --top: |log(simulated / measured)|, with times
+    below NEGLIGIBLE_S on both sides ranked after every other."""
+    m = _moved(c)
+    if name.endswith("_s") and max(abs(c.get("measured") or 0), abs(c.get("simulated") or 0)) < NEGLIGIBLE_S:
+        return m - 1e6 if m >= 0 else m
+    return m
 
 
 def headline(doc):
@@ -216,7 +229,7 @@ def headline(doc):
             parts.append(text + f"; another cluster ({q['cluster_differs']}): no ratios")
             continue
         worst = max(((x["id"], n, c) for x in q["exchanges"] for n, c in x["counters"].items()
-                     if n != "receivers" and _moved(c) >= 0), key=lambda t: _moved(t[2]), default=None)
+                     if n != "receivers" and _moved(c) >= 0), key=lambda t: _rank(t[1], t[2]), default=None)
         if worst is not None:
             xid, n, c = worst
             text += (f"; furthest off: {xid} {n} x{tables.fmt_ratio(c['ratio'])} (measured "
@@ -237,7 +250,7 @@ def select(doc, changed_tol=None, top=None):
                     cells.append((x, n, c))
     keep = [t for t in cells if changed_tol is None or (_moved(t[2]) > math.log1p(changed_tol))]
     if top is not None:
-        keep = sorted(keep, key=lambda t: -_moved(t[2]))[:top]
+        keep = sorted(keep, key=lambda t: -_rank(t[1], t[2]))[:top]
     kept = {(id(x), n) for x, n, _ in keep}
     for q in doc["queries"]:
         xs = []
@@ -289,7 +302,7 @@ def render(doc, fmt, results_path, profile_path):
                    f"{tables.fmt_seconds(r['simulated'])} (simulated / measured {tables.fmt_ratio(r['ratio'])})\n")
         for x in q["exchanges"]:
             out.append(f"\n  exchange {x['id']}  {x['partitioning']}{' merging' if x['merging'] else ''}  "
-                       f"{x['sender_fragment']} ({len(x['senders'])} sender(s)) -> {x['receiver_fragment']} "
+                       f"{x['sender_fragment']} ({x['sender_instances']} sender(s)) -> {x['receiver_fragment']} "
                        f"({x['counters']['receivers']['measured']} receiver(s))\n")
             out.append(tables.text_table(["counter", "measured", "simulated", "sim/meas"],
                                          [[n, _fmt_measured(n, c), tables.fmt_value(n, c["simulated"]),
