@@ -44,7 +44,11 @@ TEXT_V1 = PROFILES / "impala_profile_log_tpcds_compute_stats.expected.txt"
 TEXT_V1_DEFAULT = PROFILES / "impala_profile_log_tpcds_compute_stats_default.expected.txt"
 TEXT_V2 = PROFILES / "impala_profile_log_tpcds_compute_stats_v2_default.expected.txt"
 LOG_40_TEXT = PROFILES / "legacy-profiles" / "impala_profile_log_tpcds_compute_stats.expected.txt"
-IMPORTABLE = ["tpcds_72_local_run_profile.json", "tpcds_1_local_run_mt_dop_0_profile.json",
+IMPORTABLE = ["impala_profile_log_tpcds_compute_stats.expected.txt",
+              "impala_profile_log_tpcds_compute_stats_default.expected.txt",
+              "impala_profile_log_tpcds_compute_stats_v2_default.expected.txt",
+              "legacy-profiles/impala_profile_log_tpcds_compute_stats.expected.txt",
+              "tpcds_72_local_run_profile.json", "tpcds_1_local_run_mt_dop_0_profile.json",
               "tpcds_1_local_run_mt_dop_12_profile.json", "impala_profile_log_tpcds_compute_stats",
               "impala_profile_log_tpcds_compute_stats.expected.json", "impala_profile_log_tpcds_compute_stats_v2",
               "impala_profile_log_tpcds_compute_stats_v2.expected.json",
@@ -404,6 +408,8 @@ def test_every_profile_imports_and_conforms(name, tmp_path):
         plan = q.get("parallel") or q
         for x in plan["exchanges"]:
             assert x["expected"]["rpcs"] >= 0 and x["source"].startswith("profile exchange")
+        # The measured runtime, from the query's timeline.
+        assert q["expected"]["runtime_s"] > 0, q["name"]
     # Retargeting: the placement stays valid on a larger cluster, and no per-instance weights sit on
     # a fragment whose instance count follows cluster.executors (they would no longer line up).
     sc["cluster"]["executors"] = 10

@@ -239,7 +239,7 @@ def _read_query(path, lines, first, end, base):
     stack = [_Open(0, root)]
     aggregated = []
     info_key = None  # (node, key, indent) of the last info line: multi-line values continue it
-    seq = None  # (node, events list, indent) of the event sequence being read
+    seq = None  # (node, events list, indent, name) of the event sequence being read
     for no in range(first + 1, end):
         raw = lines[no]
         if not raw.strip():
