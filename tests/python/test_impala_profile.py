@@ -1214,3 +1214,41 @@ def test_profile_of_a_larger_cluster_retargets_to_fewer_executors(daemons, tmp_p
         doc = json.loads(run_cli("compare", tmp_path / "r.json", p, "--format", "json").stdout)
         assert "another cluster" in doc["headline"]
     assert run_cli("profile", "import", p, "--executors", "0").returncode == 2
+
+
+def test_text_operator_trees_are_re_nested(tmp_path):
+    """exec-node.cc prints an operator's children 1..n indented and child 0 at its own level; the
+    reader rebuilds the tree the Thrift form has (children 1..n, then child 0)."""
+    p = tmp_path / "tree.txt"
+    p.write_text("""\
+Query (id=0000000000000001:0000000000000002):
+  Summary:
+    Query State: FINISHED
+  Execution Profile 0000000000000001:0000000000000002:
+    Fragment F00:
+      Instance 0000000000000001:0000000000000003 (host=h:1):
+        KrpcDataStreamSender (dst_id=9):
+           - RowsSent: 1 (1)
+        UNION_NODE (id=5):
+          HASH_JOIN_NODE (id=3):
+            Hash Join Builder (join_node_id=3):
+               - BuildRows: 2 (2)
+            AGGREGATION_NODE (id=2):
+            HDFS_SCAN_NODE (id=1):
+               - RowsRead: 4 (4)
+          HDFS_SCAN_NODE (id=0):
+          EXCHANGE_NODE (id=7):
+        HDFS_SCAN_NODE (id=8):
+""")
+    (doc,) = read_profiles(str(p))
+
+    def shape(node):
+        return [(c.name.split(" (")[0][:4] + c.name[c.name.find("(id="):] if "(id=" in c.name else c.name,
+                 shape(c)) for c in node.children if "(id=" in c.name or "Builder" in c.name]
+
+    inst = doc.root.children[1].children[0].children[0]
+    assert shape(inst) == [
+        ("UNIO(id=5)", [("HASH(id=3)", [("Hash Join Builder (join_node_id=3)", []),
+                                         ("AGGR(id=2)", [("HDFS(id=1)", [])]), ("HDFS(id=0)", [])]),
+                        ("EXCH(id=7)", []), ("HDFS(id=8)", [])])]
+    assert inst.children[0].name.startswith("KrpcDataStreamSender") and inst.children[0].value("RowsSent") == 1

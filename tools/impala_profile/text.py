@@ -382,7 +382,8 @@ def _classify(s, ind, stack, seq):
 _OPERATOR_RE = re.compile(r"^[A-Z][A-Z_]* \(id=\d+\)$")
 
 
-_LEAF_RE = re.compile(r"^[A-Z_]*(?:SCAN_NODE|EXCHANGE_NODE|EMPTY_?SET_NODE) \(id=\d+\)$")
+_LEAF_RE = re.compile(r"^[A-Z_]*(?:SCAN_NODE|EXCHANGE_NODE|EMPTY_?SET_NODE|UNNEST_NODE|SINGULAR_ROW_SRC_NODE)"
+                      r" \(id=\d+\)$")
 
 
 def _nest_operators(node):
@@ -390,7 +391,8 @@ def _nest_operators(node):
     a node's children 1..n to its profile indented and child 0 last, not indented, so the text
     prints child 0 at its parent's level, after the parent's subtree: an operator that follows
     another at the same level is the last child of the one before it, unless that one is a leaf
-    (a scan or an exchange), after which the next of its parent's indented children begins."""
+    (a scan, an exchange, an empty set, an unnest or a subplan's row source), after which the next
+    of its parent's indented children begins."""
     for c in node.children:
         _nest_operators(c)
     kept, prev = [], None
