@@ -992,6 +992,13 @@ def build_scenario(queries, source, skipped=()):
                        "(RpcNetworkTime, ...) merged over the instances was shared out evenly among them; import "
                        "the raw profile log line for per-instance values")
 
+    no_ratio = sorted({f"{e['name']} {x['id']}" for e in out_queries
+                       for x in (e.get("parallel") or e)["exchanges"] if "compression_ratio" not in x})
+    if no_ratio:
+        imp.derivations["exchanges.compression_ratio"] = (
+            "ASSUMED: the contract's default compression ratio for " + ", ".join(no_ratio[:6])
+            + (", ..." if len(no_ratio) > 6 else "") + ": none of the profile's channels crossed daemons "
+            "(a channel inside one daemon is not compressed), so no ratio was measured")
     _ignore_common(imp, queries)
     provenance = {
         "generator": "exsim profile import (tools/impala_profile)",
