@@ -1238,7 +1238,7 @@ Query (id=0000000000000001:0000000000000002):
                - RowsRead: 4 (4)
           HDFS_SCAN_NODE (id=0):
           EXCHANGE_NODE (id=7):
-        HDFS_SCAN_NODE (id=8):
+        HDFS_SCAN_NODE (id=8):(Total: 1s500ms, non-child: 1s500ms, % non-child: 100.00%)
 """)
     (doc,) = read_profiles(str(p))
 
@@ -1252,3 +1252,5 @@ Query (id=0000000000000001:0000000000000002):
                                          ("AGGR(id=2)", [("HDFS(id=1)", [])]), ("HDFS(id=0)", [])]),
                         ("EXCH(id=7)", []), ("HDFS(id=8)", [])])]
     assert inst.children[0].name.startswith("KrpcDataStreamSender") and inst.children[0].value("RowsSent") == 1
+    # A total printed only in the header is the node's TotalTime.
+    assert inst.children[1].children[-1].value("TotalTime") == 1_500_000_000

@@ -296,6 +296,10 @@ def _read_query(path, lines, first, end, base):
             if agg:
                 name = name[:agg.start()]
             node = Node(name)
+            # 'name:(Total: T, non-child: ..)': TotalTime, for versions whose counter lines leave it out
+            total = re.search(r":\(Total: ([^,()]*),", s)
+            if total and parse_time_ns(total.group(1)) is not None:
+                node.counters["TotalTime"] = Counter("TIME_NS", parse_time_ns(total.group(1)))
             m = _ID_RE.search(name)
             if m:
                 node.plan_node_id = int(m.group(1))
