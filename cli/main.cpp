@@ -43,9 +43,10 @@ Usage:
   exsim summary RESULTS [--format F] [--top N]
   exsim schema            print the scenario JSON Schema (generated from the parameter table)
   exsim params            print every scenario parameter with its unit, default and check
-  exsim profile import PROFILE [--output SCENARIO] [--query ID]
-  exsim compare RESULTS PROFILE [--format text|json|csv] [--query ID] [--output FILE]
-  exsim diff A.json B.json [--format text|json|csv] [--output FILE]
+  exsim profile import PROFILE [--output SCENARIO] [--query ID] [--executors N]
+  exsim compare RESULTS PROFILE [--format text|json|csv] [--query ID] [--changed [TOL]] [--top N]
+                [--output FILE]
+  exsim diff A.json B.json [--format text|json|csv] [--changed [TOL]] [--top N] [--output FILE]
   exsim diff A.json B.json --rel-tol X [--ignore DOTTED.PATH]...
   exsim --help | --version
 
@@ -60,17 +61,23 @@ Commands:
   migrate    Rewrite SCENARIO of schema_version 1 in schema_version 2, meaning the same
              (to FILE, atomically, or to stdout); see scenarios/README.md.
   profile import
-             Read a real Impala query profile (the web UI's JSON, or an impala_profile_log
-             file of base64 Thrift lines, v1 or aggregated) and write a schema_version 2
+             Read a real Impala query profile (the text of impala-shell's PROFILE or the web
+             UI, the web UI's JSON, or an impala_profile_log file of base64 Thrift lines; v1
+             or aggregated; Impala 2.x to 5.0) and write a schema_version 2
              scenario of the query: its executors, fragments and instances, exchanges,
              rows, row widths, compression ratio, costs and network from the profile's own
              timers, and the measured counters as `expected`; what the model cannot use is
-             listed in provenance.ignored. --query picks one query of a multi-query log.
-             Retarget with run --set cluster.rtt_us=390 --set cluster.executors=N.
-  compare    Per exchange and sender instance: the profile's counters, the simulated ones
-             (RESULTS of running the imported scenario) and their ratio, and the query time.
-  diff       Two results side by side, per query and per exchange: runtime, blocked time,
-             RPCs, memory estimate, and the change from A to B. With --rel-tol, a
+             listed in provenance.ignored. --query picks one query of a multi-query file.
+             --executors N re-places fragments pinned to the profiled daemons on N
+             executors as Impala's scheduler would (for a smaller cluster); otherwise
+             retarget with run --set cluster.rtt_us=390 --set cluster.executors=N.
+  compare    A one-line verdict, then per exchange and sender instance: the profile's
+             counters, the simulated ones (RESULTS of running the imported scenario) and
+             their ratio, and the query time. --changed [TOL] keeps the counters off by
+             more than TOL (default 0.05), --top N the N furthest off.
+  diff       A one-line verdict, then two results side by side, per query and per exchange:
+             runtime, blocked time, RPCs, memory estimate, and the change from A to B
+             (--changed [TOL], --top N as for compare). With --rel-tol, a
              verdict on every figure of the two: identical, within X (relative), or
              different (the worst listed; exit 1); --ignore leaves a key out.
   summary    Print the summary of a results file written earlier by `run --output`.
