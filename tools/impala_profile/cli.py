@@ -127,8 +127,13 @@ def cmd_compare(args):
         compare.check_related(results, chosen, args.results, args.profile)
     except compare.Mismatch as e:
         raise UsageError(str(e)) from None
+    from .to_scenario import build_scenario
     try:
-        doc = compare.compare(results, chosen)
+        profiled = build_scenario(chosen, args.profile)["cluster"]
+    except Exception:  # noqa: BLE001 - without it, compare still runs; only the cluster check is lost
+        profiled = None
+    try:
+        doc = compare.compare(results, chosen, profiled)
         doc = compare.select(doc, args.changed, args.top)
     except MALFORMED as e:
         raise _malformed(f"{args.results} or {args.profile}", e) from None

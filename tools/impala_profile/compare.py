@@ -143,13 +143,29 @@ def check_related(results, queries, results_path, profile_path):
 CLUSTER_FREE = {"rows_sent"}
 
 
-def compare(results, queries):
-    """{"queries": [...], "notes": [...]} with measured, simulated and their ratio per counter."""
+def _cluster_changes(cluster, profiled):
+    """['rtt_us 390 (profile: 69.53)', ...]: the imported scenario's cluster keys the run changed."""
+    out = []
+    for k, v in sorted((profiled or {}).items()):
+        w = cluster.get(k)
+        if k != "executors" and isinstance(v, (int, float)) and isinstance(w, (int, float)) and \
+                abs(w - v) > 1e-9 * max(abs(v), abs(w)):
+            out.append(f"{k} {w:g} (profile: {v:g})")
+    return out
+
+
+def compare(results, queries, profiled_cluster=None):
+    """{"queries": [...], "notes": [...]} with measured, simulated and their ratio per counter.
+    profiled_cluster: the cluster `profile import` writes for these queries; a run whose
+    settings.cluster differs from it simulated another cluster, and the ratios that then mean
+    nothing (every one but rows_sent for another executor count, the times for another network)
+    are left out."""
     notes = []
     out = []
     single = len(queries) == 1
     cluster = (results.get("settings") or {}).get("cluster") or {}
     sim_executors = cluster.get("executors")
+    changed = _cluster_changes(cluster, profiled_cluster)
     for q in queries:
         sim_q = _find_query(results, q.id)
         meas_q = expected_query(q)
@@ -163,6 +179,12 @@ def compare(results, queries):
             notes.append(f"query {q.id}: the simulated cluster differs from the profiled one ({sim_executors} "
                          f"executors simulated, {len(q.hosts)} daemons profiled, e.g. after --set cluster.*): "
                          "ratios are left out except for rows_sent, and per-sender rows do not line up")
+        net_only = bool(changed) and not other
+        if net_only:
+            entry["cluster_differs"] = ", ".join(changed)
+            entry["runtime_s"]["ratio"] = None
+            notes.append(f"query {q.id}: the simulated cluster is not the profiled one ({', '.join(changed)}, e.g. "
+                         "after --set cluster.*): the ratios of times are left out")
         if sim_q is None:
             notes.append(f"query {q.id}: not in the results (queries[].query)")
         entry["exchanges"] = []
@@ -180,7 +202,7 @@ def compare(results, queries):
                 m = meas.get(name, ABSENT)
                 s = fn(sim) if sim is not None else None
                 ex["counters"][name] = _cell(m, s)
-                if other and name not in CLUSTER_FREE:
+                if other and name not in CLUSTER_FREE or net_only and name.endswith("_s"):
                     ex["counters"][name]["ratio"] = None
             sim_senders = sorted((sim or {}).get("sender_instances") or [], key=lambda i: i.get("index", 0))
             if sim is not None and len(sim_senders) != len(x.senders) and not other:
@@ -189,9 +211,13 @@ def compare(results, queries):
             for k, s in enumerate(x.senders):
                 m = _measured_sender(q, s)
                 si = _simulated_sender(sim_senders[k]) if len(sim_senders) == len(x.senders) else {}
-                ex["senders"].append({
-                    "index": k, "instance": s.instance.id, "executor": m["executor"],
-                    "counters": {c: _cell(m[c], si.get(c)) for c in SENDER_COUNTERS}})
+                cells = {c: _cell(m[c], si.get(c)) for c in SENDER_COUNTERS}
+                if net_only:
+                    for c, cell in cells.items():
+                        if c.endswith("_s"):
+                            cell["ratio"] = None
+                ex["senders"].append({"index": k, "instance": s.instance.id, "executor": m["executor"],
+                                      "counters": cells})
             entry["exchanges"].append(ex)
         out.append(entry)
     doc = {"queries": out, "notes": notes}
@@ -226,8 +252,11 @@ def headline(doc):
         if r["ratio"] is not None:
             text += f" (x{tables.fmt_ratio(r['ratio'])})"
         if q.get("cluster_differs"):
-            parts.append(text + f"; another cluster ({q['cluster_differs']}): no ratios")
-            continue
+            what = "no ratios" if "executors" in q["cluster_differs"] else "no ratios of times"
+            text += f"; another cluster ({q['cluster_differs']}): {what}"
+            if what == "no ratios":
+                parts.append(text)
+                continue
         worst = max(((x["id"], n, c) for x in q["exchanges"] for n, c in x["counters"].items()
                      if n != "receivers" and _moved(c) >= 0), key=lambda t: _rank(t[1], t[2]), default=None)
         if worst is not None:
