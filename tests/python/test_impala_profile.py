@@ -755,6 +755,15 @@ def test_compare_lines_up_measured_and_simulated(q72, tmp_path):
     c = doc["queries"][0]["exchanges"][0]["counters"]
     assert c["rows_sent"]["ratio"] == 1 and c["bytes_sent"]["ratio"] is None
     assert "another cluster" in doc["headline"]
+    # Another network only: counts keep their ratios, times lose theirs.
+    slower = _results_from_profile(q72, 1.0)
+    slower["settings"] = {"cluster": {"executors": 3, "rtt_us": 390}}
+    res.write_text(json.dumps(slower))
+    doc = json.loads(run_cli("compare", res, Q72, "--format", "json").stdout)
+    c = next(x for x in doc["queries"][0]["exchanges"] if x["id"] == "x28")["counters"]
+    assert c["rpcs"]["ratio"] == 1 and c["bytes_sent"]["ratio"] == 1
+    assert c["RpcNetworkTime_mean_s"]["ratio"] is None and doc["queries"][0]["runtime_s"]["ratio"] is None
+    assert "rtt_us 390" in doc["headline"] and any("ratios of times are left out" in n for n in doc["notes"])
 
 
 def test_diff_of_two_runs(tmp_path):
