@@ -1062,6 +1062,13 @@ def test_pre_krpc_profile_with_a_coordinator_fragment_imports(tmp_path):
     assert x.receivers[0].bytes_received == 48 and x.receivers[0].deferred is None
     assert x.receivers[0].data_wait_s == pytest.approx(2.95)
     assert q.runtime_s() == pytest.approx(3.150 - 40e-6) and q.startup_s() == pytest.approx(1.110 - 40e-6)
+    # Impala 2.0's sender counts no rows: the instance's RowsProduced are what it sent.
+    p20 = tmp_path / "impala20.txt"
+    p20.write_text(PROFILE_2X.replace("           - RowsReturned: 1 (1)\n           - SerializeBatchTime", "           - SerializeBatchTime"))
+    assert "DataStreamSender (dst_id=2):" in p20.read_text() and \
+        p20.read_text().count("- RowsReturned: 1 (1)") == PROFILE_2X.count("- RowsReturned: 1 (1)") - 4
+    (q20,) = [build_query(d) for d in read_profiles(str(p20))]
+    assert [s.rows for s in q20.exchanges[2].senders] == [1] * 3
     out = tmp_path / "sc.json"
     proc = run_cli("profile", "import", p, "--output", out)
     assert proc.returncode == 0, proc.stderr

@@ -568,7 +568,10 @@ def _read_sender(inst, n):
         rpcs = max(net.count - int(eos), 0)
     else:
         rpcs = None
-    rows = n.value("RowsSent", n.value("RowsReturned", 0))
+    # RowsSent (KRPC), RowsReturned (Thrift sender from 2.1), else the instance's RowsProduced: the
+    # 2.0 sender (data-stream-sender.cc of Oct. 2014) counts no rows, and a sender sends every row
+    # its fragment instance produces.
+    rows = n.value("RowsSent", n.value("RowsReturned", inst.node.value("RowsProduced", 0)))
     sent = n.value("TotalBytesSent", n.value("BytesSent", 0))
     return Sender(inst, int(rows), int(sent), n.value("UncompressedRowBatchSize"), rpcs,
                   int(eos) if eos is not None else None,
