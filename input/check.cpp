@@ -166,6 +166,13 @@ void normalise_integers(Section s, json& obj, int version) {
       obj[p->name] = static_cast<int64_t>(obj[p->name].get<double>());
 }
 
+uint64_t read_seed(const json& doc) {
+  if (!doc.contains("seed")) return 1;
+  const json& v = doc["seed"];
+  if (v.is_number_unsigned() || v.is_number_integer()) return v.get<uint64_t>(); // checked >= 0
+  return static_cast<uint64_t>(v.get<double>()); // an integral float below 2^53 (is_integral)
+}
+
 std::string default_scenario_name(const std::string& file) {
   std::string stem = file;
   const size_t slash = stem.find_last_of('/');

@@ -426,9 +426,9 @@ std::vector<ParamSpec> build_table() {
                                {"receiver_close", "rpc_error", "cancel"})));
   t.push_back(required(P(S::fault, "at_s", T::number, "s", null, 0, 1e9, "simulated time of the fault")));
   t.push_back(
-      derived(P(S::fault, "sender", T::integer, "index", null, 0, none, "sender instance index (rpc_error)"),
+      derived(P(S::fault, "sender", T::integer, "index", null, 0, kMaxInstances - 1, "sender instance index (rpc_error)"),
               "required for rpc_error"));
-  t.push_back(derived(P(S::fault, "receiver", T::integer, "index", null, 0, none,
+  t.push_back(derived(P(S::fault, "receiver", T::integer, "index", null, 0, kMaxInstances - 1,
                         "receiver instance index (receiver_close, rpc_error)"),
                       "required for receiver_close and rpc_error"));
   // Remote scan ("kind": "remote_scan"): executors reading Parquet splits from S3 through Velox's

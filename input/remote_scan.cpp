@@ -102,7 +102,7 @@ Scenario load_remote_scan(json doc, const std::string& file) {
   out.file = file;
   out.name = doc.contains("name") ? doc["name"].get<std::string>() : default_scenario_name(file);
   out.description = doc.value("description", std::string());
-  out.seed = doc.contains("seed") ? static_cast<uint64_t>(doc["seed"].get<double>()) : 1;
+  out.seed = read_seed(doc);
 
   auto rs = std::make_shared<RemoteScanScenario>();
   rs->executors = cl.at("executors").get<int>();

@@ -600,7 +600,7 @@ PathPlace place_of(Section s, const std::string& key, int version) {
 std::string apply_override(json& doc, const Override& o) {
   int version = kSchemaVersion;
   if (doc.is_object() && doc.contains("schema_version") && doc["schema_version"].is_number_integer())
-    version = std::clamp(doc["schema_version"].get<int>(), 1, kSchemaVersion);
+    version = static_cast<int>(std::clamp<int64_t>(doc["schema_version"].get<int64_t>(), 1, kSchemaVersion));
   std::string path = o.first;
   if (find_param(Section::flags, path, version)) path = "flags." + path;
   if (find_param(Section::remote_scan_prefetch, path))
@@ -795,7 +795,7 @@ Scenario build_scenario(json doc, const std::string& file, const std::vector<Ove
   sc.description = doc.value("description", std::string());
   sc.query_order = doc.value("query_order", std::string("concurrent")) == "sequential" ? QueryOrder::sequential
                                                                                        : QueryOrder::concurrent;
-  sc.seed = doc.contains("seed") ? static_cast<uint64_t>(doc["seed"].get<double>()) : 1;
+  sc.seed = read_seed(doc);
 
   json cluster = doc.value("cluster", json::object());
   if (version == 1) { // schema 1 knew cores only, 16 by default, every one a full thread
