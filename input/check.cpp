@@ -47,6 +47,8 @@ bool is_integral(const json& v) {
 }
 
 bool in_range(const ParamSpec& p, double d) {
+  // A subnormal passes "> 0" but no computation with it is meaningful (a rate of 5e-324 never ends).
+  if (!std::isfinite(d) || std::fpclassify(d) == FP_SUBNORMAL) return false;
   if (p.min && (p.min_exclusive ? !(d > *p.min) : !(d >= *p.min))) return false;
   if (p.max && !(d <= *p.max)) return false;
   return true;
