@@ -326,9 +326,11 @@ int parse_op(const json& node, const std::string& path, int fi, FragmentSpec& f,
   return index;
 }
 
+// `counts`: check what depends on the instance counts (weights per instance, the DIRECTED fanout);
+// false for a plan checked at an mt_dop it may not run at.
 void parse_plan(const json& plan, const std::string& plan_path, QuerySpec& q, const json& defaults,
                 const json& global_flags, const ClusterSpec& cluster, int mt_dop, int version, int& exchange_index,
-                json& settings, Errors& err) {
+                json& settings, Errors& err, bool counts = true) {
   QueryParse qp;
   qp.path = plan_path;
   // Exchanges first: the operators refer to them.
@@ -479,13 +481,13 @@ void parse_plan(const json& plan, const std::string& plan_path, QuerySpec& q, co
     } catch (const PlanError& e) {
       err.add(fp + ".root", e.what());
     }
-    for (size_t oi = 0; oi < f.ops.size(); ++oi)
+    for (size_t oi = 0; oi < f.ops.size() && counts; ++oi)
       if (!f.ops[oi].instance_weights.empty() && static_cast<int>(f.ops[oi].instance_weights.size()) != f.instances())
         err.add(qp.op_paths[i][oi] + ".instance_weights",
                 fmt::format("expected one number per instance of its fragment ({}), got {}", f.instances(),
                             f.ops[oi].instance_weights.size()));
   }
-  for (size_t x = 0; x < q.exchanges.size(); ++x)
+  for (size_t x = 0; x < q.exchanges.size() && counts; ++x)
     check_receiver_counts(filled[x], fmt::format("{}.exchanges[{}]", plan_path, x), q.exchanges[x], err);
   err.throw_if_any();
   // What ran, for the results.
@@ -1010,6 +1012,17 @@ Scenario build_scenario(json doc, const std::string& file, const std::vector<Ove
     json settings;
     parse_plan(plan, parallel ? qp + ".parallel" : qp, q, defaults, global_flags, sc.cluster, sc.flags.mt_dop, version,
                exchange_index, settings, err);
+    // The plan this mt_dop does not select is checked too, or its errors would wait for the sweep
+    // point that selects it: `fragments` as it runs at mt_dop 0; `parallel` at mt_dop 1, without
+    // what depends on the instance counts of an mt_dop not known here.
+    if (qj.contains("parallel") && !qj.at("parallel").is_null()) {
+      QuerySpec other;
+      other.name = q.name;
+      int other_index = exchange_index;
+      json other_settings;
+      parse_plan(parallel ? qj : qj.at("parallel"), parallel ? qp : qp + ".parallel", other, defaults, global_flags,
+                 sc.cluster, parallel ? 0 : 1, version, other_index, other_settings, err, parallel);
+    }
     settings["name"] = q.name;
     query_settings.push_back(settings);
     sc.queries.push_back(std::move(q));
