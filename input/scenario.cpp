@@ -509,6 +509,42 @@ void parse_plan(const json& plan, const std::string& plan_path, QuerySpec& q, co
               {"exchanges", xs_settings}};
 }
 
+// The simulator keeps state per channel (about 1.5 KB): a scenario asking for more channels than a
+// machine can hold is refused up front, not after its memory ran out. Queries run one after another
+// (query_order "sequential") count one at a time. `exchange_only_groups`: the first queries, those
+// of the exchange-only form.
+void check_channel_count(const Scenario& sc, size_t exchange_only_groups, Errors& err) {
+  constexpr int64_t kMaxChannels = 10'000'000;
+  int64_t total = 0;
+  std::string where, what;
+  int64_t largest = -1;
+  for (size_t qi = 0; qi < sc.queries.size(); ++qi) {
+    const QuerySpec& q = sc.queries[qi];
+    int64_t in_query = 0;
+    for (const ExchangeSpec& e : q.exchanges) {
+      const int64_t channels = static_cast<int64_t>(e.senders()) * e.receivers();
+      in_query += channels;
+      if (channels > largest) {
+        largest = channels;
+        where = q.exchange_only ? fmt::format("exchanges[{}]", e.index)
+                                : fmt::format("queries[{}]", qi - exchange_only_groups);
+        what = fmt::format("exchange \"{}\": {} sender x {} receiver instances", e.id, e.senders(), e.receivers());
+      }
+    }
+    if (sc.query_order == QueryOrder::sequential && in_query > kMaxChannels) {
+      err.add(q.exchange_only ? "exchanges" : fmt::format("queries[{}]", qi - exchange_only_groups),
+              fmt::format("{} channels in the query; at most {} can be simulated at once (each keeps about 1.5 KB)",
+                          in_query, kMaxChannels));
+      return;
+    }
+    total += in_query;
+  }
+  if (sc.query_order == QueryOrder::concurrent && total > kMaxChannels)
+    err.add(where, fmt::format("{} channels in the scenario, the most on {}; at most {} can be simulated at once "
+                               "(each keeps about 1.5 KB)",
+                               total, what, kMaxChannels));
+}
+
 // --- --set overrides -------------------------------------------------------------------
 
 struct PathToken {
@@ -1027,6 +1063,8 @@ Scenario build_scenario(json doc, const std::string& file, const std::vector<Ove
     query_settings.push_back(settings);
     sc.queries.push_back(std::move(q));
   }
+  err.throw_if_any();
+  check_channel_count(sc, group_of.size(), err);
   err.throw_if_any();
 
   sc.settings = {{"schema_version", version},

@@ -52,6 +52,9 @@ expect_error "frobnicate: unknown command" frobnicate
 expect_error "rnu: unknown command; did you mean run?" rnu
 expect_error "validate: expected a SCENARIO file" validate
 
+# explain refuses what cannot be simulated, with the channel count in 64 bits.
+expect_error "too_many_channels.json: exchanges[0]: 4096000000 channels" explain "$dir/too_many_channels.json"
+
 # migrate reads schema_version as validate does: never narrowed (4294967297 is not 1), 1.0 is 1.
 expect_error "schema_version_wraps.json: schema_version: expected 1 (to migrate) or 2, got 4294967297" \
   migrate "$dir/schema_version_wraps.json"
