@@ -12,6 +12,7 @@ of them go through this module so the layout is defined once:
 import csv
 import io
 import json
+import math
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -41,14 +42,29 @@ class Point:
         return self.result["summary"]
 
 
+def _no_constant(name):
+    raise ValueError(f"{name} is not a number JSON allows")
+
+
+def _finite_float(text):
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"{text} is beyond a double's range")
+    return value
+
+
 def read_json(path):
-    """Parse a JSON file, turning the usual failures into a SweepError naming the file."""
+    """Parse a JSON file, turning the usual failures into a SweepError naming the file.
+
+    NaN, Infinity and numbers beyond a double's range are refused: exsim never writes them, and a
+    NaN compares as neither larger nor smaller, so a figure or tolerance of NaN would pass any check.
+    """
     try:
         with open(path, encoding="utf-8") as f:
-            return json.load(f)
+            return json.load(f, parse_constant=_no_constant, parse_float=_finite_float)
     except FileNotFoundError:
         raise SweepError(f"{path}: no such file") from None
-    except (OSError, ValueError) as e:
+    except (OSError, ValueError, RecursionError) as e:
         raise SweepError(f"{path}: cannot read JSON: {e}") from None
 
 

@@ -102,3 +102,38 @@ def test_other_differences_are_named(smoke_copy, tmp_path):
     proc = run_script("analysis/regress.py", smoke_copy, "--baseline", baseline)
     assert proc.returncode == 1, proc.stdout
     assert "  figures gone from the sweep (fail): 1 figure(s) in 1 point(s): gone_figure\n" in proc.stdout
+
+
+def test_nan_anywhere_fails(smoke_copy, tmp_path):
+    """A NaN compares neither larger nor smaller: as a figure, a baseline figure or a tolerance it
+    must fail the check, not pass it."""
+    baseline = make_baseline(smoke_copy, tmp_path)
+    good = baseline.read_text()
+    data = json.loads(good)
+    first = next(iter(data["points"]))
+    for where in ("tolerance", "baseline"):
+        if where == "tolerance":
+            data["tolerances"]["makespan_s"]["rel"] = float("nan")
+        else:
+            data["points"][first]["summary"]["makespan_s"] = float("nan")
+        baseline.write_text(json.dumps(data))  # Python writes NaN as the bare word NaN
+        proc = run_script("analysis/regress.py", smoke_copy, "--baseline", baseline)
+        assert proc.returncode == 2 and "NaN is not a number JSON allows" in proc.stderr, (where, proc.stdout)
+        data = json.loads(good)
+    baseline.write_text(good)
+    entry = read_manifest(smoke_copy)["points"][0]
+    path = smoke_copy / entry["file"]
+    for text in ("NaN", "1e999"):
+        path.write_text(path.read_text().replace('"makespan_s": ', f'"makespan_s": {text}, "was": ', 1))
+        proc = run_script("analysis/regress.py", smoke_copy, "--baseline", baseline)
+        assert proc.returncode == 2 and entry["file"] in proc.stderr, (text, proc.stdout)
+        path.write_text(path.read_text().replace(f'"makespan_s": {text}, "was": ', '"makespan_s": ', 1))
+
+
+def test_a_nan_reaching_the_comparison_fails():
+    from analysis import regress, results
+    point = results.Point("p", {}, "ok", "", "p.json", {"summary": {"makespan_s": float("nan"), "rpcs": 1}})
+    baseline = {"tolerances": {"rpcs": {"rel": float("nan"), "abs": 0}},
+                "points": {"p": {"summary": {"makespan_s": 1.0, "rpcs": 2}}}}
+    changes = regress.compare(baseline, [point])
+    assert [c.figure for c in changes if c.beyond] == ["makespan_s", "rpcs"]
