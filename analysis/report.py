@@ -578,8 +578,8 @@ def main(argv=None):
     parser.add_argument("--output", required=True, metavar="FILE.html",
                         help="HTML report; the Markdown summary goes beside it with the suffix .md")
     args = parser.parse_args(argv)
-    if args.memory_budget_mb is not None and args.memory_budget_mb <= 0:
-        parser.error("--memory-budget-mb: must be positive")
+    if args.memory_budget_mb is not None and not (math.isfinite(args.memory_budget_mb) and args.memory_budget_mb > 0):
+        parser.error(f"--memory-budget-mb {args.memory_budget_mb:g}: expected a positive number of MiB")
     if not 0 <= args.tie_tolerance < 100:
         parser.error("--tie-tolerance: expected a percentage in [0, 100)")
     if Path(args.output).suffix == ".md":
