@@ -745,7 +745,22 @@ std::string apply_override(json& doc, const Override& o) {
   if (find_param(Section::remote_scan_prefetch, path))
     path = "prefetch." + path; // executorSplitPrefetchConcurrency
   const auto tokens = parse_json_path({path, o.second});
-  if (tokens.size() == 1 && !tokens[0].is_index && !find_param(Section::scenario, path, version)) {
+  const bool remote_scan = is_remote_scan(doc);
+  if (remote_scan && tokens.size() == 1 && !tokens[0].is_index) { // series_step_s, or a key of every kind
+    const ParamSpec* top = find_param(Section::scenario, path, version);
+    if (!find_param(Section::remote_scan, path) && !(top && top->every_kind)) {
+      std::vector<std::string> names = key_names(Section::remote_scan_prefetch);
+      for (const ParamSpec* p : every_kind_params())
+        names.push_back(p->name);
+      const std::vector<std::string> own = key_names(Section::remote_scan);
+      names.insert(names.end(), own.begin(), own.end());
+      throw InputError(fmt::format("{}: unknown prefetch key or remote_scan scenario key;{} prefetch keys: {}; or a "
+                                   "JSON path into the scenario (s3.data_ttfb_p50_ms, splits.count) from its keys: {}",
+                                   set_arg(o), did_you_mean(o.first, names), known_keys(Section::remote_scan_prefetch),
+                                   known_keys(Section::remote_scan)));
+    }
+  }
+  if (!remote_scan && tokens.size() == 1 && !tokens[0].is_index && !find_param(Section::scenario, path, version)) {
     std::vector<std::string> names = key_names(Section::flags, version);
     const std::vector<std::string> top = key_names(Section::scenario, version);
     names.insert(names.end(), top.begin(), top.end());

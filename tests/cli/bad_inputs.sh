@@ -52,6 +52,11 @@ expect_error "frobnicate: unknown command" frobnicate
 expect_error "rnu: unknown command; did you mean run?" rnu
 expect_error "validate: expected a SCENARIO file" validate
 
+# --set series_step_s, as documented, on a remote scan.
+count=$((count + 1))
+if out=$("$exsim" validate "$dir/rs_valid.json" --set series_step_s=0.5 2>&1); then echo "ok   --set series_step_s=0.5: $out"
+else echo "FAIL --set series_step_s=0.5 refused: $out"; fail=$((fail + 1)); fi
+
 # explain refuses what cannot be simulated, with the channel count in 64 bits.
 expect_error "too_many_channels.json: exchanges[0]: 4096000000 channels" explain "$dir/too_many_channels.json"
 
