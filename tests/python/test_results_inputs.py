@@ -49,3 +49,20 @@ def test_malformed_results(exsim, results_file, tmp_path, name, change, expected
 def test_a_device_is_not_read(exsim, results_file):
     proc = subprocess.run([exsim, "diff", "/dev/zero", results_file], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2 and "/dev/zero: cannot read: not a regular file" in proc.stderr
+
+
+def test_output_is_never_replaced_by_a_regular_file(exsim, results_file, tmp_path):
+    """The atomic write goes through a link to its target and writes through a device: a full one
+    is an error, and stays a device."""
+    import os
+    import stat
+    proc = subprocess.run([exsim, "diff", results_file, results_file, "--output", "/dev/full"], capture_output=True,
+                          text=True, timeout=60)
+    assert proc.returncode == 2 and "/dev/full: cannot write: No space left on device" in proc.stderr, proc.stderr
+    assert stat.S_ISCHR(os.stat("/dev/full").st_mode)
+    link = tmp_path / "link.txt"
+    link.symlink_to("target.txt")
+    proc = subprocess.run([exsim, "diff", results_file, results_file, "--output", link], capture_output=True,
+                          text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert link.is_symlink() and "runtime_s" in (tmp_path / "target.txt").read_text()
