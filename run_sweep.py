@@ -21,6 +21,7 @@ import hashlib
 import itertools
 import json
 import os
+import shutil
 import signal
 import sys
 import threading
@@ -253,21 +254,38 @@ def plan(grid, old_manifest, sweep_dir, scenario_sha, version):
 
 
 def check_grid_names(pool, exsim, scenario_path, scenario_text, grid):
-    """Check every grid name once, before any point runs: `exsim validate` with the first value of each.
+    """Check every grid name and value before any point runs, with `exsim validate`.
 
     A name exsim does not know (a misspelt flag, a path outside the scenario) would fail every
-    point the same way, so it stops the sweep here with exsim's message (exit status 2). A value
-    that fails its check is left to its own points: other values of the grid may be fine.
+    point the same way, so it stops the sweep here with exsim's message (exit status 2). Then
+    each value, the other names at their first value: one that exsim refuses would fail its
+    points only after the others ran, so it stops the sweep too, each such value named.
     """
     first = {name: values[0] for name, values in grid}
     returncode, _, stderr = pool.validate(exsim, str(scenario_path), scenario_path.name, scenario_text, first)
-    if returncode == 0:
-        return
     lines = [line.removeprefix("exsim: ") for line in stderr.splitlines()]
     bad = [line for line in lines if line.startswith("--set ")]
-    if bad:
+    if returncode != 0 and bad:
         raise UsageError("--grid: no point was run, as every one would fail the same way "
                          "(exsim validate with each name's first value):\n  " + "\n  ".join(bad))
+    check_grid_values(pool, exsim, scenario_path, scenario_text, grid, first, first_ok=returncode == 0)
+
+
+def check_grid_values(pool, exsim, scenario_path, scenario_text, grid, first, first_ok):
+    """Every value of each name, the others at their first value (those already checked together)."""
+    bad = []
+    for name, values in grid:
+        for value in values[0 if not first_ok else 1:]:
+            # When the first values fail together, each value alone (on the scenario's own others).
+            sets = {**first, name: value} if first_ok else {name: value}
+            returncode, _, stderr = pool.validate(exsim, str(scenario_path), scenario_path.name, scenario_text, sets)
+            if returncode != 0:
+                message = stderr.strip().splitlines()[0].removeprefix("exsim: ") if stderr.strip() else \
+                    f"exit status {returncode}"
+                bad.append(f"{name}={value}: {message}")
+    if bad:
+        raise UsageError("--grid: no point was run: these values are refused (exsim validate, the other names at "
+                         "their first value):\n  " + "\n  ".join(bad))
 
 
 def lock_sweep_dir(sweep_dir):
@@ -337,6 +355,9 @@ def sweep(args, grid, scenario_path, scenario_bytes, sweep_dir):
             interrupted = True
             pool.stop()
             atomic.write_json(sweep_dir / results.MANIFEST_NAME, manifest)
+        except OSError:  # a result or the manifest could not be written: the other points would fare no better
+            pool.stop()
+            raise
         finally:
             progress.close()
     finally:
@@ -387,16 +408,30 @@ def main(argv=None):
         grid = parse_grid(args.grid)
         scenario_path = Path(args.scenario)
         try:
+            if scenario_path.exists() and not scenario_path.is_file():  # /dev/urandom is read for ever
+                raise UsageError(f"{scenario_path}: cannot read scenario: not a regular file")
             scenario_bytes = scenario_path.read_bytes()
             scenario_bytes.decode("utf-8")
         except (OSError, UnicodeDecodeError) as e:
             raise UsageError(f"{scenario_path}: cannot read scenario ({e})") from None
         sweep_dir = Path(args.out or Path("sweeps") / scenario_path.stem)
-        (sweep_dir / results.POINTS_DIR).mkdir(parents=True, exist_ok=True)
-        lock = lock_sweep_dir(sweep_dir)
-        atomic.remove_stale_temporaries(sweep_dir)
-        atomic.remove_stale_temporaries(sweep_dir / results.POINTS_DIR)
-        manifest, interrupted = sweep(args, grid, scenario_path, scenario_bytes, sweep_dir)
+        created = not sweep_dir.exists()
+        try:
+            (sweep_dir / results.POINTS_DIR).mkdir(parents=True, exist_ok=True)
+            lock = lock_sweep_dir(sweep_dir)
+            atomic.remove_stale_temporaries(sweep_dir)
+            atomic.remove_stale_temporaries(sweep_dir / results.POINTS_DIR)
+        except OSError as e:
+            raise UsageError(f"{sweep_dir}: cannot write the sweep there: {e.strerror or e}") from None
+        try:
+            manifest, interrupted = sweep(args, grid, scenario_path, scenario_bytes, sweep_dir)
+        except UsageError:
+            if created and not (sweep_dir / results.MANIFEST_NAME).exists():
+                shutil.rmtree(sweep_dir, ignore_errors=True)  # refused before any point: leave no empty folder
+            raise
+        except OSError as e:  # a full disk, a folder made read-only meanwhile
+            raise UsageError(f"{e.filename or sweep_dir}: cannot write the sweep: {e.strerror or e}; finished "
+                             "points are kept, rerun the same command to resume") from None
     except UsageError as e:
         print(f"run_sweep: {e}", file=sys.stderr)
         return EXIT_USAGE
@@ -405,7 +440,12 @@ def main(argv=None):
         return EXIT_INTERRUPTED
 
     points = results.load_points(sweep_dir, manifest)
-    atomic.write_text(sweep_dir / results.CSV_NAME, results.results_csv(manifest, points))
+    try:
+        atomic.write_text(sweep_dir / results.CSV_NAME, results.results_csv(manifest, points))
+    except OSError as e:
+        print(f"run_sweep: {sweep_dir / results.CSV_NAME}: cannot write: {e.strerror or e}; the points are kept, "
+              "rerun the same command to write it", file=sys.stderr)
+        return EXIT_USAGE
     lock.close()
 
     counts = {s: sum(p.status == s for p in points) for s in ("ok", "failed", "pending")}
