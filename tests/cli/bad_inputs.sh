@@ -57,6 +57,10 @@ count=$((count + 1))
 if out=$("$exsim" validate "$dir/rs_valid.json" --set series_step_s=0.5 2>&1); then echo "ok   --set series_step_s=0.5: $out"
 else echo "FAIL --set series_step_s=0.5 refused: $out"; fail=$((fail + 1)); fi
 
+# A remote scan whose time series would outgrow memory is refused after its run, not killed.
+expect_error "rs_valid.json: series_step_s: the scan lasted 1000.04 s of simulated time, more than 500000 samples" \
+  run "$dir/rs_valid.json" --set s3.data_ttfb_p50_ms=1e6 --set s3.data_ttfb_p99_ms=1e6 --set series_step_s=0.001
+
 # explain refuses what cannot be simulated, with the channel count in 64 bits.
 expect_error "too_many_channels.json: exchanges[0]: 4096000000 channels" explain "$dir/too_many_channels.json"
 
