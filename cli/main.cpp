@@ -115,6 +115,10 @@ int exec_python_tool(int argc, char** argv) {
   const char* old = std::getenv("PYTHONPATH");
   const std::string path = std::string(EXSIM_SOURCE_DIR) + (old && *old ? std::string(":") + old : "");
   setenv("PYTHONPATH", path.c_str(), 1);
+  // The tool validates what it writes with this same binary.
+  std::string self(4096, '\0');
+  const ssize_t n = readlink("/proc/self/exe", self.data(), self.size() - 1);
+  if (n > 0 && !std::getenv("EXSIM")) setenv("EXSIM", self.substr(0, static_cast<size_t>(n)).c_str(), 1);
   std::vector<char*> args{const_cast<char*>(EXSIM_PYTHON), const_cast<char*>("-P"), const_cast<char*>("-m"),
                           const_cast<char*>("tools.impala_profile")};
   for (int i = 1; i < argc; ++i)
