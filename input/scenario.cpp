@@ -265,7 +265,7 @@ int parse_op(const json& node, const std::string& path, int fi, FragmentSpec& f,
   me.rows = rows;
   switch (o.kind) {
   case OpKind::scan:
-    me.table = node.value("table", std::string());
+    me.table = node.contains("table") && node["table"].is_string() ? node["table"].get<std::string>() : "";
     me.rows_read = node.contains("rows_read") && node["rows_read"].is_number() ? node["rows_read"].get<double>() : rows;
     if (me.rows_read < rows) err.add(path + ".rows_read", fmt::format("expected at least rows ({})", rows));
     me.scan_ranges = node.contains("scan_ranges") && node["scan_ranges"].is_number()
@@ -302,7 +302,9 @@ int parse_op(const json& node, const std::string& path, int fi, FragmentSpec& f,
         inputs.push_back(parse_op(b, path + ".build", fi, f, qp, q, err, version));
       }
     }
-    f.ops[static_cast<size_t>(index)].shared_build = node.value("shared", true);
+    // Values of the wrong type are reported by check_object; here they only must not throw.
+    f.ops[static_cast<size_t>(index)].shared_build =
+        !node.contains("shared") || !node["shared"].is_boolean() || node["shared"].get<bool>();
     break;
   }
   case OpKind::union_all:
@@ -318,7 +320,7 @@ int parse_op(const json& node, const std::string& path, int fi, FragmentSpec& f,
   for (int c : inputs)
     if (c >= 0) done.inputs.push_back(c);
   if (done.kind == OpKind::aggregate) {
-    done.streaming = node.value("phase", std::string("finalize")) == "streaming";
+    done.streaming = node.contains("phase") && node["phase"] == "streaming";
     done.groups = node.contains("groups") && node["groups"].is_number() ? node["groups"].get<double>() : 0;
   }
   if (done.kind == OpKind::top_n || done.kind == OpKind::limit)
