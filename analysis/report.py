@@ -23,9 +23,12 @@ Rules, so that the numbers can be checked by hand:
     what each costs next to the recommendation.
   - exchange classes: partitioning x size, the size from the exchange's largest
     bytes_sent over the sweep: small < 16 MiB <= medium < 1 GiB <= large.
-    The same rule per class, with the class's runtime = sum of its exchanges'
-    duration_s and its memory = sum of their memory_estimate_bytes; the reason
-    given is the `bound` those exchanges hit in the recommended configuration.
+    The same rule per class, with the class's time = sum of its exchanges'
+    duration_s (they overlap: it can exceed the workload's runtime) and its
+    memory = sum of their memory_estimate_bytes; the reason given is the `bound`
+    those exchanges hit in the recommended configuration. A class whose
+    exchanges keep K=1 in every configuration (UNPARTITIONED, ...) is
+    recommended a buffer only: K does not apply to it.
     Exchanges failed or cancelled in any configuration are listed, not classed.
 """
 
@@ -105,10 +108,10 @@ class Config:
         """True when some exchange runs at K > 1, which today's Impala cannot do."""
         return needs_new_code(self.exchanges)
 
-    def label(self):
-        """Short text: K and buffer, plus any other grid parameter."""
+    def label(self, with_k=True):
+        """Short text: K and buffer, plus any other grid parameter (without K where it does not apply)."""
         others = (f"{n}={v}" for n, v in self.point.overrides.items() if n not in FLAGS_ON_AXES)
-        return ", ".join([f"K={self.k}", f"buffer {buffer_text(self.buffer_bytes)}", *others])
+        return ", ".join([*([f"K={self.k}"] if with_k else []), f"buffer {buffer_text(self.buffer_bytes)}", *others])
 
 
 def needs_new_code(exchanges):
@@ -307,9 +310,12 @@ def runner_up_table(choice, unit):
     return header, rows
 
 
-def class_table(choices, unit):
+def class_table(choices, configs, unit):
+    """One row per class. K is left out of the recommendation of a class whose exchanges keep K=1 in
+    every configuration (UNPARTITIONED, merging, ...): there it does not apply. The class's time is
+    the sum of its exchanges' durations, which overlap: it can exceed the workload's runtime."""
     name, scale = unit
-    header = ["partitioning", "size", "exchanges", "recommended", "K", "buffer", f"class runtime {name}",
+    header = ["partitioning", "size", "exchanges", "recommended", "K", "buffer", f"exchange time {name} (sum)",
               "class memory MiB", "equal options", "bound (reason)"]
     rows = []
     for ch in choices:
@@ -319,7 +325,9 @@ def class_table(choices, unit):
             continue
         xs = class_exchanges(ch)
         best = ch.choice.best
-        rows.append([ch.partitioning, ch.size, str(len(ch.exchange_ids)), ch.config.label(),
+        k_applies = any(x["k"] > 1 for c in configs for x in c.exchanges if x["id"] in ch.exchange_ids)
+        recommended = ch.config.label() if k_applies else ch.config.label(with_k=False) + " (K does not apply)"
+        rows.append([ch.partitioning, ch.size, str(len(ch.exchange_ids)), recommended,
                      distinct(x["k"] for x in xs), distinct(buffer_text(x["buffer_bytes"]) for x in xs),
                      sig3(best.runtime_s * scale), sig3(best.memory_bytes / MIB),
                      str(1 + len(ch.choice.runner_ups)), bound_reason(xs)])
@@ -529,10 +537,13 @@ def build(sweep_dir, budget_bytes, tolerance=DEFAULT_TIE_TOLERANCE):
              f"(configurations that close to the fastest count as equally fast).")
     sentences = workload_sentences(choice, configs, budget_bytes, tolerance, unit)
     runner_ups = runner_up_table(choice, unit) if choice.best and choice.runner_ups else None
-    classes = class_table(choices, unit)
+    classes = class_table(choices, configs, unit)
     table = config_table(manifest, points, configs, budget_bytes, choice, unit)
     class_note = ("Per exchange class (the same rule on the class's own exchanges; "
-                  "the reason is the resource that bound them in the recommended configuration):")
+                  "the reason is the resource that bound them in the recommended configuration). A class's "
+                  "exchange time is the sum of its exchanges' durations: they run at once, so it can exceed "
+                  "the workload's runtime. K does not apply to a class whose exchanges keep K=1 in every "
+                  "configuration (UNPARTITIONED, KUDU, DIRECTED, merging):")
     skipped = left_out(configs)
     if skipped:
         class_note += (" Left out, as not ok in some configuration: "

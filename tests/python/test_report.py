@@ -151,7 +151,10 @@ def check_report(sweep_dir, tmp_path):
         if chosen is None:
             assert row["recommended"] == "nothing fits the budget"
             continue
-        assert row["recommended"] == label(by_id[chosen])
+        k_applies = any(x["k"] > 1 for _, r in points for x in r["exchanges"] if x["id"] in ids)
+        expected = label(by_id[chosen]) if k_applies else \
+            label(by_id[chosen]).split(", ", 1)[1] + " (K does not apply)"
+        assert row["recommended"] == expected
         assert row["equal options"] == str(1 + len(others))
         xs = [x for x in by_id[chosen]["exchanges"] if x["id"] in ids]
         assert row["K"] == "/".join(sorted({str(x["k"]) for x in xs}, key=int))
@@ -278,3 +281,19 @@ def test_bad_options_are_errors(smoke_sweep, tmp_path):
     (tmp_path / "file").write_text("")
     proc = run_script("analysis/report.py", smoke_sweep, "--output", tmp_path / "file" / "r.html")
     assert proc.returncode == 2 and "file/r.html: cannot write the report: " in proc.stderr, proc.stderr
+
+
+def test_a_class_that_keeps_k1_is_recommended_no_k(tmp_path):
+    """UNPARTITIONED exchanges keep K=1 whatever the flag: their class's recommendation names the
+    buffer only, and the class's summed exchange time is explained."""
+    sweep = fake_sweep(tmp_path, [(2, 16384, 1.000, [("", 10 * MIB)]), (1, 65536, 1.015, [("", 20 * MIB)])])
+    for f in (sweep / "points").iterdir():
+        result = json.loads(f.read_text())
+        for x in result["exchanges"]:
+            x.update(partitioning="UNPARTITIONED", k=1)
+        f.write_text(json.dumps(result))
+    _, markdown = report(sweep, tmp_path)
+    (row,) = markdown_table(markdown, "partitioning")
+    assert row["partitioning"] == "UNPARTITIONED" and row["K"] == "1"
+    assert row["recommended"].endswith("(K does not apply)") and "K=" not in row["recommended"], row
+    assert "it can exceed the workload's runtime" in markdown
