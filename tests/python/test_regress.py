@@ -137,3 +137,19 @@ def test_a_nan_reaching_the_comparison_fails():
                 "points": {"p": {"summary": {"makespan_s": 1.0, "rpcs": 2}}}}
     changes = regress.compare(baseline, [point])
     assert [c.figure for c in changes if c.beyond] == ["makespan_s", "rpcs"]
+
+
+def test_readme_regression_example_sweeps_the_baselines_grid():
+    """The README's regression example runs the grid its baseline was made from: a different grid
+    would print every other point as new."""
+    import re
+    readme = (REPO / "README.md").read_text()
+    command = re.search(r"\./run_sweep\.py (\S+)((?: *\\?\n? *--grid \S+)+) --out (\S+)\n"
+                        r"\s*analysis/regress\.py (\S+) --baseline (\S+)\n", readme)
+    assert command, "no run_sweep.py command followed by its regress.py check in README.md"
+    scenario, grids, out, checked, baseline = command.groups()
+    assert out == checked
+    grid = [g.split("=", 1) for g in re.findall(r"--grid (\S+)", grids)]
+    data = json.loads((REPO / baseline).read_text())
+    assert [[name, ",".join(values)] for name, values in ((a["name"], a["values"]) for a in data["grid"])] == grid
+    assert data["scenario"].endswith(scenario)
