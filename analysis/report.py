@@ -98,6 +98,7 @@ class Config:
     runtime_s: float
     blocked_s: float
     memory_bytes: int
+    fixed_names: frozenset = frozenset()  # grid names with one value over the sweep
 
     @property
     def exchanges(self):
@@ -109,8 +110,11 @@ class Config:
         return needs_new_code(self.exchanges)
 
     def label(self, with_k=True):
-        """Short text: K and buffer, plus any other grid parameter (without K where it does not apply)."""
-        others = (f"{n}={v}" for n, v in self.point.overrides.items() if n not in FLAGS_ON_AXES)
+        """Short text: K and buffer, plus any other grid parameter that varies in the sweep (a grid
+        name of one value is a fixed setting: repeating it on every label hides what differs);
+        without K where it does not apply."""
+        others = (f"{n}={v}" for n, v in self.point.overrides.items()
+                  if n not in FLAGS_ON_AXES and n not in self.fixed_names)
         return ", ".join([*([f"K={self.k}"] if with_k else []), f"buffer {buffer_text(self.buffer_bytes)}", *others])
 
 
@@ -169,11 +173,16 @@ class ClassChoice:
 def configurations(points):
     """Finished points as Configs, in sweep order (the tie-break of last resort)."""
     configs = []
+    values = {}
+    for p in points:
+        for name, value in p.overrides.items():
+            values.setdefault(name, set()).add(value)
+    fixed = frozenset(name for name, seen in values.items() if len(seen) == 1)
     for p in results.finished(points):
         flags = p.result["settings"]["flags"]
         configs.append(Config(p, flags["rpcs_in_flight_per_channel"], flags["data_stream_sender_buffer_size"],
                               results.runtime_s(p.summary), p.summary["slowest_sender_blocked_s_total"],
-                              results.memory_estimate_bytes(p.result)))
+                              results.memory_estimate_bytes(p.result), fixed))
     return configs
 
 

@@ -297,3 +297,16 @@ def test_a_class_that_keeps_k1_is_recommended_no_k(tmp_path):
     assert row["partitioning"] == "UNPARTITIONED" and row["K"] == "1"
     assert row["recommended"].endswith("(K does not apply)") and "K=" not in row["recommended"], row
     assert "it can exceed the workload's runtime" in markdown
+
+
+def test_labels_name_only_what_varies(tmp_path):
+    """A grid name of one value is a fixed setting: the labels leave it out, one that varies stays."""
+    sweep = fake_sweep(tmp_path, [(2, 16384, 1.000, [("", 10 * MIB)]), (1, 65536, 1.015, [("", 20 * MIB)])])
+    manifest = json.loads((sweep / "manifest.json").read_text())
+    manifest["grid"] += [{"name": "cluster.rtt_us", "values": ["390"]}, {"name": "seed", "values": ["1", "2"]}]
+    for i, p in enumerate(manifest["points"]):
+        p["overrides"].update({"cluster.rtt_us": "390", "seed": str(i + 1)})
+    (sweep / "manifest.json").write_text(json.dumps(manifest))
+    _, markdown = report(sweep, tmp_path)
+    assert "cluster.rtt_us=390" not in markdown.split("## Recommendation", 1)[1].split("|", 1)[0]
+    assert re.search(r"Recommended for the whole workload: K=1, buffer 64 KiB, seed=2 ", markdown), markdown
