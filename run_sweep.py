@@ -57,6 +57,21 @@ def parse_grid(specs):
     return grid
 
 
+def parse_sets(specs, grid):
+    """--set NAME=VALUE arguments as {name: value}, none of them a grid name."""
+    fixed = {}
+    for spec in specs:
+        name, sep, value = spec.partition("=")
+        if not sep or not name:
+            raise UsageError(f"--set {spec!r}: expected NAME=VALUE")
+        if name in fixed:
+            raise UsageError(f"--set {name}: given twice")
+        if name in (n for n, _ in grid):
+            raise UsageError(f"--set {name}: also a --grid name; give it one way")
+        fixed[name] = value
+    return fixed
+
+
 def point_id(overrides):
     """A point's identity: its overrides sorted by name, so reordering --grid reuses results."""
     return ",".join(f"{name}={overrides[name]}" for name in sorted(overrides))
@@ -226,7 +241,7 @@ class Progress:
             self._bar.close()
 
 
-def plan(grid, old_manifest, sweep_dir, scenario_sha, version):
+def plan(grid, old_manifest, sweep_dir, scenario_sha, version, fixed=None):
     """Manifest entries for this run: finished points reused, the others pending.
 
     A point is reused only if it succeeded on the same scenario bytes with the
@@ -241,19 +256,20 @@ def plan(grid, old_manifest, sweep_dir, scenario_sha, version):
         pid = point_id(overrides)
         prev = old.pop(pid, None)
         if (prev and prev["status"] == "ok" and prev["scenario_sha256"] == scenario_sha
-                and prev["exsim_version"] == version and (sweep_dir / prev["file"]).exists()):
+                and prev["exsim_version"] == version and prev.get("sets", {}) == (fixed or {})
+                and (sweep_dir / prev["file"]).exists()):
             entries.append(prev)
             continue
         if prev:
             (sweep_dir / prev["file"]).unlink(missing_ok=True)
         entries.append({"id": pid, "overrides": overrides, "file": point_file(pid), "status": "pending",
-                        "error": "", "scenario_sha256": scenario_sha, "exsim_version": version})
+                        "error": "", "scenario_sha256": scenario_sha, "exsim_version": version, "sets": fixed or {}})
     for stale in old.values():
         (sweep_dir / stale["file"]).unlink(missing_ok=True)
     return entries
 
 
-def check_grid_names(pool, exsim, scenario_path, scenario_text, grid):
+def check_grid_names(pool, exsim, scenario_path, scenario_text, grid, fixed=None):
     """Check every grid name and value before any point runs, with `exsim validate`.
 
     A name exsim does not know (a misspelt flag, a path outside the scenario) would fail every
@@ -261,23 +277,25 @@ def check_grid_names(pool, exsim, scenario_path, scenario_text, grid):
     each value, the other names at their first value: one that exsim refuses would fail its
     points only after the others ran, so it stops the sweep too, each such value named.
     """
+    fixed = fixed or {}
     first = {name: values[0] for name, values in grid}
-    returncode, _, stderr = pool.validate(exsim, str(scenario_path), scenario_path.name, scenario_text, first)
+    returncode, _, stderr = pool.validate(exsim, str(scenario_path), scenario_path.name, scenario_text,
+                                          {**fixed, **first})
     lines = [line.removeprefix("exsim: ") for line in stderr.splitlines()]
     bad = [line for line in lines if line.startswith("--set ")]
     if returncode != 0 and bad:
         raise UsageError("--grid: no point was run, as every one would fail the same way "
                          "(exsim validate with each name's first value):\n  " + "\n  ".join(bad))
-    check_grid_values(pool, exsim, scenario_path, scenario_text, grid, first, first_ok=returncode == 0)
+    check_grid_values(pool, exsim, scenario_path, scenario_text, grid, first, first_ok=returncode == 0, fixed=fixed)
 
 
-def check_grid_values(pool, exsim, scenario_path, scenario_text, grid, first, first_ok):
+def check_grid_values(pool, exsim, scenario_path, scenario_text, grid, first, first_ok, fixed):
     """Every value of each name, the others at their first value (those already checked together)."""
     bad = []
     for name, values in grid:
         for value in values[0 if not first_ok else 1:]:
             # When the first values fail together, each value alone (on the scenario's own others).
-            sets = {**first, name: value} if first_ok else {name: value}
+            sets = {**fixed, **first, name: value} if first_ok else {**fixed, name: value}
             returncode, _, stderr = pool.validate(exsim, str(scenario_path), scenario_path.name, scenario_text, sets)
             if returncode != 0:
                 message = stderr.strip().splitlines()[0].removeprefix("exsim: ") if stderr.strip() else \
@@ -319,7 +337,7 @@ def sweep(args, grid, scenario_path, scenario_bytes, sweep_dir):
     interrupted = False
     try:
         version = pool.version(args.exsim)
-        check_grid_names(pool, args.exsim, scenario_path, scenario_text, grid)
+        check_grid_names(pool, args.exsim, scenario_path, scenario_text, grid, args.fixed)
         manifest = {
             "manifest_version": results.MANIFEST_VERSION,
             "scenario": str(scenario_path),
@@ -327,7 +345,8 @@ def sweep(args, grid, scenario_path, scenario_bytes, sweep_dir):
             "exsim": args.exsim,
             "exsim_version": version,
             "grid": [{"name": name, "values": values} for name, values in grid],
-            "points": plan(grid, read_old_manifest(sweep_dir), sweep_dir, scenario_sha, version),
+            "sets": args.fixed,
+            "points": plan(grid, read_old_manifest(sweep_dir), sweep_dir, scenario_sha, version, args.fixed),
         }
         atomic.write_json(sweep_dir / results.MANIFEST_NAME, manifest)
         pending = [p for p in manifest["points"] if p["status"] != "ok"]
@@ -337,7 +356,7 @@ def sweep(args, grid, scenario_path, scenario_bytes, sweep_dir):
         progress = Progress(len(pending))
         try:
             futures = {pool.submit(args.exsim, str(scenario_path), scenario_path.name, scenario_text,
-                                   entry["overrides"]): entry for entry in pending}
+                                   {**args.fixed, **entry["overrides"]}): entry for entry in pending}
             for future in pool.as_completed(futures):
                 entry = futures[future]
                 try:
@@ -382,6 +401,9 @@ See analysis/README.md.""",
                              "(rpcs_in_flight_per_channel, data_stream_sender_buffer_size, ...) or a "
                              "JSON path into the scenario (cluster.rtt_us, exchanges[0].rows_total); "
                              "repeat for more parameters, the sweep runs their cartesian product")
+    parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", dest="sets",
+                        help="a fixed setting for every point, as `exsim run --set` (not a grid axis, so not on "
+                             "the report's labels); changing it reruns every point; repeat for more")
     parser.add_argument("--jobs", type=int, default=os.cpu_count(),
                         help="points run at once (with --dask local: worker threads); default: number of CPUs")
     parser.add_argument("--out", metavar="DIR", help="sweep directory (default: sweeps/SCENARIO_STEM)")
@@ -406,6 +428,7 @@ def main(argv=None):
     signal.signal(signal.SIGTERM, signal.default_int_handler)
     try:
         grid = parse_grid(args.grid)
+        args.fixed = parse_sets(args.sets, grid)
         scenario_path = Path(args.scenario)
         try:
             if scenario_path.exists() and not scenario_path.is_file():  # /dev/urandom is read for ever

@@ -225,3 +225,22 @@ def test_places_that_cannot_be_read_or_written_are_input_errors(exsim, scenario,
         (tmp_path / "ro").mkdir(mode=0o555)
         proc = run_script("run_sweep.py", scenario, "--grid", "mt_dop=0", "--exsim", exsim, "--out", tmp_path / "ro" / "s")
         assert proc.returncode == 2 and "cannot write the sweep there: Permission denied" in proc.stderr, proc.stderr
+
+
+def test_fixed_settings_apply_to_every_point_and_are_part_of_its_identity(counting_exsim, scenario, tmp_path):
+    """--set gives every point a fixed setting (not a grid axis); changing it reruns the points."""
+    wrapper, runs = counting_exsim
+    out = tmp_path / "sweep"
+    sweep = ["run_sweep.py", scenario, "--grid", "rpcs_in_flight_per_channel=1,2", "--exsim", wrapper, "--out", out]
+    proc = run_script(*sweep, "--set", "cluster.rtt_us=100")
+    assert proc.returncode == 0, proc.stderr
+    assert len(runs()) == 2 and all("--set cluster.rtt_us=100 --set rpcs_in_flight_per_channel=" in r for r in runs())
+    for entry in read_manifest(out)["points"]:
+        result = json.loads((out / entry["file"]).read_text())
+        assert result["settings"]["cluster"]["rtt_us"] == 100
+    assert run_script(*sweep, "--set", "cluster.rtt_us=100").returncode == 0 and len(runs()) == 2  # reused
+    assert run_script(*sweep, "--set", "cluster.rtt_us=200").returncode == 0 and len(runs()) == 4  # rerun
+    bad = run_script(*sweep, "--set", "rpcs_in_flight_per_channel=4")
+    assert bad.returncode == 2 and "--set rpcs_in_flight_per_channel: also a --grid name" in bad.stderr
+    bad = run_script(*sweep, "--set", "cluster.rtt=5")
+    assert bad.returncode == 2 and "did you mean rtt_us?" in bad.stderr
