@@ -302,9 +302,36 @@ nlohmann::json read_results(const std::string& path) {
   return r;
 }
 
+// A run that cannot fit in the memory this process may use is refused before it starts: an
+// allocation failing deep inside the simulation cannot even report itself. The estimate is a lower
+// bound (about 1 KB per channel; 1.5 KB measured), compared with the address-space limit and the
+// machine's memory; it decides nothing about the results.
+void check_memory(const exsim::Scenario& sc, const std::string& path) {
+  int64_t channels = 0;
+  for (const exsim::QuerySpec& q : sc.queries) {
+    int64_t in_query = 0;
+    for (const exsim::ExchangeSpec& e : q.exchanges)
+      in_query += static_cast<int64_t>(e.senders()) * e.receivers();
+    channels = sc.query_order == exsim::QueryOrder::sequential ? std::max(channels, in_query) : channels + in_query;
+  }
+  const double need = static_cast<double>(channels) * 1024.0;
+  double available = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE));
+  const char* what = "the machine's memory";
+  rlimit rl{};
+  if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && static_cast<double>(rl.rlim_cur) < available) {
+    available = static_cast<double>(rl.rlim_cur);
+    what = "this process's address-space limit (ulimit -v)";
+  }
+  if (available > 0 && need > available)
+    throw exsim::InputError(fmt::format("{}: the run needs at least {:.1f} GiB for its {} channels (about 1 KB each), "
+                                        "more than {} ({:.1f} GiB)",
+                                        path, need / (1 << 30), channels, what, available / (1 << 30)));
+}
+
 int run(const Args& a) {
   const std::string path = a.scenario.empty() ? std::string(EXSIM_DEFAULT_SCENARIO) : a.scenario;
   const exsim::Scenario sc = exsim::load_scenario(path, a.overrides);
+  check_memory(sc, path);
   if (!a.output.empty()) check_output_path(a.output);
   const auto t0 = std::chrono::steady_clock::now();
   const bool progress = a.progress == 1 || (a.progress == -1 && isatty(STDERR_FILENO));

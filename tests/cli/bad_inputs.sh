@@ -122,6 +122,17 @@ else
   echo "FAIL --output through a symbolic link: $(ls -la "$tmp")"; fail=$((fail + 1))
 fi
 
+# A run larger than the memory it may use is refused before it starts (not under ASan, which
+# needs the address space for itself).
+if [ -z "${ASAN_OPTIONS:-}" ]; then
+  count=$((count + 1))
+  err=$(ulimit -v 600000; "$exsim" run "$valid" --set cluster.executors=1000 --set mt_dop=3 --output "$tmp/r.json" 2>&1)
+  code=$?
+  if [ "$code" -eq 2 ] && printf '%s' "$err" | grep -qF "valid.json: the run needs at least 8.6 GiB for its 9000000 channels"; then
+    echo "ok   run beyond ulimit -v: $err"
+  else echo "FAIL run beyond ulimit -v: exit $code ($err)"; fail=$((fail + 1)); fi
+fi
+
 # Permissions do not stop root: as root, these run as nobody when setpriv can (else they are skipped).
 chmod 755 "$tmp"
 cp "$valid" "$tmp/locked.json"
