@@ -427,27 +427,36 @@ def plot_blocked_vs_k(configs, unit):
     ax.set_xticks(ks, labels=[str(k) for k in ks])
     ax.minorticks_off()
     ax.set_xlabel("K (rpcs_in_flight_per_channel)")
-    ax.set_ylabel(f"slowest-sender blocked time, summed over exchanges ({name})")
+    ax.set_ylabel(f"slowest-sender blocked time, summed ({name})")
     ax.set_title("Blocked time vs K")
-    ax.legend(fontsize="small")
+    ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(0, -0.15))  # below: it covers no line
     ax.grid(alpha=0.3)
     return png(fig)
 
 
 def plot_runtime_vs_memory(configs, best, budget_bytes, unit):
-    """Every configuration labelled with its K and buffer; points at the same place share one label."""
+    """Every configuration as a point; the Pareto front and the recommended one are labelled with
+    what varies (the others are in the table: labelling all of them made the labels overlap near
+    the front); points at the same place share one label. Labels stay inside the axes, the legend
+    below them. When the recommendation lies off the front, the plot says why."""
     name, scale = unit
-    fig, ax = plt.subplots(figsize=(8, 5))
+    fig, ax = plt.subplots(figsize=(8, 5.5))
     ax.scatter([c.memory_bytes / MIB for c in configs], [c.runtime_s * scale for c in configs],
-               label="configuration", zorder=2)
+               label="configuration (all in the table)", zorder=2)
+    front = pareto_front(configs)
+    labelled = {c.point.id for c in front} | ({best.point.id} if best else set())
     places = {}
     for c in configs:
-        places.setdefault((c.memory_bytes, c.runtime_s), []).append(c.label())
+        if c.point.id in labelled:
+            places.setdefault((c.memory_bytes, c.runtime_s), []).append(c.label())
+    front_places = {(c.memory_bytes, c.runtime_s) for c in front}
     for (memory, runtime), labels in places.items():
-        # Slanted, so that neighbours at the same runtime (equal configurations often are) do not overlap.
+        # The front falls to the right, so above-right of a front point is free; the recommendation,
+        # when off the front, is labelled below-right.
+        on_front = (memory, runtime) in front_places
         ax.annotate(" / ".join(labels), (memory / MIB, runtime * scale), textcoords="offset points",
-                    xytext=(3, 5), fontsize="x-small", rotation=50, rotation_mode="anchor")
-    front = pareto_front(configs)
+                    xytext=(6, 10 if on_front else -14), fontsize="x-small", annotation_clip=True)
+    ax.margins(x=0.25, y=0.2)  # room for the labels inside the axes, away from the title
     ax.step([c.memory_bytes / MIB for c in front], [c.runtime_s * scale for c in front], where="post",
             color="tab:red", marker="s", markerfacecolor="none", label="Pareto front", zorder=1)
     if budget_bytes is not None:
@@ -458,7 +467,13 @@ def plot_runtime_vs_memory(configs, best, budget_bytes, unit):
     ax.set_xlabel("memory estimate (MiB)")
     ax.set_ylabel(f"runtime ({name})")
     ax.set_title("Runtime vs memory")
-    ax.legend(fontsize="small")
+    legend_below = -0.15
+    if best and best.point.id not in {c.point.id for c in front}:
+        ax.text(0, -0.13, "The recommendation lies off the front: within the tie tolerance of the fastest,\n"
+                "a flag-only change (K=1) comes before a faster or smaller one that needs new Impala code (K>1).",
+                transform=ax.transAxes, fontsize="small", va="top")
+        legend_below = -0.25
+    ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(0, legend_below), ncols=2)
     ax.grid(alpha=0.3)
     return png(fig)
 

@@ -310,3 +310,25 @@ def test_labels_name_only_what_varies(tmp_path):
     _, markdown = report(sweep, tmp_path)
     assert "cluster.rtt_us=390" not in markdown.split("## Recommendation", 1)[1].split("|", 1)[0]
     assert re.search(r"Recommended for the whole workload: K=1, buffer 64 KiB, seed=2 ", markdown), markdown
+
+
+def test_runtime_vs_memory_plot_labels_the_front_and_says_why_the_pick_is_off_it(tmp_path, monkeypatch):
+    """Labels only on the Pareto front and the recommendation (all the others are in the table), the
+    legend below the axes, and a note when the recommendation lies off the front."""
+    from analysis import remote_scan_report  # noqa: F401 - first: it imports report (as report.py's main does)
+    from analysis import report as report_module
+    from analysis import results as results_module
+    sweep = fake_sweep(tmp_path, [(2, 16384, 1.000, [("", 10 * MIB)]),
+                                  (1, 65536, 1.015, [("", 20 * MIB)]),
+                                  (1, 16384, 1.500, [("", 5 * MIB)]),
+                                  (2, 65536, 1.400, [("", 30 * MIB)])])
+    configs = report_module.configurations(results_module.load_points(sweep))
+    choice = report_module.recommend_workload(configs, None)
+    assert choice.best.config.label() == "K=1, buffer 64 KiB"
+    monkeypatch.setattr(report_module, "png", lambda fig: fig)
+    fig = report_module.plot_runtime_vs_memory(configs, choice.best.config, None, (report_module.time_unit([1.0])))
+    ax = fig.axes[0]
+    labels = sorted(t.get_text() for t in ax.texts if t.get_text().startswith("K="))
+    assert labels == ["K=1, buffer 16 KiB", "K=1, buffer 64 KiB", "K=2, buffer 16 KiB"]  # not K=2, 64 KiB
+    assert any("lies off the front" in t.get_text() for t in ax.texts)
+    assert ax.get_legend().get_bbox_to_anchor().y0 < ax.get_window_extent().y0  # below the axes
