@@ -21,6 +21,7 @@ import hashlib
 import itertools
 import json
 import os
+import shutil
 import signal
 import sys
 import threading
@@ -54,6 +55,21 @@ def parse_grid(specs):
             raise UsageError(f"--grid {spec!r}: repeated value")
         grid.append((name, values))
     return grid
+
+
+def parse_sets(specs, grid):
+    """--set NAME=VALUE arguments as {name: value}, none of them a grid name."""
+    fixed = {}
+    for spec in specs:
+        name, sep, value = spec.partition("=")
+        if not sep or not name:
+            raise UsageError(f"--set {spec!r}: expected NAME=VALUE")
+        if name in fixed:
+            raise UsageError(f"--set {name}: given twice")
+        if name in (n for n, _ in grid):
+            raise UsageError(f"--set {name}: also a --grid name; give it one way")
+        fixed[name] = value
+    return fixed
 
 
 def point_id(overrides):
@@ -225,7 +241,7 @@ class Progress:
             self._bar.close()
 
 
-def plan(grid, old_manifest, sweep_dir, scenario_sha, version):
+def plan(grid, old_manifest, sweep_dir, scenario_sha, version, fixed=None):
     """Manifest entries for this run: finished points reused, the others pending.
 
     A point is reused only if it succeeded on the same scenario bytes with the
@@ -240,34 +256,54 @@ def plan(grid, old_manifest, sweep_dir, scenario_sha, version):
         pid = point_id(overrides)
         prev = old.pop(pid, None)
         if (prev and prev["status"] == "ok" and prev["scenario_sha256"] == scenario_sha
-                and prev["exsim_version"] == version and (sweep_dir / prev["file"]).exists()):
+                and prev["exsim_version"] == version and prev.get("sets", {}) == (fixed or {})
+                and (sweep_dir / prev["file"]).exists()):
             entries.append(prev)
             continue
         if prev:
             (sweep_dir / prev["file"]).unlink(missing_ok=True)
         entries.append({"id": pid, "overrides": overrides, "file": point_file(pid), "status": "pending",
-                        "error": "", "scenario_sha256": scenario_sha, "exsim_version": version})
+                        "error": "", "scenario_sha256": scenario_sha, "exsim_version": version, "sets": fixed or {}})
     for stale in old.values():
         (sweep_dir / stale["file"]).unlink(missing_ok=True)
     return entries
 
 
-def check_grid_names(pool, exsim, scenario_path, scenario_text, grid):
-    """Check every grid name once, before any point runs: `exsim validate` with the first value of each.
+def check_grid_names(pool, exsim, scenario_path, scenario_text, grid, fixed=None):
+    """Check every grid name and value before any point runs, with `exsim validate`.
 
     A name exsim does not know (a misspelt flag, a path outside the scenario) would fail every
-    point the same way, so it stops the sweep here with exsim's message (exit status 2). A value
-    that fails its check is left to its own points: other values of the grid may be fine.
+    point the same way, so it stops the sweep here with exsim's message (exit status 2). Then
+    each value, the other names at their first value: one that exsim refuses would fail its
+    points only after the others ran, so it stops the sweep too, each such value named.
     """
+    fixed = fixed or {}
     first = {name: values[0] for name, values in grid}
-    returncode, _, stderr = pool.validate(exsim, str(scenario_path), scenario_path.name, scenario_text, first)
-    if returncode == 0:
-        return
+    returncode, _, stderr = pool.validate(exsim, str(scenario_path), scenario_path.name, scenario_text,
+                                          {**fixed, **first})
     lines = [line.removeprefix("exsim: ") for line in stderr.splitlines()]
     bad = [line for line in lines if line.startswith("--set ")]
-    if bad:
+    if returncode != 0 and bad:
         raise UsageError("--grid: no point was run, as every one would fail the same way "
                          "(exsim validate with each name's first value):\n  " + "\n  ".join(bad))
+    check_grid_values(pool, exsim, scenario_path, scenario_text, grid, first, first_ok=returncode == 0, fixed=fixed)
+
+
+def check_grid_values(pool, exsim, scenario_path, scenario_text, grid, first, first_ok, fixed):
+    """Every value of each name, the others at their first value (those already checked together)."""
+    bad = []
+    for name, values in grid:
+        for value in values[0 if not first_ok else 1:]:
+            # When the first values fail together, each value alone (on the scenario's own others).
+            sets = {**fixed, **first, name: value} if first_ok else {**fixed, name: value}
+            returncode, _, stderr = pool.validate(exsim, str(scenario_path), scenario_path.name, scenario_text, sets)
+            if returncode != 0:
+                message = stderr.strip().splitlines()[0].removeprefix("exsim: ") if stderr.strip() else \
+                    f"exit status {returncode}"
+                bad.append(f"{name}={value}: {message}")
+    if bad:
+        raise UsageError("--grid: no point was run: these values are refused (exsim validate, the other names at "
+                         "their first value):\n  " + "\n  ".join(bad))
 
 
 def lock_sweep_dir(sweep_dir):
@@ -301,7 +337,7 @@ def sweep(args, grid, scenario_path, scenario_bytes, sweep_dir):
     interrupted = False
     try:
         version = pool.version(args.exsim)
-        check_grid_names(pool, args.exsim, scenario_path, scenario_text, grid)
+        check_grid_names(pool, args.exsim, scenario_path, scenario_text, grid, args.fixed)
         manifest = {
             "manifest_version": results.MANIFEST_VERSION,
             "scenario": str(scenario_path),
@@ -309,7 +345,8 @@ def sweep(args, grid, scenario_path, scenario_bytes, sweep_dir):
             "exsim": args.exsim,
             "exsim_version": version,
             "grid": [{"name": name, "values": values} for name, values in grid],
-            "points": plan(grid, read_old_manifest(sweep_dir), sweep_dir, scenario_sha, version),
+            "sets": args.fixed,
+            "points": plan(grid, read_old_manifest(sweep_dir), sweep_dir, scenario_sha, version, args.fixed),
         }
         atomic.write_json(sweep_dir / results.MANIFEST_NAME, manifest)
         pending = [p for p in manifest["points"] if p["status"] != "ok"]
@@ -319,7 +356,7 @@ def sweep(args, grid, scenario_path, scenario_bytes, sweep_dir):
         progress = Progress(len(pending))
         try:
             futures = {pool.submit(args.exsim, str(scenario_path), scenario_path.name, scenario_text,
-                                   entry["overrides"]): entry for entry in pending}
+                                   {**args.fixed, **entry["overrides"]}): entry for entry in pending}
             for future in pool.as_completed(futures):
                 entry = futures[future]
                 try:
@@ -337,6 +374,9 @@ def sweep(args, grid, scenario_path, scenario_bytes, sweep_dir):
             interrupted = True
             pool.stop()
             atomic.write_json(sweep_dir / results.MANIFEST_NAME, manifest)
+        except OSError:  # a result or the manifest could not be written: the other points would fare no better
+            pool.stop()
+            raise
         finally:
             progress.close()
     finally:
@@ -361,6 +401,9 @@ See analysis/README.md.""",
                              "(rpcs_in_flight_per_channel, data_stream_sender_buffer_size, ...) or a "
                              "JSON path into the scenario (cluster.rtt_us, exchanges[0].rows_total); "
                              "repeat for more parameters, the sweep runs their cartesian product")
+    parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", dest="sets",
+                        help="a fixed setting for every point, as `exsim run --set` (not a grid axis, so not on "
+                             "the report's labels); changing it reruns every point; repeat for more")
     parser.add_argument("--jobs", type=int, default=os.cpu_count(),
                         help="points run at once (with --dask local: worker threads); default: number of CPUs")
     parser.add_argument("--out", metavar="DIR", help="sweep directory (default: sweeps/SCENARIO_STEM)")
@@ -385,18 +428,33 @@ def main(argv=None):
     signal.signal(signal.SIGTERM, signal.default_int_handler)
     try:
         grid = parse_grid(args.grid)
+        args.fixed = parse_sets(args.sets, grid)
         scenario_path = Path(args.scenario)
         try:
+            if scenario_path.exists() and not scenario_path.is_file():  # /dev/urandom is read for ever
+                raise UsageError(f"{scenario_path}: cannot read scenario: not a regular file")
             scenario_bytes = scenario_path.read_bytes()
             scenario_bytes.decode("utf-8")
         except (OSError, UnicodeDecodeError) as e:
             raise UsageError(f"{scenario_path}: cannot read scenario ({e})") from None
         sweep_dir = Path(args.out or Path("sweeps") / scenario_path.stem)
-        (sweep_dir / results.POINTS_DIR).mkdir(parents=True, exist_ok=True)
-        lock = lock_sweep_dir(sweep_dir)
-        atomic.remove_stale_temporaries(sweep_dir)
-        atomic.remove_stale_temporaries(sweep_dir / results.POINTS_DIR)
-        manifest, interrupted = sweep(args, grid, scenario_path, scenario_bytes, sweep_dir)
+        created = not sweep_dir.exists()
+        try:
+            (sweep_dir / results.POINTS_DIR).mkdir(parents=True, exist_ok=True)
+            lock = lock_sweep_dir(sweep_dir)
+            atomic.remove_stale_temporaries(sweep_dir)
+            atomic.remove_stale_temporaries(sweep_dir / results.POINTS_DIR)
+        except OSError as e:
+            raise UsageError(f"{sweep_dir}: cannot write the sweep there: {e.strerror or e}") from None
+        try:
+            manifest, interrupted = sweep(args, grid, scenario_path, scenario_bytes, sweep_dir)
+        except UsageError:
+            if created and not (sweep_dir / results.MANIFEST_NAME).exists():
+                shutil.rmtree(sweep_dir, ignore_errors=True)  # refused before any point: leave no empty folder
+            raise
+        except OSError as e:  # a full disk, a folder made read-only meanwhile
+            raise UsageError(f"{e.filename or sweep_dir}: cannot write the sweep: {e.strerror or e}; finished "
+                             "points are kept, rerun the same command to resume") from None
     except UsageError as e:
         print(f"run_sweep: {e}", file=sys.stderr)
         return EXIT_USAGE
@@ -405,7 +463,12 @@ def main(argv=None):
         return EXIT_INTERRUPTED
 
     points = results.load_points(sweep_dir, manifest)
-    atomic.write_text(sweep_dir / results.CSV_NAME, results.results_csv(manifest, points))
+    try:
+        atomic.write_text(sweep_dir / results.CSV_NAME, results.results_csv(manifest, points))
+    except OSError as e:
+        print(f"run_sweep: {sweep_dir / results.CSV_NAME}: cannot write: {e.strerror or e}; the points are kept, "
+              "rerun the same command to write it", file=sys.stderr)
+        return EXIT_USAGE
     lock.close()
 
     counts = {s: sum(p.status == s for p in points) for s in ("ok", "failed", "pending")}

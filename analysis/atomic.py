@@ -6,6 +6,7 @@ to a temporary file in the same directory and renaming it over the target
 gives that on POSIX file systems.
 """
 
+import errno
 import json
 import os
 import secrets
@@ -13,8 +14,20 @@ from pathlib import Path
 
 
 def write_bytes(path, data):
-    """Write bytes to path so that a crash leaves the old content or the new."""
+    """Write bytes to path so that a crash leaves the old content or the new.
+
+    A symbolic link stays a link: its target is written. Anything else that is not a regular file
+    (/dev/stdout, a FIFO, a device) is written through, never replaced by a regular file.
+    """
     path = Path(path)
+    if path.is_symlink():
+        path = Path(os.path.realpath(path))  # a dangling link too: its target is created
+    if path.exists() and not path.is_file():
+        if path.is_dir():
+            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
+        with open(path, "wb") as f:  # an error (ENOSPC on /dev/full) raises OSError on write or close
+            f.write(data)
+        return
     path.parent.mkdir(parents=True, exist_ok=True)
     # Not tempfile.mkstemp: its files are private (0600), results should get the umask's mode.
     tmp = path.parent / f".{path.name}.{secrets.token_hex(8)}.tmp"

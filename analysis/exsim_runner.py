@@ -11,6 +11,7 @@ failed run is reported the same way (ExsimError with exsim's own message).
 
 import json
 import os
+import shutil
 import subprocess
 import tempfile
 from pathlib import Path
@@ -59,12 +60,31 @@ def run(argv, on_start=None):
     return proc.returncode, stdout, stderr
 
 
+_COPY_PREFIX = "exsim_runner."
+
+
+def remove_orphaned_copies():
+    """Delete the scenario copies of processes that no longer run: a sweep killed with SIGKILL
+    cannot remove its own, so the next run does (each copy's folder is named after its owner's pid)."""
+    for folder in Path(tempfile.gettempdir()).glob(f"{_COPY_PREFIX}*.*"):
+        pid = folder.name[len(_COPY_PREFIX):].split(".", 1)[0]
+        if not pid.isdigit() or int(pid) == os.getpid():
+            continue
+        try:
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            shutil.rmtree(folder, ignore_errors=True)
+        except OSError:  # alive, under another user
+            pass
+
+
 def run_text(exsim, scenario_name, scenario_text, sets=(), on_start=None, label=None, verb="run"):
     """Run a scenario given as text: written under its own file name (exsim names the scenario
     after its file) in a temporary directory, so that a remote worker needs no shared files.
     Returns (exit status, stdout, stderr); in stderr the temporary path is replaced by label
     (default: the file name), so that messages name the user's file."""
-    with tempfile.TemporaryDirectory(prefix="exsim_runner.") as tmp:
+    remove_orphaned_copies()
+    with tempfile.TemporaryDirectory(prefix=f"{_COPY_PREFIX}{os.getpid()}.") as tmp:
         path = Path(tmp) / scenario_name
         path.write_text(scenario_text, encoding="utf-8")
         returncode, stdout, stderr = run(command(exsim, path, sets, verb=verb), on_start=on_start)

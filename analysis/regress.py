@@ -18,6 +18,7 @@ A figure may move by max(abs, rel * |baseline|).
 """
 
 import argparse
+import math
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -122,7 +123,9 @@ def compare(baseline, points):
             elif new != old:
                 tol = tolerances.get(figure) or default_tolerance(figure)
                 allowed = max(tol["abs"], tol["rel"] * abs(old))
-                changes.append(Change(pid, figure, old, new, allowed, abs(new - old) > allowed))
+                # Written so that a NaN anywhere (figure, baseline, tolerance) fails: NaN compares false.
+                within = all(map(math.isfinite, (old, new, allowed))) and abs(new - old) <= allowed
+                changes.append(Change(pid, figure, old, new, allowed, not within))
     return changes
 
 

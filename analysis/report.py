@@ -23,9 +23,12 @@ Rules, so that the numbers can be checked by hand:
     what each costs next to the recommendation.
   - exchange classes: partitioning x size, the size from the exchange's largest
     bytes_sent over the sweep: small < 16 MiB <= medium < 1 GiB <= large.
-    The same rule per class, with the class's runtime = sum of its exchanges'
-    duration_s and its memory = sum of their memory_estimate_bytes; the reason
-    given is the `bound` those exchanges hit in the recommended configuration.
+    The same rule per class, with the class's time = sum of its exchanges'
+    duration_s (they overlap: it can exceed the workload's runtime) and its
+    memory = sum of their memory_estimate_bytes; the reason given is the `bound`
+    those exchanges hit in the recommended configuration. A class whose
+    exchanges keep K=1 in every configuration (UNPARTITIONED, ...) is
+    recommended a buffer only: K does not apply to it.
     Exchanges failed or cancelled in any configuration are listed, not classed.
 """
 
@@ -95,6 +98,7 @@ class Config:
     runtime_s: float
     blocked_s: float
     memory_bytes: int
+    fixed_names: frozenset = frozenset()  # grid names with one value over the sweep
 
     @property
     def exchanges(self):
@@ -105,10 +109,13 @@ class Config:
         """True when some exchange runs at K > 1, which today's Impala cannot do."""
         return needs_new_code(self.exchanges)
 
-    def label(self):
-        """Short text: K and buffer, plus any other grid parameter."""
-        others = (f"{n}={v}" for n, v in self.point.overrides.items() if n not in FLAGS_ON_AXES)
-        return ", ".join([f"K={self.k}", f"buffer {buffer_text(self.buffer_bytes)}", *others])
+    def label(self, with_k=True):
+        """Short text: K and buffer, plus any other grid parameter that varies in the sweep (a grid
+        name of one value is a fixed setting: repeating it on every label hides what differs);
+        without K where it does not apply."""
+        others = (f"{n}={v}" for n, v in self.point.overrides.items()
+                  if n not in FLAGS_ON_AXES and n not in self.fixed_names)
+        return ", ".join([*([f"K={self.k}"] if with_k else []), f"buffer {buffer_text(self.buffer_bytes)}", *others])
 
 
 def needs_new_code(exchanges):
@@ -166,11 +173,16 @@ class ClassChoice:
 def configurations(points):
     """Finished points as Configs, in sweep order (the tie-break of last resort)."""
     configs = []
+    values = {}
+    for p in points:
+        for name, value in p.overrides.items():
+            values.setdefault(name, set()).add(value)
+    fixed = frozenset(name for name, seen in values.items() if len(seen) == 1)
     for p in results.finished(points):
         flags = p.result["settings"]["flags"]
         configs.append(Config(p, flags["rpcs_in_flight_per_channel"], flags["data_stream_sender_buffer_size"],
                               results.runtime_s(p.summary), p.summary["slowest_sender_blocked_s_total"],
-                              results.memory_estimate_bytes(p.result)))
+                              results.memory_estimate_bytes(p.result), fixed))
     return configs
 
 
@@ -307,9 +319,12 @@ def runner_up_table(choice, unit):
     return header, rows
 
 
-def class_table(choices, unit):
+def class_table(choices, configs, unit):
+    """One row per class. K is left out of the recommendation of a class whose exchanges keep K=1 in
+    every configuration (UNPARTITIONED, merging, ...): there it does not apply. The class's time is
+    the sum of its exchanges' durations, which overlap: it can exceed the workload's runtime."""
     name, scale = unit
-    header = ["partitioning", "size", "exchanges", "recommended", "K", "buffer", f"class runtime {name}",
+    header = ["partitioning", "size", "exchanges", "recommended", "K", "buffer", f"exchange time {name} (sum)",
               "class memory MiB", "equal options", "bound (reason)"]
     rows = []
     for ch in choices:
@@ -319,7 +334,9 @@ def class_table(choices, unit):
             continue
         xs = class_exchanges(ch)
         best = ch.choice.best
-        rows.append([ch.partitioning, ch.size, str(len(ch.exchange_ids)), ch.config.label(),
+        k_applies = any(x["k"] > 1 for c in configs for x in c.exchanges if x["id"] in ch.exchange_ids)
+        recommended = ch.config.label() if k_applies else ch.config.label(with_k=False) + " (K does not apply)"
+        rows.append([ch.partitioning, ch.size, str(len(ch.exchange_ids)), recommended,
                      distinct(x["k"] for x in xs), distinct(buffer_text(x["buffer_bytes"]) for x in xs),
                      sig3(best.runtime_s * scale), sig3(best.memory_bytes / MIB),
                      str(1 + len(ch.choice.runner_ups)), bound_reason(xs)])
@@ -410,27 +427,36 @@ def plot_blocked_vs_k(configs, unit):
     ax.set_xticks(ks, labels=[str(k) for k in ks])
     ax.minorticks_off()
     ax.set_xlabel("K (rpcs_in_flight_per_channel)")
-    ax.set_ylabel(f"slowest-sender blocked time, summed over exchanges ({name})")
+    ax.set_ylabel(f"slowest-sender blocked time, summed ({name})")
     ax.set_title("Blocked time vs K")
-    ax.legend(fontsize="small")
+    ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(0, -0.15))  # below: it covers no line
     ax.grid(alpha=0.3)
     return png(fig)
 
 
 def plot_runtime_vs_memory(configs, best, budget_bytes, unit):
-    """Every configuration labelled with its K and buffer; points at the same place share one label."""
+    """Every configuration as a point; the Pareto front and the recommended one are labelled with
+    what varies (the others are in the table: labelling all of them made the labels overlap near
+    the front); points at the same place share one label. Labels stay inside the axes, the legend
+    below them. When the recommendation lies off the front, the plot says why."""
     name, scale = unit
-    fig, ax = plt.subplots(figsize=(8, 5))
+    fig, ax = plt.subplots(figsize=(8, 5.5))
     ax.scatter([c.memory_bytes / MIB for c in configs], [c.runtime_s * scale for c in configs],
-               label="configuration", zorder=2)
+               label="configuration (all in the table)", zorder=2)
+    front = pareto_front(configs)
+    labelled = {c.point.id for c in front} | ({best.point.id} if best else set())
     places = {}
     for c in configs:
-        places.setdefault((c.memory_bytes, c.runtime_s), []).append(c.label())
+        if c.point.id in labelled:
+            places.setdefault((c.memory_bytes, c.runtime_s), []).append(c.label())
+    front_places = {(c.memory_bytes, c.runtime_s) for c in front}
     for (memory, runtime), labels in places.items():
-        # Slanted, so that neighbours at the same runtime (equal configurations often are) do not overlap.
+        # The front falls to the right, so above-right of a front point is free; the recommendation,
+        # when off the front, is labelled below-right.
+        on_front = (memory, runtime) in front_places
         ax.annotate(" / ".join(labels), (memory / MIB, runtime * scale), textcoords="offset points",
-                    xytext=(3, 5), fontsize="x-small", rotation=50, rotation_mode="anchor")
-    front = pareto_front(configs)
+                    xytext=(6, 10 if on_front else -14), fontsize="x-small", annotation_clip=True)
+    ax.margins(x=0.25, y=0.2)  # room for the labels inside the axes, away from the title
     ax.step([c.memory_bytes / MIB for c in front], [c.runtime_s * scale for c in front], where="post",
             color="tab:red", marker="s", markerfacecolor="none", label="Pareto front", zorder=1)
     if budget_bytes is not None:
@@ -441,7 +467,13 @@ def plot_runtime_vs_memory(configs, best, budget_bytes, unit):
     ax.set_xlabel("memory estimate (MiB)")
     ax.set_ylabel(f"runtime ({name})")
     ax.set_title("Runtime vs memory")
-    ax.legend(fontsize="small")
+    legend_below = -0.15
+    if best and best.point.id not in {c.point.id for c in front}:
+        ax.text(0, -0.13, "The recommendation lies off the front: within the tie tolerance of the fastest,\n"
+                "a flag-only change (K=1) comes before a faster or smaller one that needs new Impala code (K>1).",
+                transform=ax.transAxes, fontsize="small", va="top")
+        legend_below = -0.25
+    ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(0, legend_below), ncols=2)
     ax.grid(alpha=0.3)
     return png(fig)
 
@@ -529,10 +561,13 @@ def build(sweep_dir, budget_bytes, tolerance=DEFAULT_TIE_TOLERANCE):
              f"(configurations that close to the fastest count as equally fast).")
     sentences = workload_sentences(choice, configs, budget_bytes, tolerance, unit)
     runner_ups = runner_up_table(choice, unit) if choice.best and choice.runner_ups else None
-    classes = class_table(choices, unit)
+    classes = class_table(choices, configs, unit)
     table = config_table(manifest, points, configs, budget_bytes, choice, unit)
     class_note = ("Per exchange class (the same rule on the class's own exchanges; "
-                  "the reason is the resource that bound them in the recommended configuration):")
+                  "the reason is the resource that bound them in the recommended configuration). A class's "
+                  "exchange time is the sum of its exchanges' durations: they run at once, so it can exceed "
+                  "the workload's runtime. K does not apply to a class whose exchanges keep K=1 in every "
+                  "configuration (UNPARTITIONED, KUDU, DIRECTED, merging):")
     skipped = left_out(configs)
     if skipped:
         class_note += (" Left out, as not ok in some configuration: "
@@ -578,8 +613,8 @@ def main(argv=None):
     parser.add_argument("--output", required=True, metavar="FILE.html",
                         help="HTML report; the Markdown summary goes beside it with the suffix .md")
     args = parser.parse_args(argv)
-    if args.memory_budget_mb is not None and args.memory_budget_mb <= 0:
-        parser.error("--memory-budget-mb: must be positive")
+    if args.memory_budget_mb is not None and not (math.isfinite(args.memory_budget_mb) and args.memory_budget_mb > 0):
+        parser.error(f"--memory-budget-mb {args.memory_budget_mb:g}: expected a positive number of MiB")
     if not 0 <= args.tie_tolerance < 100:
         parser.error("--tie-tolerance: expected a percentage in [0, 100)")
     if Path(args.output).suffix == ".md":

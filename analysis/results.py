@@ -12,6 +12,7 @@ of them go through this module so the layout is defined once:
 import csv
 import io
 import json
+import math
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,6 +20,61 @@ MANIFEST_NAME = "manifest.json"
 POINTS_DIR = "points"
 CSV_NAME = "results.csv"
 MANIFEST_VERSION = 1
+
+
+# What run_sweep.py writes; report.py and regress.py read nothing else from the manifest.
+MANIFEST_SCHEMA = {
+    "type": "object",
+    "required": ["manifest_version", "grid", "points", "scenario_sha256", "exsim_version"],
+    "properties": {
+        "grid": {"type": "array", "items": {
+            "type": "object", "required": ["name", "values"],
+            "properties": {"name": {"type": "string"}, "values": {"type": "array", "items": {"type": "string"}}}}},
+        "points": {"type": "array", "items": {
+            "type": "object", "required": ["id", "overrides", "status", "file"],
+            "properties": {
+                "id": {"type": "string"},
+                "overrides": {"type": "object", "additionalProperties": {"type": "string"}},
+                "status": {"enum": ["ok", "failed", "pending"]},
+                "error": {"type": "string"},
+                "file": {"type": "string", "pattern": r"^[^/\\]+(/[^/\\]+)*$", "not": {"pattern": r"(^|/)\.\.(/|$)"}},
+            }}},
+        "scenario_sha256": {"type": "string"},
+        "exsim_version": {"type": "string"},
+    },
+}
+_NUMBER = {"type": "number"}
+# What report.py and regress.py read from a point's results (the whole format: docs/results.schema.json).
+POINT_SCHEMA = {
+    "type": "object",
+    "required": ["summary"],
+    "properties": {"summary": {"type": "object"}},
+    "if": {"not": {"properties": {"kind": {"const": "remote_scan"}}, "required": ["kind"]}},
+    "then": {
+        "required": ["settings", "exchanges", "summary"],
+        "properties": {
+            "settings": {"type": "object", "properties": {
+                "query_order": {"type": "string"},
+                "flags": {"type": "object", "properties": {
+                    "rpcs_in_flight_per_channel": {"type": "integer"},
+                    "data_stream_sender_buffer_size": {"type": "integer"}}}}},
+            "exchanges": {"type": "array", "items": {
+                "type": "object",
+                "required": ["id", "query", "partitioning", "status", "k", "buffer_bytes", "bytes_sent", "duration_s",
+                             "memory_estimate_bytes", "slowest_sender_blocked_s", "bound"],
+                "properties": {
+                    "id": {"type": "string"}, "query": {"type": "string"}, "partitioning": {"type": "string"},
+                    "status": {"type": "string"}, "bound": {"type": "string"}, "k": {"type": "integer"},
+                    "buffer_bytes": _NUMBER, "bytes_sent": _NUMBER, "duration_s": _NUMBER,
+                    "memory_estimate_bytes": _NUMBER, "slowest_sender_blocked_s": _NUMBER}}},
+            "summary": {
+                "type": "object",
+                "required": ["makespan_s", "memory_estimate_bytes_total", "slowest_sender_blocked_s_total"],
+                "properties": {"makespan_s": _NUMBER, "runtime_s_total": _NUMBER, "memory_estimate_bytes_total": _NUMBER,
+                               "slowest_sender_blocked_s_total": _NUMBER}},
+        },
+    },
+}
 
 
 class SweepError(Exception):
@@ -41,14 +97,29 @@ class Point:
         return self.result["summary"]
 
 
+def _no_constant(name):
+    raise ValueError(f"{name} is not a number JSON allows")
+
+
+def _finite_float(text):
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"{text} is beyond a double's range")
+    return value
+
+
 def read_json(path):
-    """Parse a JSON file, turning the usual failures into a SweepError naming the file."""
+    """Parse a JSON file, turning the usual failures into a SweepError naming the file.
+
+    NaN, Infinity and numbers beyond a double's range are refused: exsim never writes them, and a
+    NaN compares as neither larger nor smaller, so a figure or tolerance of NaN would pass any check.
+    """
     try:
         with open(path, encoding="utf-8") as f:
-            return json.load(f)
+            return json.load(f, parse_constant=_no_constant, parse_float=_finite_float)
     except FileNotFoundError:
         raise SweepError(f"{path}: no such file") from None
-    except (OSError, ValueError) as e:
+    except (OSError, ValueError, RecursionError) as e:
         raise SweepError(f"{path}: cannot read JSON: {e}") from None
 
 
@@ -64,7 +135,30 @@ def load_manifest(sweep_dir):
     for key in ("grid", "points", "scenario_sha256", "exsim_version"):
         if key not in manifest:
             raise SweepError(f"{path}: missing key {key!r}")
+    _validate(manifest, MANIFEST_SCHEMA, path)
+    names = grid_names(manifest)
+    for i, entry in enumerate(manifest["points"]):
+        missing = [name for name in names if name not in entry["overrides"]]
+        if missing:
+            raise SweepError(f"{path}: $.points[{i}].overrides: expected a value for every grid name, "
+                             f"missing {', '.join(missing)}")
     return manifest
+
+
+def _validate(document, schema, path):
+    """A SweepError naming the file and the JSON path where `document` breaks `schema`."""
+    import jsonschema  # Debian's python3-jsonschema; imported here so that the module loads without it
+
+    try:
+        jsonschema.validate(document, schema)
+    except jsonschema.ValidationError as e:
+        raise SweepError(f"{path}: {e.json_path}: {e.message[:200]}") from None
+
+
+def check_results(result, path):
+    """The parts of a results file that the sweep tools read, as exsim writes them, or a SweepError
+    naming the file and the JSON path."""
+    _validate(result, POINT_SCHEMA, path)
 
 
 def grid_names(manifest):
@@ -84,6 +178,7 @@ def load_points(sweep_dir, manifest=None):
             result = read_json(sweep_dir / entry["file"])
             if not isinstance(result, dict) or not isinstance(result.get("summary"), dict):
                 raise SweepError(f"{sweep_dir / entry['file']}: results JSON has no 'summary' object")
+            check_results(result, sweep_dir / entry["file"])
         points.append(Point(
             id=entry["id"],
             overrides={name: entry["overrides"][name] for name in names},
@@ -144,5 +239,18 @@ def results_csv(manifest, points):
     writer.writerow(["point", *grid_names(manifest), "status", *figures])
     for p in points:
         values = numeric_figures(p.summary) if p.result else {}
-        writer.writerow([p.id, *p.overrides.values(), p.status, *(values.get(f, "") for f in figures)])
+        writer.writerow([csv_cell(p.id), *map(csv_cell, p.overrides.values()), p.status,
+                         *(values.get(f, "") for f in figures)])
     return out.getvalue()
+
+
+def csv_cell(text):
+    """A text cell a spreadsheet shows as text: one starting with = + - @ (or a tab or carriage return)
+    would be read as a formula, so it gets a leading apostrophe, unless it is a plain number (-1)."""
+    if isinstance(text, str) and text[:1] in ("=", "+", "-", "@", "\t", "\r"):
+        try:
+            float(text)
+            return text
+        except ValueError:
+            return "'" + text
+    return text

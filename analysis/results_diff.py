@@ -11,6 +11,7 @@ Reads only the results format (docs/results.md); queries and exchanges are match
 
 import json
 import math
+from pathlib import Path
 
 from analysis import tables
 
@@ -19,26 +20,68 @@ class ResultsError(Exception):
     """A results file is missing or not exsim results; the message names the file."""
 
 
+def _no_constant(name):
+    raise ValueError(f"{name} is not a number JSON allows")
+
+
 def load_results(path):
     try:
+        if Path(path).exists() and not Path(path).is_file():  # /dev/zero would be read for ever
+            raise ResultsError(f"{path}: cannot read: not a regular file")
         with open(path, encoding="utf-8") as f:
-            doc = json.load(f)
+            doc = json.load(f, parse_constant=_no_constant)
     except FileNotFoundError:
         raise ResultsError(f"{path}: no such file") from None
     except OSError as e:
         raise ResultsError(f"{path}: cannot read: {e.strerror}") from None
-    except ValueError as e:
-        raise ResultsError(f"{path}: not JSON ({e}): expected the results of exsim run") from None
-    if not isinstance(doc, dict) or not isinstance(doc.get("exchanges"), list) or "summary" not in doc:
+    except (ValueError, RecursionError) as e:
+        what = "nested too deeply" if isinstance(e, RecursionError) else str(e)
+        raise ResultsError(f"{path}: not JSON ({what}): expected the results of exsim run") from None
+    if not isinstance(doc, dict) or not isinstance(doc.get("exchanges"), list) or \
+            not isinstance(doc.get("summary"), dict):
         what = ", ".join(sorted(doc)[:6]) if isinstance(doc, dict) else type(doc).__name__
         hint = " (this looks like a scenario: run it with exsim run first)" if isinstance(doc, dict) and \
             "schema_version" in doc else ""
-        raise ResultsError(f"{path}: not exsim results: expected 'exchanges' and 'summary' at the top level, "
+        raise ResultsError(f"{path}: not exsim results: expected 'exchanges' (an array) and 'summary' (an object) "
+                           f"at the top level, "
                            f"found {what}{hint}")
     for i, x in enumerate(doc["exchanges"]):
-        if not isinstance(x, dict) or "id" not in x:
+        if not isinstance(x, dict) or not isinstance(x.get("id"), str):
             raise ResultsError(f"{path}: exchanges[{i}]: expected an object with 'id'")
+    for key in ("settings", "scenario"):
+        if not isinstance(doc.get(key, {}), dict):
+            raise ResultsError(f"{path}: {key}: expected an object, found {type(doc[key]).__name__}")
+    if not isinstance(doc.get("queries", []), list) or \
+            not all(isinstance(q, dict) for q in doc.get("queries", [])):
+        raise ResultsError(f"{path}: queries: expected an array of objects")
+    number, text = (int, float), (str,)
+    checks = [(f"exchanges[{i}].query", x, "query", text) for i, x in enumerate(doc["exchanges"])]
+    checks += [(f"queries[{i}].{k}", q, k, kind) for i, q in enumerate(doc.get("queries", []))
+               for k, kind in (("query", text), ("runtime_s", number))]
+    checks += [(f"settings.{k}", doc.get("settings", {}), k, (dict,)) for k in ("flags", "cluster")]
+    checks += [("summary.makespan_s", doc["summary"], "makespan_s", number)]
+    for where, parent, key, kinds in checks:
+        if key in parent and (not isinstance(parent[key], kinds) or isinstance(parent[key], bool)):
+            expected = {number: "a number", text: "a string"}.get(kinds, "an object")
+            raise ResultsError(f"{path}: {where}: expected {expected}, found {json.dumps(parent[key])[:40]}")
+    if _depth(doc) > 256:
+        raise ResultsError(f"{path}: nested deeper than 256 levels: expected the results of exsim run")
     return doc
+
+
+def _depth(value, limit=257):
+    """Nesting depth of a parsed document, counted without recursion, up to `limit`."""
+    deepest, stack = 0, [(value, 0)]
+    while stack:
+        v, d = stack.pop()
+        deepest = max(deepest, d)
+        if deepest >= limit:
+            break
+        if isinstance(v, dict):
+            stack.extend((x, d + 1) for x in v.values())
+        elif isinstance(v, list):
+            stack.extend((x, d + 1) for x in v)
+    return deepest
 
 
 # Per exchange: (label, key in results or a function of the exchange entry).

@@ -122,6 +122,10 @@ int exec_python_tool(int argc, char** argv) {
   const char* old = std::getenv("PYTHONPATH");
   const std::string path = std::string(EXSIM_SOURCE_DIR) + (old && *old ? std::string(":") + old : "");
   setenv("PYTHONPATH", path.c_str(), 1);
+  // The tool validates what it writes with this same binary.
+  std::string self(4096, '\0');
+  const ssize_t n = readlink("/proc/self/exe", self.data(), self.size() - 1);
+  if (n > 0 && !std::getenv("EXSIM")) setenv("EXSIM", self.substr(0, static_cast<size_t>(n)).c_str(), 1);
   std::vector<char*> args{const_cast<char*>(EXSIM_PYTHON), const_cast<char*>("-P"), const_cast<char*>("-m"),
                           const_cast<char*>("tools.impala_profile")};
   for (int i = 1; i < argc; ++i)
@@ -165,7 +169,9 @@ std::string parent_dir(const std::string& path) {
 // Fails before a simulation, not after it, when the results could not be written: the folder is
 // missing or not writable, or the path is a folder.
 void check_output_path(const std::string& path) {
-  if (path.rfind("/dev/", 0) == 0) return;
+  struct stat existing {};
+  if (stat(path.c_str(), &existing) == 0 && !S_ISREG(existing.st_mode) && !S_ISDIR(existing.st_mode))
+    return; // a device or FIFO, written through
   const std::string dir = parent_dir(path);
   if (access(dir.c_str(), W_OK) != 0)
     throw file_error(path, fmt::format("cannot write the results file in {}", dir), errno);
@@ -244,46 +250,54 @@ Args parse_args(int argc, char** argv) {
   return a;
 }
 
-void write_atomically(const std::string& path, const std::string& text) {
-  if (path.rfind("/dev/", 0) == 0) { // a device (/dev/stdout): no temporary file beside it
-    std::ofstream out(path, std::ios::binary);
-    out << text;
+// Writes `text` to an open stream and closes it; false (errno set) when any of it failed.
+bool write_all(std::FILE* out, const std::string& text) {
+  const bool written = std::fwrite(text.data(), 1, text.size(), out) == text.size() && std::fflush(out) == 0;
+  const int error = errno;
+  const bool closed = std::fclose(out) == 0;
+  if (!written) errno = error;
+  return written && closed;
+}
+
+// A regular file is replaced atomically (a temporary file beside it, then rename); a symbolic link
+// keeps being a link (its target is replaced); anything else that exists (/dev/stdout, a FIFO, a
+// device) is written through, never replaced. A failed write is an error either way.
+void write_atomically(const std::string& requested, const std::string& text) {
+  std::string path = requested;
+  struct stat st {};
+  for (int links = 0; lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode); ++links) { // to the link's target
+    if (links == 40) throw file_error(requested, "cannot write the results file", ELOOP);
+    std::string target(4096, '\0');
+    const ssize_t n = readlink(path.c_str(), target.data(), target.size());
+    if (n < 0) throw file_error(requested, "cannot write the results file", errno);
+    target.resize(static_cast<size_t>(n));
+    path = target[0] == '/' ? target : parent_dir(path) + "/" + target;
+  }
+  if (stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+    if (S_ISDIR(st.st_mode)) throw file_error(requested, "cannot write the results file", EISDIR);
+    std::FILE* out = std::fopen(path.c_str(), "wb");
+    if (!out) throw file_error(requested, "cannot write the results file", errno);
+    if (!write_all(out, text)) throw file_error(requested, "writing the results failed", errno);
     return;
   }
   const std::string tmp = fmt::format("{}.tmp.{}", path, static_cast<long>(getpid()));
-  {
-    std::FILE* out = std::fopen(tmp.c_str(), "wb");
-    if (!out) throw file_error(path, fmt::format("cannot write the results file ({})", tmp), errno);
-    const bool written = std::fwrite(text.data(), 1, text.size(), out) == text.size();
-    const int write_error = errno;
-    if (std::fclose(out) != 0 || !written) {
-      const int error = written ? errno : write_error;
-      std::remove(tmp.c_str());
-      throw file_error(path, "writing the results failed", error);
-    }
+  std::FILE* out = std::fopen(tmp.c_str(), "wb");
+  if (!out) throw file_error(requested, fmt::format("cannot write the results file ({})", tmp), errno);
+  if (!write_all(out, text)) {
+    const int error = errno;
+    std::remove(tmp.c_str());
+    throw file_error(requested, "writing the results failed", error);
   }
   if (std::rename(tmp.c_str(), path.c_str()) != 0) {
     const int error = errno;
     std::remove(tmp.c_str());
-    throw file_error(path, "cannot move the results into place", error);
+    throw file_error(requested, "cannot move the results into place", error);
   }
 }
 
 // A results document written by `exsim run --output`.
 nlohmann::json read_results(const std::string& path) {
-  struct stat st {};
-  if (stat(path.c_str(), &st) != 0) throw file_error(path, "cannot read the results file", errno);
-  if (S_ISDIR(st.st_mode)) throw file_error(path, "cannot read the results file", EISDIR);
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw file_error(path, "cannot read the results file", errno);
-  std::stringstream buf;
-  buf << in.rdbuf();
-  nlohmann::json r;
-  try {
-    r = nlohmann::json::parse(buf.str());
-  } catch (const nlohmann::json::parse_error& e) {
-    throw exsim::InputError(fmt::format("{}: not valid JSON: {}", path, e.what()));
-  }
+  const nlohmann::json r = exsim::parse_input_json_unordered(exsim::read_input_file(path, "results file"), path);
   // An exchange workload's results, or a remote scan's (kind "remote_scan": executors, not exchanges).
   const bool remote_scan = r.is_object() && r.value("kind", "") == "remote_scan";
   for (const char* key : {"scenario", remote_scan ? "executors" : "exchanges", "summary"})
@@ -295,9 +309,36 @@ nlohmann::json read_results(const std::string& path) {
   return r;
 }
 
+// A run that cannot fit in the memory this process may use is refused before it starts: an
+// allocation failing deep inside the simulation cannot even report itself. The estimate is a lower
+// bound (about 1 KB per channel; 1.5 KB measured), compared with the address-space limit and the
+// machine's memory; it decides nothing about the results.
+void check_memory(const exsim::Scenario& sc, const std::string& path) {
+  int64_t channels = 0;
+  for (const exsim::QuerySpec& q : sc.queries) {
+    int64_t in_query = 0;
+    for (const exsim::ExchangeSpec& e : q.exchanges)
+      in_query += static_cast<int64_t>(e.senders()) * e.receivers();
+    channels = sc.query_order == exsim::QueryOrder::sequential ? std::max(channels, in_query) : channels + in_query;
+  }
+  const double need = static_cast<double>(channels) * 1024.0;
+  double available = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE));
+  const char* what = "the machine's memory";
+  rlimit rl{};
+  if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && static_cast<double>(rl.rlim_cur) < available) {
+    available = static_cast<double>(rl.rlim_cur);
+    what = "this process's address-space limit (ulimit -v)";
+  }
+  if (available > 0 && need > available)
+    throw exsim::InputError(fmt::format("{}: the run needs at least {:.1f} GiB for its {} channels (about 1 KB each), "
+                                        "more than {} ({:.1f} GiB)",
+                                        path, need / (1 << 30), channels, what, available / (1 << 30)));
+}
+
 int run(const Args& a) {
   const std::string path = a.scenario.empty() ? std::string(EXSIM_DEFAULT_SCENARIO) : a.scenario;
   const exsim::Scenario sc = exsim::load_scenario(path, a.overrides);
+  check_memory(sc, path);
   if (!a.output.empty()) check_output_path(a.output);
   const auto t0 = std::chrono::steady_clock::now();
   const bool progress = a.progress == 1 || (a.progress == -1 && isatty(STDERR_FILENO));
@@ -332,7 +373,7 @@ int run(const Args& a) {
 
 } // namespace
 
-int main(int argc, char** argv) {
+int run_command(int argc, char** argv) {
   if (argc > 1 && (std::strcmp(argv[1], "profile") == 0 || std::strcmp(argv[1], "compare") == 0 ||
                    std::strcmp(argv[1], "diff") == 0))
     return exec_python_tool(argc, argv);
@@ -414,8 +455,26 @@ int main(int argc, char** argv) {
   } catch (const exsim::InputError& e) {
     std::cerr << "exsim: " << e.what() << "\n";
     return kExitBadInput;
+  } catch (const std::bad_alloc&) {
+    // What a scenario asks for is bounded up front; past those bounds the machine's memory is.
+    std::cerr << "exsim: out of memory: the scenario needs more memory than this process may use (fewer "
+                 "executors, instances or exchanges simulate in less)\n";
+    return kExitBadInput;
   } catch (const std::exception& e) {
     std::cerr << "exsim: internal error: " << e.what() << "\n";
     return kExitInternal;
   }
+}
+
+int main(int argc, char** argv) {
+  const int status = run_command(argc, argv);
+  // Output on stdout (results, a summary, a migrated scenario) that did not reach it is a failure
+  // (exsim run > /dev/full), not a success with nothing written.
+  errno = 0;
+  if (std::fflush(stdout) != 0 || !std::cout.flush() || std::ferror(stdout)) {
+    std::cerr << "exsim: stdout: writing the output failed" << (errno != 0 ? ": " : "")
+              << (errno != 0 ? std::strerror(errno) : "") << "\n";
+    return status == kExitOk ? kExitBadInput : status;
+  }
+  return status;
 }

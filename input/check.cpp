@@ -47,6 +47,8 @@ bool is_integral(const json& v) {
 }
 
 bool in_range(const ParamSpec& p, double d) {
+  // A subnormal passes "> 0" but no computation with it is meaningful (a rate of 5e-324 never ends).
+  if (!std::isfinite(d) || std::fpclassify(d) == FP_SUBNORMAL) return false;
   if (p.min && (p.min_exclusive ? !(d > *p.min) : !(d >= *p.min))) return false;
   if (p.max && !(d <= *p.max)) return false;
   return true;
@@ -164,6 +166,13 @@ void normalise_integers(Section s, json& obj, int version) {
   for (const ParamSpec* p : params_of(s, version))
     if (p->type == ParamType::integer && obj.contains(p->name) && obj[p->name].is_number_float())
       obj[p->name] = static_cast<int64_t>(obj[p->name].get<double>());
+}
+
+uint64_t read_seed(const json& doc) {
+  if (!doc.contains("seed")) return 1;
+  const json& v = doc["seed"];
+  if (v.is_number_unsigned() || v.is_number_integer()) return v.get<uint64_t>(); // checked >= 0
+  return static_cast<uint64_t>(v.get<double>()); // an integral float below 2^53 (is_integral)
 }
 
 std::string default_scenario_name(const std::string& file) {

@@ -79,6 +79,9 @@ void check_object(Section s, const nlohmann::json& obj, const std::string& path,
 nlohmann::json with_defaults(Section s, nlohmann::json obj, int version = kSchemaVersion, bool in_query = false);
 // Integral JSON numbers written as floats (2e6) are stored as integers from here on.
 void normalise_integers(Section s, nlohmann::json& obj, int version = kSchemaVersion);
+// A checked scenario's seed (1 when it has none): an integer read as 64-bit unsigned, never
+// through a double that would merge seeds above 2^53.
+uint64_t read_seed(const nlohmann::json& doc);
 // A scenario's name when it gives none: its file name without the directory and ".json".
 std::string default_scenario_name(const std::string& file);
 

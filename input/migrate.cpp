@@ -1,5 +1,6 @@
 #include "input/migrate.hpp"
 
+#include "input/check.hpp"
 #include "input/parameters.hpp"
 #include "input/scenario.hpp"
 
@@ -8,13 +9,14 @@
 namespace exsim {
 
 nlohmann::ordered_json migrate_scenario(nlohmann::ordered_json doc, const std::string& file) {
-  if (!doc.is_object() || !doc.contains("schema_version") || !doc["schema_version"].is_number_integer())
+  // Read as validate reads it: an integral number (1 or 1.0), compared whole, never narrowed first.
+  if (!doc.is_object() || !doc.contains("schema_version") || !is_integral(nlohmann::json(doc["schema_version"])))
     throw InputError(fmt::format("{}: schema_version: expected a scenario with an integer schema_version", file));
-  const int version = doc["schema_version"].get<int>();
+  const double version = doc["schema_version"].get<double>();
   if (version == kSchemaVersion) return doc;
   if (version != 1)
     throw InputError(fmt::format("{}: schema_version: expected 1 (to migrate) or {}, got {}", file, kSchemaVersion,
-                                 version));
+                                 doc["schema_version"].dump()));
   std::string removed;
   for (const std::string& key : outside_formula_keys(doc))
     removed += fmt::format("\n{}: {}: {}", file, key, outside_formula_removed(key));

@@ -125,6 +125,14 @@ ParamSpec standalone(ParamSpec p) {
   return p;
 }
 
+// Bandwidths the model computes with: from 1 Mbit/s (a transfer of the largest exchange ends
+// within the doubles' precision) to 100 Tbit/s.
+constexpr double kMinGbps = 1e-3;
+constexpr double kMaxGbps = 1e5;
+// A relative weight: a million instances of the largest still sum to a finite number, and a
+// share per instance stays representable.
+constexpr double kMaxWeight = 1e15;
+
 std::vector<ParamSpec> build_table() {
   using S = Section;
   using T = ParamType;
@@ -203,14 +211,14 @@ std::vector<ParamSpec> build_table() {
   t.push_back(P(S::cluster, "second_thread_gain", T::number, "fraction", 0.26, 0, 1,
                 "extra throughput of a core running a second busy hardware thread (assumption: Hassanein, "
                 "Rashid & Hammad, Int. J. Parallel Programming 36, 2008: 1.26x on TPC-H-like queries)"));
-  t.push_back(exclusive_min(P(S::cluster, "nic_bandwidth_gbps", T::number, "Gbit/s", 12.5, 0, none,
-                              "NIC bandwidth of each executor, each direction")));
+  t.push_back(P(S::cluster, "nic_bandwidth_gbps", T::number, "Gbit/s", 12.5, kMinGbps, kMaxGbps,
+                "NIC bandwidth of each executor, each direction"));
   t.push_back(P(S::cluster, "rtt_us", T::number, "us", 390, 0, 1e7,
                 "round trip of an empty RPC between two executors (flat in payload size)"));
   t.push_back(P(S::cluster, "loopback_rtt_us", T::number, "us", 50, 0, 1e7,
                 "round trip of an empty RPC to the same daemon (assumption, not measured)"));
-  t.push_back(exclusive_min(P(S::cluster, "loopback_bandwidth_gbps", T::number, "Gbit/s", 100, 0, none,
-                              "bandwidth of the path to the same daemon (assumption, not measured)")));
+  t.push_back(P(S::cluster, "loopback_bandwidth_gbps", T::number, "Gbit/s", 100, kMinGbps, kMaxGbps,
+                "bandwidth of the path to the same daemon (assumption, not measured)"));
   t.push_back(
       choices(P(S::cluster, "network_model", T::enumeration, "", "exsim", none, none,
                 "how transfers share the NICs (max-min fair either way): exsim = exsim's own solver, whose "
@@ -324,7 +332,7 @@ std::vector<ParamSpec> build_table() {
   t.push_back(P(S::op, "scan_ranges", T::integer, "ranges", 0, 0, 1e12,
                 "scan: ranges (files) it reads; bounds the instances at mt_dop > 0 and the scanner threads; 0 = "
                 "no bound"));
-  t.push_back(derived(exclusive_min(P(S::op, "instance_weights", T::number_array, "relative", null, 0, none,
+  t.push_back(derived(exclusive_min(P(S::op, "instance_weights", T::number_array, "relative", null, 0, kMaxWeight,
                                       "scan: share of its rows per instance (skew); one positive number per "
                                       "instance")),
                       "even"));
@@ -384,12 +392,12 @@ std::vector<ParamSpec> build_table() {
   t.push_back(exclusive_min(P(S::exchange, "compression_ratio", T::number, "ratio", 0.5, 0, 1,
                               "LZ4 compressed / uncompressed tuple data (assumption unless calibrated)")));
   t.push_back(derived(
-      exclusive_min(P(S::exchange, "receiver_weights", T::number_array, "relative", null, 0, none,
+      exclusive_min(P(S::exchange, "receiver_weights", T::number_array, "relative", null, 0, kMaxWeight,
                       "share of rows per receiver instance (skew); one positive number per receiver")),
       "uniform"));
   t.push_back(standalone(
       derived(exclusive_min(P(
-                  S::exchange, "receiver_consumer_slowdown", T::number_array, "factor", null, 0, none,
+                  S::exchange, "receiver_consumer_slowdown", T::number_array, "factor", null, 0, 1e6,
                   "multiplies consumer_ns_per_row per receiver instance; one positive number per receiver")),
               "1 for every receiver")));
   t.push_back(P(S::exchange, "directed_fanout", T::integer, "channels", 2, 1, 1024,
@@ -426,15 +434,15 @@ std::vector<ParamSpec> build_table() {
                                {"receiver_close", "rpc_error", "cancel"})));
   t.push_back(required(P(S::fault, "at_s", T::number, "s", null, 0, 1e9, "simulated time of the fault")));
   t.push_back(
-      derived(P(S::fault, "sender", T::integer, "index", null, 0, none, "sender instance index (rpc_error)"),
+      derived(P(S::fault, "sender", T::integer, "index", null, 0, kMaxInstances - 1, "sender instance index (rpc_error)"),
               "required for rpc_error"));
-  t.push_back(derived(P(S::fault, "receiver", T::integer, "index", null, 0, none,
+  t.push_back(derived(P(S::fault, "receiver", T::integer, "index", null, 0, kMaxInstances - 1,
                         "receiver instance index (receiver_close, rpc_error)"),
                       "required for receiver_close and rpc_error"));
   // Remote scan ("kind": "remote_scan"): executors reading Parquet splits from S3 through Velox's
   // executor-global split prefetch. Where each default was read: scenarios/velox_s3_q1/README.md.
-  t.push_back(exclusive_min(P(S::remote_scan, "series_step_s", T::number, "s", 0.1, 0, 1e6,
-                              "step of the results' time series (the state at every multiple of it)")));
+  t.push_back(P(S::remote_scan, "series_step_s", T::number, "s", 0.1, 1e-3, 1e6,
+                "step of the results' time series (the state at every multiple of it)"));
   t.push_back(P(S::remote_scan, "cluster", T::object, "", json::object(), none, none,
                 "the executors, their hosts and NICs"));
   t.push_back(P(S::remote_scan, "s3", T::object, "", json::object(), none, none,
@@ -453,25 +461,25 @@ std::vector<ParamSpec> build_table() {
                         "hosts the executors run on: executor i on host i mod hosts; executors on one host "
                         "share its NIC; 0 means one host per executor"),
                       "0 = one per executor"));
-  t.push_back(exclusive_min(P(S::remote_scan_cluster, "nic_bandwidth_gbps", T::number, "Gbit/s", 25, 0, 1e5,
-                              "inbound NIC bandwidth of each host (an assumption unless measured)")));
+  t.push_back(P(S::remote_scan_cluster, "nic_bandwidth_gbps", T::number, "Gbit/s", 25, kMinGbps, kMaxGbps,
+                "inbound NIC bandwidth of each host (an assumption unless measured)"));
 
-  t.push_back(exclusive_min(P(S::remote_scan_s3, "data_ttfb_p50_ms", T::number, "ms", 100, 0, 1e6,
+  t.push_back(P(S::remote_scan_s3, "data_ttfb_p50_ms", T::number, "ms", 100, 1e-3, 1e6,
                               "median time to first byte of a data GET (up to part_bytes), lognormal (the S3 "
-                              "performance guide: 100-200 ms for larger requests)")));
+                              "performance guide: 100-200 ms for larger requests)"));
   t.push_back(
-      exclusive_min(P(S::remote_scan_s3, "data_ttfb_p99_ms", T::number, "ms", 400, 0, 1e6,
-                      "99th percentile of a data GET's time to first byte; at least data_ttfb_p50_ms")));
-  t.push_back(exclusive_min(P(S::remote_scan_s3, "footer_ttfb_p50_ms", T::number, "ms", 10, 0, 1e6,
+      P(S::remote_scan_s3, "data_ttfb_p99_ms", T::number, "ms", 400, 1e-3, 1e6,
+                      "99th percentile of a data GET's time to first byte; at least data_ttfb_p50_ms"));
+  t.push_back(P(S::remote_scan_s3, "footer_ttfb_p50_ms", T::number, "ms", 10, 1e-3, 1e6,
                               "median time to first byte of a footer GET (a small request), lognormal "
-                              "(s3-benchmark: p90 about 20 ms)")));
+                              "(s3-benchmark: p90 about 20 ms)"));
   t.push_back(
-      exclusive_min(P(S::remote_scan_s3, "footer_ttfb_p99_ms", T::number, "ms", 40, 0, 1e6,
-                      "99th percentile of a footer GET's time to first byte; at least footer_ttfb_p50_ms")));
+      P(S::remote_scan_s3, "footer_ttfb_p99_ms", T::number, "ms", 40, 1e-3, 1e6,
+                      "99th percentile of a footer GET's time to first byte; at least footer_ttfb_p50_ms"));
   t.push_back(
-      exclusive_min(P(S::remote_scan_s3, "stream_mb_per_s", T::number, "MB/s (10^6 bytes)", 90, 0, 1e6,
+      P(S::remote_scan_s3, "stream_mb_per_s", T::number, "MB/s (10^6 bytes)", 90, 1e-3, 1e6,
                       "throughput of one GET stream once its first byte arrived (the S3 guide: "
-                      "85-90 MB/s per connection)")));
+                      "85-90 MB/s per connection)"));
 
   t.push_back(derived(P(S::remote_scan_splits, "count", T::integer, "splits", null, 1, 1e7,
                         "number of splits (with data_bytes_total; or give `bytes`)"),
@@ -482,7 +490,7 @@ std::vector<ParamSpec> build_table() {
   t.push_back(P(S::remote_scan_splits, "size_cv", T::number, "ratio", 0, 0, 10,
                 "coefficient of variation of split data sizes: lognormal draws (seeded) scaled to sum to "
                 "data_bytes_total; 0 gives equal sizes"));
-  t.push_back(derived(exclusive_min(P(S::remote_scan_splits, "bytes", T::number_array, "bytes", null, 0, none,
+  t.push_back(derived(exclusive_min(P(S::remote_scan_splits, "bytes", T::number_array, "bytes", null, 0, 1e16,
                                       "data bytes of each split in queue order, instead of count and "
                                       "data_bytes_total; whole numbers")),
                       "drawn from count, data_bytes_total and size_cv"));
@@ -587,6 +595,7 @@ std::string describe_expectation(const ParamSpec& p) {
   case ParamType::number_array:
     s = "an array of numbers";
     if (p.min) s += fmt::format(" each {} {}", p.min_exclusive ? ">" : ">=", number_text(*p.min));
+    if (p.max) s += fmt::format("{} <= {}", p.min ? " and" : " each", number_text(*p.max));
     return s;
   case ParamType::string_array:
     return "an array of strings";

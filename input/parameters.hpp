@@ -34,6 +34,9 @@ enum class Section {
 
 // The newest scenario format; files of older versions are read with their own keys.
 constexpr int kSchemaVersion = 2;
+// Instances of one side of an exchange at most (executors <= 1000, instances per executor <= 1024):
+// the bound of an instance index, which is read as an int.
+constexpr int kMaxInstances = 1000 * 1024;
 enum class ParamType {
   integer,
   number,

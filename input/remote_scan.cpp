@@ -18,6 +18,10 @@ namespace {
 
 // The random stream of the split sizes, apart from the executors' streams (0, 1, ...).
 constexpr uint64_t kSplitSizeStream = 0xB17E5;
+// A data GET's p99 time to first byte at most this many times its median.
+constexpr double kMaxTtfbSpread = 1000;
+// The data of all splits, as splits.data_bytes_total allows.
+constexpr int64_t kMaxDataBytes = 10'000'000'000'000'000;
 
 const std::vector<std::pair<const char*, Section>>& nested_sections() {
   static const std::vector<std::pair<const char*, Section>> n = {{"cluster", Section::remote_scan_cluster},
@@ -102,7 +106,7 @@ Scenario load_remote_scan(json doc, const std::string& file) {
   out.file = file;
   out.name = doc.contains("name") ? doc["name"].get<std::string>() : default_scenario_name(file);
   out.description = doc.value("description", std::string());
-  out.seed = doc.contains("seed") ? static_cast<uint64_t>(doc["seed"].get<double>()) : 1;
+  out.seed = read_seed(doc);
 
   auto rs = std::make_shared<RemoteScanScenario>();
   rs->executors = cl.at("executors").get<int>();
@@ -122,6 +126,13 @@ Scenario load_remote_scan(json doc, const std::string& file) {
     if (s3.at(p99).get<double>() < s3.at(p50).get<double>())
       err.add("s3." + p99, fmt::format("expected at least s3.{} = {}, got {}", p50, s3.at(p50).get<double>(),
                                        s3.at(p99).get<double>()));
+  }
+  // The lognormal's spread: a p99 far above the median draws times that no time series can follow.
+  for (const char* kind : {"data", "footer"}) {
+    const std::string p50 = fmt::format("{}_ttfb_p50_ms", kind), p99 = fmt::format("{}_ttfb_p99_ms", kind);
+    if (s3.at(p99).get<double>() > kMaxTtfbSpread * s3.at(p50).get<double>())
+      err.add("s3." + p99, fmt::format("expected at most {} x s3.{} = {}, got {}", kMaxTtfbSpread, p50,
+                                       kMaxTtfbSpread * s3.at(p50).get<double>(), s3.at(p99).get<double>()));
   }
   p.ttfb_p50_s = s3.at("data_ttfb_p50_ms").get<double>() * 1e-3;
   p.ttfb_p99_s = s3.at("data_ttfb_p99_ms").get<double>() * 1e-3;
@@ -155,6 +166,12 @@ Scenario load_remote_scan(json doc, const std::string& file) {
       else
         rs->split_bytes.push_back(static_cast<int64_t>(b[i].get<double>()));
     }
+    double total = 0; // in a double: a long list of large splits overflows an int64_t
+    for (int64_t bytes : rs->split_bytes)
+      total += static_cast<double>(bytes);
+    if (total > static_cast<double>(kMaxDataBytes))
+      err.add("splits.bytes", fmt::format("expected at most {} bytes in all (as splits.data_bytes_total), got more",
+                                          kMaxDataBytes));
     if (sp.at("size_cv").get<double>() != 0)
       err.add("splits.size_cv", "applies to count and data_bytes_total only; remove it with `bytes`");
   } else {

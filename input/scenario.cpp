@@ -265,7 +265,7 @@ int parse_op(const json& node, const std::string& path, int fi, FragmentSpec& f,
   me.rows = rows;
   switch (o.kind) {
   case OpKind::scan:
-    me.table = node.value("table", std::string());
+    me.table = node.contains("table") && node["table"].is_string() ? node["table"].get<std::string>() : "";
     me.rows_read = node.contains("rows_read") && node["rows_read"].is_number() ? node["rows_read"].get<double>() : rows;
     if (me.rows_read < rows) err.add(path + ".rows_read", fmt::format("expected at least rows ({})", rows));
     me.scan_ranges = node.contains("scan_ranges") && node["scan_ranges"].is_number()
@@ -302,7 +302,9 @@ int parse_op(const json& node, const std::string& path, int fi, FragmentSpec& f,
         inputs.push_back(parse_op(b, path + ".build", fi, f, qp, q, err, version));
       }
     }
-    f.ops[static_cast<size_t>(index)].shared_build = node.value("shared", true);
+    // Values of the wrong type are reported by check_object; here they only must not throw.
+    f.ops[static_cast<size_t>(index)].shared_build =
+        !node.contains("shared") || !node["shared"].is_boolean() || node["shared"].get<bool>();
     break;
   }
   case OpKind::union_all:
@@ -318,7 +320,7 @@ int parse_op(const json& node, const std::string& path, int fi, FragmentSpec& f,
   for (int c : inputs)
     if (c >= 0) done.inputs.push_back(c);
   if (done.kind == OpKind::aggregate) {
-    done.streaming = node.value("phase", std::string("finalize")) == "streaming";
+    done.streaming = node.contains("phase") && node["phase"] == "streaming";
     done.groups = node.contains("groups") && node["groups"].is_number() ? node["groups"].get<double>() : 0;
   }
   if (done.kind == OpKind::top_n || done.kind == OpKind::limit)
@@ -326,9 +328,11 @@ int parse_op(const json& node, const std::string& path, int fi, FragmentSpec& f,
   return index;
 }
 
+// `counts`: check what depends on the instance counts (weights per instance, the DIRECTED fanout);
+// false for a plan checked at an mt_dop it may not run at.
 void parse_plan(const json& plan, const std::string& plan_path, QuerySpec& q, const json& defaults,
                 const json& global_flags, const ClusterSpec& cluster, int mt_dop, int version, int& exchange_index,
-                json& settings, Errors& err) {
+                json& settings, Errors& err, bool counts = true) {
   QueryParse qp;
   qp.path = plan_path;
   // Exchanges first: the operators refer to them.
@@ -482,13 +486,13 @@ void parse_plan(const json& plan, const std::string& plan_path, QuerySpec& q, co
     } catch (const PlanError& e) {
       err.add(fp + ".root", e.what());
     }
-    for (size_t oi = 0; oi < f.ops.size(); ++oi)
+    for (size_t oi = 0; oi < f.ops.size() && counts; ++oi)
       if (!f.ops[oi].instance_weights.empty() && static_cast<int>(f.ops[oi].instance_weights.size()) != f.instances())
         err.add(qp.op_paths[i][oi] + ".instance_weights",
                 fmt::format("expected one number per instance of its fragment ({}), got {}", f.instances(),
                             f.ops[oi].instance_weights.size()));
   }
-  for (size_t x = 0; x < q.exchanges.size(); ++x)
+  for (size_t x = 0; x < q.exchanges.size() && counts; ++x)
     check_receiver_counts(filled[x], fmt::format("{}.exchanges[{}]", plan_path, x), q.exchanges[x], err);
   err.throw_if_any();
   // What ran, for the results.
@@ -509,6 +513,140 @@ void parse_plan(const json& plan, const std::string& plan_path, QuerySpec& q, co
               {"fragments", frag_settings},
               {"exchanges", xs_settings}};
 }
+
+// The simulator keeps state per channel (about 1.5 KB): a scenario asking for more channels than a
+// machine can hold is refused up front, not after its memory ran out. Queries run one after another
+// (query_order "sequential") count one at a time. `exchange_only_groups`: the first queries, those
+// of the exchange-only form.
+void check_channel_count(const Scenario& sc, size_t exchange_only_groups, Errors& err) {
+  constexpr int64_t kMaxChannels = 10'000'000;
+  int64_t total = 0;
+  std::string where, what;
+  int64_t largest = -1;
+  for (size_t qi = 0; qi < sc.queries.size(); ++qi) {
+    const QuerySpec& q = sc.queries[qi];
+    int64_t in_query = 0;
+    for (const ExchangeSpec& e : q.exchanges) {
+      const int64_t channels = static_cast<int64_t>(e.senders()) * e.receivers();
+      in_query += channels;
+      if (channels > largest) {
+        largest = channels;
+        where = q.exchange_only ? fmt::format("exchanges[{}]", e.index)
+                                : fmt::format("queries[{}]", qi - exchange_only_groups);
+        what = fmt::format("exchange \"{}\": {} sender x {} receiver instances", e.id, e.senders(), e.receivers());
+      }
+    }
+    if (sc.query_order == QueryOrder::sequential && in_query > kMaxChannels) {
+      err.add(q.exchange_only ? "exchanges" : fmt::format("queries[{}]", qi - exchange_only_groups),
+              fmt::format("{} channels in the query; at most {} can be simulated at once (each keeps about 1.5 KB)",
+                          in_query, kMaxChannels));
+      return;
+    }
+    total += in_query;
+  }
+  if (sc.query_order == QueryOrder::concurrent && total > kMaxChannels)
+    err.add(where, fmt::format("{} channels in the scenario, the most on {}; at most {} can be simulated at once "
+                               "(each keeps about 1.5 KB)",
+                               total, what, kMaxChannels));
+}
+
+// Where the parser is, as a JSON path, for the limits' messages.
+struct JsonPathTracker {
+  struct Frame {
+    bool array;
+    size_t index = 0;
+    std::string key;
+    std::set<std::string> keys; // of an object, so far
+  };
+  std::vector<Frame> frames;
+
+  std::string path() const {
+    std::string out;
+    for (const Frame& f : frames) {
+      if (f.array)
+        out += fmt::format("[{}]", f.index);
+      else if (!f.key.empty())
+        out = join_path(out, f.key);
+    }
+    return out;
+  }
+  // A value of the innermost container is complete.
+  void completed() {
+    if (!frames.empty() && frames.back().array) ++frames.back().index;
+  }
+};
+
+// A path for a message: its start and its end when it is long (a deep nesting).
+std::string short_path(const std::string& path) {
+  if (path.empty()) return "(top level)";
+  return path.size() <= 120 ? path : path.substr(0, 60) + " ... " + path.substr(path.size() - 40);
+}
+
+struct JsonLimitError {
+  std::string path, what;
+};
+
+// Text that is not JSON at all (for --set: a bare word).
+class JsonSyntaxError : public InputError {
+public:
+  using InputError::InputError;
+};
+
+template <class J>
+J parse_with_limits(const std::string& text, const std::string& label) {
+  JsonPathTracker at;
+  using Event = typename J::parse_event_t;
+  auto callback = [&](int depth, Event event, J& parsed) -> bool {
+    switch (event) {
+    case Event::object_start:
+    case Event::array_start:
+      if (depth >= kMaxJsonDepth)
+        throw JsonLimitError{at.path(), fmt::format("nested deeper than {} levels", kMaxJsonDepth)};
+      at.frames.push_back({event == Event::array_start, 0, {}, {}});
+      break;
+    case Event::key: {
+      const std::string key = parsed.template get<std::string>();
+      JsonPathTracker::Frame& f = at.frames.back();
+      f.key = key;
+      if (!f.keys.insert(key).second)
+        throw JsonLimitError{at.path(), "duplicate key in one object (JSON readers keep one of them)"};
+      break;
+    }
+    case Event::object_end:
+    case Event::array_end:
+      at.frames.pop_back();
+      at.completed();
+      break;
+    case Event::value:
+      at.completed();
+      break;
+    }
+    return true;
+  };
+  try {
+    return J::parse(text, callback);
+  } catch (const JsonLimitError& e) {
+    throw InputError(fmt::format("{}: {}: {}", label, short_path(e.path), e.what));
+  } catch (const json::parse_error& e) {
+    size_t line = 1, col = 1;
+    for (size_t i = 0; i + 1 < e.byte && i < text.size(); ++i) {
+      if (text[i] == '\n') {
+        ++line;
+        col = 1;
+      } else {
+        ++col;
+      }
+    }
+    throw JsonSyntaxError(fmt::format("{}: not valid JSON (line {}, column {}): {}", label, line, col, e.what()));
+  } catch (const json::out_of_range& e) { // 1e999
+    std::string what = e.what();
+    what.erase(0, what.find("] ") == std::string::npos ? 0 : what.find("] ") + 2); // nlohmann's error id
+    const std::string path = at.path();
+    throw InputError(fmt::format("{}: {}{}; expected a number within a double's range", label,
+                                 path.empty() ? "" : short_path(path) + ": ", what));
+  }
+}
+
 
 // --- --set overrides -------------------------------------------------------------------
 
@@ -539,6 +677,9 @@ std::vector<PathToken> parse_json_path(const Override& o) {
       const std::string num = path.substr(i + 1, close - i - 1);
       if (num.empty() || num.find_first_not_of("0123456789") != std::string::npos)
         throw InputError(fmt::format("{}: expected an array index in [], got \"{}\"", set_arg(o), num));
+      if (num.size() > 9) // more elements than any scenario can hold; std::stoull would overflow past 20 digits
+        throw InputError(fmt::format("{}: {}[{}] does not exist in the scenario (expected an index below 10^9)",
+                                     set_arg(o), path.substr(0, i), num));
       tokens.push_back({true, "", static_cast<size_t>(std::stoull(num))});
       i = close + 1;
       continue;
@@ -603,13 +744,28 @@ PathPlace place_of(Section s, const std::string& key, int version) {
 std::string apply_override(json& doc, const Override& o) {
   int version = kSchemaVersion;
   if (doc.is_object() && doc.contains("schema_version") && doc["schema_version"].is_number_integer())
-    version = std::clamp(doc["schema_version"].get<int>(), 1, kSchemaVersion);
+    version = static_cast<int>(std::clamp<int64_t>(doc["schema_version"].get<int64_t>(), 1, kSchemaVersion));
   std::string path = o.first;
   if (find_param(Section::flags, path, version)) path = "flags." + path;
   if (find_param(Section::remote_scan_prefetch, path))
     path = "prefetch." + path; // executorSplitPrefetchConcurrency
   const auto tokens = parse_json_path({path, o.second});
-  if (tokens.size() == 1 && !tokens[0].is_index && !find_param(Section::scenario, path, version)) {
+  const bool remote_scan = is_remote_scan(doc);
+  if (remote_scan && tokens.size() == 1 && !tokens[0].is_index) { // series_step_s, or a key of every kind
+    const ParamSpec* top = find_param(Section::scenario, path, version);
+    if (!find_param(Section::remote_scan, path) && !(top && top->every_kind)) {
+      std::vector<std::string> names = key_names(Section::remote_scan_prefetch);
+      for (const ParamSpec* p : every_kind_params())
+        names.push_back(p->name);
+      const std::vector<std::string> own = key_names(Section::remote_scan);
+      names.insert(names.end(), own.begin(), own.end());
+      throw InputError(fmt::format("{}: unknown prefetch key or remote_scan scenario key;{} prefetch keys: {}; or a "
+                                   "JSON path into the scenario (s3.data_ttfb_p50_ms, splits.count) from its keys: {}",
+                                   set_arg(o), did_you_mean(o.first, names), known_keys(Section::remote_scan_prefetch),
+                                   known_keys(Section::remote_scan)));
+    }
+  }
+  if (!remote_scan && tokens.size() == 1 && !tokens[0].is_index && !find_param(Section::scenario, path, version)) {
     std::vector<std::string> names = key_names(Section::flags, version);
     const std::vector<std::string> top = key_names(Section::scenario, version);
     names.insert(names.end(), top.begin(), top.end());
@@ -621,9 +777,11 @@ std::string apply_override(json& doc, const Override& o) {
   }
   json value;
   try {
-    value = json::parse(o.second);
-  } catch (const json::parse_error&) {
-    value = o.second; // a bare word is a string: --set eos_flush=serial
+    value = parse_input_json_unordered(o.second, set_arg(o));
+  } catch (const JsonSyntaxError&) {
+    // A bare word is a string (--set eos_flush=serial); a number beyond a double's range, too deep
+    // a nesting or a duplicate key stays an error.
+    value = o.second;
   }
   json* node = &doc;
   std::string walked;
@@ -664,27 +822,6 @@ std::string apply_override(json& doc, const Override& o) {
 }
 
 
-// The whole file, or an InputError naming the path and the operating system's reason.
-std::string read_scenario_text(const std::string& path) {
-  auto fail = [&](int error) {
-    return InputError(fmt::format("{}: cannot read the scenario file: {}", path, std::strerror(error)));
-  };
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) throw fail(errno);
-  if (S_ISDIR(st.st_mode)) throw fail(EISDIR);
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) throw fail(errno);
-  std::string text;
-  char buf[1 << 16];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0)
-    text.append(buf, n);
-  const int error = std::ferror(f) ? errno : 0;
-  std::fclose(f);
-  if (error != 0) throw fail(error);
-  return text;
-}
-
 } // namespace
 
 Override parse_override(const std::string& arg) {
@@ -697,22 +834,43 @@ Override parse_override(const std::string& arg) {
   return {arg.substr(0, eq), arg.substr(eq + 1)};
 }
 
+nlohmann::ordered_json parse_input_json(const std::string& text, const std::string& label) {
+  return parse_with_limits<nlohmann::ordered_json>(text, label);
+}
+
+nlohmann::json parse_input_json_unordered(const std::string& text, const std::string& label) {
+  return parse_with_limits<nlohmann::json>(text, label);
+}
+
+std::string read_input_file(const std::string& path, const std::string& what) {
+  auto fail = [&](int error) {
+    return InputError(fmt::format("{}: cannot read the {}: {}", path, what, std::strerror(error)));
+  };
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) throw fail(errno);
+  if (S_ISDIR(st.st_mode)) throw fail(EISDIR);
+  if (!S_ISREG(st.st_mode))
+    throw InputError(fmt::format("{}: cannot read the {}: not a regular file (a device, FIFO or socket)", path, what));
+  constexpr off_t kMaxBytes = off_t{1} << 30;
+  if (st.st_size > kMaxBytes)
+    throw InputError(fmt::format("{}: cannot read the {}: {} bytes, expected at most 1 GiB", path, what, st.st_size));
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) throw fail(errno);
+  std::string text;
+  char buf[1 << 16];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0 && text.size() <= static_cast<size_t>(kMaxBytes))
+    text.append(buf, n);
+  const int error = std::ferror(f) ? errno : 0;
+  std::fclose(f);
+  if (error != 0) throw fail(error);
+  if (text.size() > static_cast<size_t>(kMaxBytes))
+    throw InputError(fmt::format("{}: cannot read the {}: it grew past 1 GiB while read", path, what));
+  return text;
+}
+
 nlohmann::ordered_json read_scenario_json(const std::string& path) {
-  const std::string text = read_scenario_text(path);
-  try {
-    return nlohmann::ordered_json::parse(text);
-  } catch (const json::parse_error& e) {
-    size_t line = 1, col = 1;
-    for (size_t i = 0; i + 1 < e.byte && i < text.size(); ++i) {
-      if (text[i] == '\n') {
-        ++line;
-        col = 1;
-      } else {
-        ++col;
-      }
-    }
-    throw InputError(fmt::format("{}: not valid JSON (line {}, column {}): {}", path, line, col, e.what()));
-  }
+  return parse_input_json(read_input_file(path, "scenario file"), path);
 }
 
 Scenario load_scenario(const std::string& path, const std::vector<Override>& overrides) {
@@ -798,7 +956,7 @@ Scenario build_scenario(json doc, const std::string& file, const std::vector<Ove
   sc.description = doc.value("description", std::string());
   sc.query_order = doc.value("query_order", std::string("concurrent")) == "sequential" ? QueryOrder::sequential
                                                                                        : QueryOrder::concurrent;
-  sc.seed = doc.contains("seed") ? static_cast<uint64_t>(doc["seed"].get<double>()) : 1;
+  sc.seed = read_seed(doc);
 
   json cluster = doc.value("cluster", json::object());
   if (version == 1) { // schema 1 knew cores only, 16 by default, every one a full thread
@@ -1013,10 +1171,23 @@ Scenario build_scenario(json doc, const std::string& file, const std::vector<Ove
     json settings;
     parse_plan(plan, parallel ? qp + ".parallel" : qp, q, defaults, global_flags, sc.cluster, sc.flags.mt_dop, version,
                exchange_index, settings, err);
+    // The plan this mt_dop does not select is checked too, or its errors would wait for the sweep
+    // point that selects it: `fragments` as it runs at mt_dop 0; `parallel` at mt_dop 1, without
+    // what depends on the instance counts of an mt_dop not known here.
+    if (qj.contains("parallel") && !qj.at("parallel").is_null()) {
+      QuerySpec other;
+      other.name = q.name;
+      int other_index = exchange_index;
+      json other_settings;
+      parse_plan(parallel ? qj : qj.at("parallel"), parallel ? qp : qp + ".parallel", other, defaults, global_flags,
+                 sc.cluster, parallel ? 0 : 1, version, other_index, other_settings, err, parallel);
+    }
     settings["name"] = q.name;
     query_settings.push_back(settings);
     sc.queries.push_back(std::move(q));
   }
+  err.throw_if_any();
+  check_channel_count(sc, group_of.size(), err);
   err.throw_if_any();
 
   sc.settings = {{"schema_version", version},

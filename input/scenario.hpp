@@ -53,6 +53,19 @@ using Override = std::pair<std::string, std::string>; // NAME (flag or JSON path
 // Parses "NAME=VALUE"; throws InputError on a malformed argument.
 Override parse_override(const std::string& arg);
 
+// Every JSON input (scenario files, --set values, results files) is parsed with these limits: no
+// nesting deeper than kMaxJsonDepth (the checks and copies recurse), no duplicate key in an object
+// (JSON allows it, and all but the last would be dropped without a word).
+constexpr int kMaxJsonDepth = 256;
+// `label` starts every message ("FILE" or "--set NAME=VALUE"); a syntax error gives its line and
+// column. Throws InputError.
+nlohmann::ordered_json parse_input_json(const std::string& text, const std::string& label);
+nlohmann::json parse_input_json_unordered(const std::string& text, const std::string& label);
+
+// A whole input file, or an InputError "PATH: cannot read the WHAT: reason". Only regular files
+// (a device such as /dev/zero, or a FIFO, would be read for ever) of at most 1 GiB.
+std::string read_input_file(const std::string& path, const std::string& what);
+
 // A scenario file's JSON, keys in the file's order; InputError naming the file and the reason (the
 // operating system's, or where the JSON is broken).
 nlohmann::ordered_json read_scenario_json(const std::string& path);

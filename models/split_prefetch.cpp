@@ -133,6 +133,10 @@ void SplitPrefetcher::sample_until(double t) {
   while (true) {
     const double at = static_cast<double>(series_.t_s.size()) * cfg_.series_step_s;
     if (!(at < t || (last && at <= t))) break;
+    if (cfg_.max_series_points > 0 && series_.t_s.size() >= cfg_.max_series_points) {
+      series_cut_ = true;
+      return;
+    }
     series_.t_s.push_back(at);
     series_.splits_in_flight.push_back(window_.in_flight());
     series_.gets_in_flight.push_back(gets_.in_flight() + footers_in_flight_);

@@ -48,6 +48,7 @@ struct PrefetchConfig {
   double consumer_ns_per_byte = 0; // consumer (GPU) time per data byte, one split at a time
   double startup_s = 0;            // before the first footer GET
   double series_step_s = 0.1;      // time-series sampling step
+  size_t max_series_points = 0;    // samples kept at most (0: no bound); series_cut() says when reached
   double ttfb_p50_s = 0.1;         // time to first byte of a data GET: lognormal, median...
   double ttfb_p99_s = 0.4;         // ...and 99th percentile
   double footer_ttfb_p50_s = 0.01; // the same for a footer GET (a small request)
@@ -118,6 +119,8 @@ public:
   bool done() const { return consumed_ == static_cast<int>(splits_.size()); }
   const PrefetchCounters& counters() const { return c_; }
   const PrefetchSeries& series() const { return series_; }
+  // The series reached max_series_points and stopped (the scan outlasted its steps).
+  bool series_cut() const { return series_cut_; }
   // Parts (data GETs) a split of `bytes` is fetched in: ceil(bytes / part_bytes), near-equal.
   static std::vector<int64_t> parts_of(int64_t bytes, int64_t part_bytes);
 
@@ -188,6 +191,7 @@ private:
   double next_sample_s_ = 0;
   PrefetchCounters c_;
   PrefetchSeries series_;
+  bool series_cut_ = false;
 };
 
 } // namespace exsim

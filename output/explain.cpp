@@ -125,7 +125,7 @@ json explain(const Scenario& sc) {
                            {"to", q.fragments.at(static_cast<size_t>(e.receiver_fragment)).id},
                            {"senders", e.senders()},
                            {"receivers", e.receivers()},
-                           {"channels", e.senders() * e.receivers()},
+                           {"channels", static_cast<int64_t>(e.senders()) * e.receivers()},
                            {"k", e.k}});
     queries.push_back({{"query", q.name},
                        {"exchange_only", q.exchange_only},
@@ -163,7 +163,7 @@ std::string explain_text(const json& plan) {
       out += fmt::format("  exchange {}: {}{} {} -> {}, {} x {} = {} channels, K={}\n", x.at("id").get<std::string>(),
                          x.at("partitioning").get<std::string>(), x.at("merging").get<bool>() ? " merging" : "",
                          x.at("from").get<std::string>(), x.at("to").get<std::string>(), x.at("senders").get<int>(),
-                         x.at("receivers").get<int>(), x.at("channels").get<int>(), x.at("k").get<int>());
+                         x.at("receivers").get<int>(), x.at("channels").get<int64_t>(), x.at("k").get<int>());
   }
   return out;
 }

@@ -342,7 +342,11 @@ std::string lesson(const json& r, const json& x) {
         "at the price of more memory (K+1 batches per channel).",
         wait, k, num(x, "mean_rpc_bytes"), rtt_us,
         k_fixed ? "A larger data_stream_sender_buffer_size (K stays 1 here)"
-                : "More RPCs in flight per channel (a larger K) or a larger data_stream_sender_buffer_size");
+                // The report's rule: a flag before new code. Which is faster, and what each costs,
+                // only simulating both says (run_sweep.py with a grid over both, then analysis/report.py).
+                : "Try a larger data_stream_sender_buffer_size first (a flag: larger RPCs per round trip, no new "
+                  "Impala code), then a larger K (more RPCs in flight per channel, which needs new Impala code; "
+                  "a sweep over both says which is faster for the memory); either");
   if (bound == "bandwidth")
     return fmt::format("Lesson: the NICs bound this exchange ({}, the RPCs spend their time moving bytes); a "
                        "larger K or buffer would add memory but not speed; compression or fewer bytes would.",

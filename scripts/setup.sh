@@ -10,6 +10,20 @@ cd "$(dirname "$0")/.."
 
 say() { echo "setup: $*" >&2; }
 
+preset=${EXSIM_PRESET:-default}
+build_dir=build
+[ "$preset" = default ] || build_dir="build-$preset"
+# Two runs at once (two terminals, a test run and an edit loop) would install and compile into the
+# same folder: the second waits for the first. The lock goes with the process, even on kill -9.
+mkdir -p "$build_dir"
+if command -v flock >/dev/null; then
+  exec 9>"$build_dir/.setup.lock"
+  if ! flock -n 9; then
+    say "another scripts/setup.sh is building in $build_dir/; waiting for it"
+    flock 9
+  fi
+fi
+
 packages="cmake g++ make pkg-config libsimgrid-dev libfmt-dev nlohmann-json3-dev catch2
 python3 python3-pytest python3-numpy python3-matplotlib python3-jsonschema python3-tqdm python3-thrift
 python3-distributed"
@@ -32,9 +46,6 @@ if [ -n "$missing" ]; then
   say "packages installed"
 fi
 
-preset=${EXSIM_PRESET:-default}
-build_dir=build
-[ "$preset" = default ] || build_dir="build-$preset"
 if [ ! -f "$build_dir/CMakeCache.txt" ]; then
   say "configuring $build_dir/ (cmake --preset $preset)"
   cmake --preset "$preset" >/dev/null

@@ -2,6 +2,7 @@
 #include "sim/remote_scan.hpp"
 
 #include "input/remote_scan.hpp"
+#include "input/scenario.hpp"
 #include "sim/platform.hpp"
 
 #include <fmt/format.h>
@@ -42,6 +43,12 @@ ScanPlatform build_scan_platform(const RemoteScanScenario& rs) {
   }
   zone->seal();
   return p;
+}
+
+// The time series' samples per executor at most: 2 million over all executors (about 64 MB, and
+// about 200 MB of results), at least 1,000 each. A scan that outlasts them is refused after the run.
+size_t series_points_per_executor(const RemoteScanScenario& rs) {
+  return std::max<size_t>(1000, 2'000'000 / static_cast<size_t>(std::max(1, rs.executors)));
 }
 
 // One executor process: the prefetcher and the port it drives the engine through. Every call
@@ -101,6 +108,7 @@ private:
   static PrefetchConfig config(const RemoteScanScenario& rs, uint64_t seed) {
     PrefetchConfig c = rs.prefetch;
     c.seed = seed;
+    c.max_series_points = series_points_per_executor(rs);
     return c;
   }
   void push(Event e) {
@@ -139,6 +147,19 @@ RemoteScanRun run_remote_scan(const Scenario& sc) {
   engine->run();
   if (deadlock)
     throw std::logic_error("the remote scan deadlocked (an executor never finished); a bug in exsim");
+
+  double end_s = 0;
+  bool cut = false;
+  for (const auto& x : executors) {
+    end_s = std::max(end_s, x->model().counters().end_s);
+    cut = cut || x->model().series_cut();
+  }
+  if (cut)
+    throw InputError(fmt::format(
+        "{}: series_step_s: the scan lasted {:.6g} s of simulated time, more than {} samples of {} s per executor "
+        "can record; expected a series_step_s of at least {:.3g} s (or a shorter scan)",
+        sc.file, end_s, series_points_per_executor(rs), rs.prefetch.series_step_s,
+        end_s / static_cast<double>(series_points_per_executor(rs))));
 
   RemoteScanRun run;
   std::vector<double> host_bytes(static_cast<size_t>(rs.hosts), 0), begin(host_bytes.size(), 1e300),

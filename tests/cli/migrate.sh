@@ -45,6 +45,17 @@ else
   echo "FAIL formula key: exit $code: $err"; fail=$((fail + 1))
 fi
 
+# schema_version 1.0 is 1 for migrate as for validate.
+printf '{"schema_version": 1.0, "exchanges": [{"id": "a", "partitioning": "HASH_PARTITIONED", "rows_total": 10}]}\n' \
+  >"$tmp/float_version.json"
+if "$exsim" validate "$tmp/float_version.json" >/dev/null 2>&1 &&
+  "$exsim" migrate "$tmp/float_version.json" --output "$tmp/float_version.v2.json" 2>"$tmp/err" &&
+  grep -q '"schema_version": 2' "$tmp/float_version.v2.json"; then
+  echo "ok   schema_version 1.0 validates and migrates"
+else
+  echo "FAIL schema_version 1.0: $(cat "$tmp/err")"; fail=$((fail + 1))
+fi
+
 v2="$tmp/$(basename "$exchanges" .json).v2.json"
 "$exsim" migrate "$v2" --output "$tmp/again.json" 2>"$tmp/err"
 if cmp -s "$v2" "$tmp/again.json"; then

@@ -102,3 +102,54 @@ def test_other_differences_are_named(smoke_copy, tmp_path):
     proc = run_script("analysis/regress.py", smoke_copy, "--baseline", baseline)
     assert proc.returncode == 1, proc.stdout
     assert "  figures gone from the sweep (fail): 1 figure(s) in 1 point(s): gone_figure\n" in proc.stdout
+
+
+def test_nan_anywhere_fails(smoke_copy, tmp_path):
+    """A NaN compares neither larger nor smaller: as a figure, a baseline figure or a tolerance it
+    must fail the check, not pass it."""
+    baseline = make_baseline(smoke_copy, tmp_path)
+    good = baseline.read_text()
+    data = json.loads(good)
+    first = next(iter(data["points"]))
+    for where in ("tolerance", "baseline"):
+        if where == "tolerance":
+            data["tolerances"]["makespan_s"]["rel"] = float("nan")
+        else:
+            data["points"][first]["summary"]["makespan_s"] = float("nan")
+        baseline.write_text(json.dumps(data))  # Python writes NaN as the bare word NaN
+        proc = run_script("analysis/regress.py", smoke_copy, "--baseline", baseline)
+        assert proc.returncode == 2 and "NaN is not a number JSON allows" in proc.stderr, (where, proc.stdout)
+        data = json.loads(good)
+    baseline.write_text(good)
+    entry = read_manifest(smoke_copy)["points"][0]
+    path = smoke_copy / entry["file"]
+    for text in ("NaN", "1e999"):
+        path.write_text(path.read_text().replace('"makespan_s": ', f'"makespan_s": {text}, "was": ', 1))
+        proc = run_script("analysis/regress.py", smoke_copy, "--baseline", baseline)
+        assert proc.returncode == 2 and entry["file"] in proc.stderr, (text, proc.stdout)
+        path.write_text(path.read_text().replace(f'"makespan_s": {text}, "was": ', '"makespan_s": ', 1))
+
+
+def test_a_nan_reaching_the_comparison_fails():
+    from analysis import regress, results
+    point = results.Point("p", {}, "ok", "", "p.json", {"summary": {"makespan_s": float("nan"), "rpcs": 1}})
+    baseline = {"tolerances": {"rpcs": {"rel": float("nan"), "abs": 0}},
+                "points": {"p": {"summary": {"makespan_s": 1.0, "rpcs": 2}}}}
+    changes = regress.compare(baseline, [point])
+    assert [c.figure for c in changes if c.beyond] == ["makespan_s", "rpcs"]
+
+
+def test_readme_regression_example_sweeps_the_baselines_grid():
+    """The README's regression example runs the grid its baseline was made from: a different grid
+    would print every other point as new."""
+    import re
+    readme = (REPO / "README.md").read_text()
+    command = re.search(r"\./run_sweep\.py (\S+)((?: *\\?\n? *--grid \S+)+) --out (\S+)\n"
+                        r"\s*analysis/regress\.py (\S+) --baseline (\S+)\n", readme)
+    assert command, "no run_sweep.py command followed by its regress.py check in README.md"
+    scenario, grids, out, checked, baseline = command.groups()
+    assert out == checked
+    grid = [g.split("=", 1) for g in re.findall(r"--grid (\S+)", grids)]
+    data = json.loads((REPO / baseline).read_text())
+    assert [[name, ",".join(values)] for name, values in ((a["name"], a["values"]) for a in data["grid"])] == grid
+    assert data["scenario"].endswith(scenario)

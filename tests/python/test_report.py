@@ -151,7 +151,10 @@ def check_report(sweep_dir, tmp_path):
         if chosen is None:
             assert row["recommended"] == "nothing fits the budget"
             continue
-        assert row["recommended"] == label(by_id[chosen])
+        k_applies = any(x["k"] > 1 for _, r in points for x in r["exchanges"] if x["id"] in ids)
+        expected = label(by_id[chosen]) if k_applies else \
+            label(by_id[chosen]).split(", ", 1)[1] + " (K does not apply)"
+        assert row["recommended"] == expected
         assert row["equal options"] == str(1 + len(others))
         xs = [x for x in by_id[chosen]["exchanges"] if x["id"] in ids]
         assert row["K"] == "/".join(sorted({str(x["k"]) for x in xs}, key=int))
@@ -278,3 +281,54 @@ def test_bad_options_are_errors(smoke_sweep, tmp_path):
     (tmp_path / "file").write_text("")
     proc = run_script("analysis/report.py", smoke_sweep, "--output", tmp_path / "file" / "r.html")
     assert proc.returncode == 2 and "file/r.html: cannot write the report: " in proc.stderr, proc.stderr
+
+
+def test_a_class_that_keeps_k1_is_recommended_no_k(tmp_path):
+    """UNPARTITIONED exchanges keep K=1 whatever the flag: their class's recommendation names the
+    buffer only, and the class's summed exchange time is explained."""
+    sweep = fake_sweep(tmp_path, [(2, 16384, 1.000, [("", 10 * MIB)]), (1, 65536, 1.015, [("", 20 * MIB)])])
+    for f in (sweep / "points").iterdir():
+        result = json.loads(f.read_text())
+        for x in result["exchanges"]:
+            x.update(partitioning="UNPARTITIONED", k=1)
+        f.write_text(json.dumps(result))
+    _, markdown = report(sweep, tmp_path)
+    (row,) = markdown_table(markdown, "partitioning")
+    assert row["partitioning"] == "UNPARTITIONED" and row["K"] == "1"
+    assert row["recommended"].endswith("(K does not apply)") and "K=" not in row["recommended"], row
+    assert "it can exceed the workload's runtime" in markdown
+
+
+def test_labels_name_only_what_varies(tmp_path):
+    """A grid name of one value is a fixed setting: the labels leave it out, one that varies stays."""
+    sweep = fake_sweep(tmp_path, [(2, 16384, 1.000, [("", 10 * MIB)]), (1, 65536, 1.015, [("", 20 * MIB)])])
+    manifest = json.loads((sweep / "manifest.json").read_text())
+    manifest["grid"] += [{"name": "cluster.rtt_us", "values": ["390"]}, {"name": "seed", "values": ["1", "2"]}]
+    for i, p in enumerate(manifest["points"]):
+        p["overrides"].update({"cluster.rtt_us": "390", "seed": str(i + 1)})
+    (sweep / "manifest.json").write_text(json.dumps(manifest))
+    _, markdown = report(sweep, tmp_path)
+    assert "cluster.rtt_us=390" not in markdown.split("## Recommendation", 1)[1].split("|", 1)[0]
+    assert re.search(r"Recommended for the whole workload: K=1, buffer 64 KiB, seed=2 ", markdown), markdown
+
+
+def test_runtime_vs_memory_plot_labels_the_front_and_says_why_the_pick_is_off_it(tmp_path, monkeypatch):
+    """Labels only on the Pareto front and the recommendation (all the others are in the table), the
+    legend below the axes, and a note when the recommendation lies off the front."""
+    from analysis import remote_scan_report  # noqa: F401 - first: it imports report (as report.py's main does)
+    from analysis import report as report_module
+    from analysis import results as results_module
+    sweep = fake_sweep(tmp_path, [(2, 16384, 1.000, [("", 10 * MIB)]),
+                                  (1, 65536, 1.015, [("", 20 * MIB)]),
+                                  (1, 16384, 1.500, [("", 5 * MIB)]),
+                                  (2, 65536, 1.400, [("", 30 * MIB)])])
+    configs = report_module.configurations(results_module.load_points(sweep))
+    choice = report_module.recommend_workload(configs, None)
+    assert choice.best.config.label() == "K=1, buffer 64 KiB"
+    monkeypatch.setattr(report_module, "png", lambda fig: fig)
+    fig = report_module.plot_runtime_vs_memory(configs, choice.best.config, None, (report_module.time_unit([1.0])))
+    ax = fig.axes[0]
+    labels = sorted(t.get_text() for t in ax.texts if t.get_text().startswith("K="))
+    assert labels == ["K=1, buffer 16 KiB", "K=1, buffer 64 KiB", "K=2, buffer 16 KiB"]  # not K=2, 64 KiB
+    assert any("lies off the front" in t.get_text() for t in ax.texts)
+    assert ax.get_legend().get_bbox_to_anchor().y0 < ax.get_window_extent().y0  # below the axes

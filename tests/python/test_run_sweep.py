@@ -84,7 +84,10 @@ def test_killed_sweep_loses_only_in_flight_points(counting_exsim, scenario, tmp_
     out = tmp_path / "sweep"
     args = [sys.executable, str(REPO / "run_sweep.py"), str(scenario), "--grid", "rpcs_in_flight_per_channel=1,2,3",
             "--jobs", "1", "--exsim", str(wrapper), "--out", str(out)]
-    proc = subprocess.Popen(args, env={**os.environ, "EXSIM_TEST_DELAY_S": "1"}, start_new_session=True,
+    copies = tmp_path / "tmp"  # where the scenario copies of the points in flight go
+    copies.mkdir()
+    env = {**os.environ, "TMPDIR": str(copies)}
+    proc = subprocess.Popen(args, env={**env, "EXSIM_TEST_DELAY_S": "1"}, start_new_session=True,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 60
@@ -100,8 +103,10 @@ def test_killed_sweep_loses_only_in_flight_points(counting_exsim, scenario, tmp_
     finished = {p["id"] for p in read_manifest(out)["points"] if p["status"] == "ok"}
     assert 1 <= len(finished) < 3
 
-    rerun = run_script("run_sweep.py", *args[2:])
+    assert list(copies.iterdir()), "the point in flight had no scenario copy: this test checks nothing"
+    rerun = run_script("run_sweep.py", *args[2:], env=env)
     assert rerun.returncode == 0, rerun.stderr
+    assert not list(copies.iterdir()), "the killed sweep's scenario copies were left behind"
     assert [p["status"] for p in read_manifest(out)["points"]] == ["ok"] * 3
     for pid in finished:
         assert runs().count(f"--set {pid}") == 1, f"{pid} finished before the kill but was rerun"
@@ -109,16 +114,40 @@ def test_killed_sweep_loses_only_in_flight_points(counting_exsim, scenario, tmp_
 
 
 def test_failing_point_is_recorded_and_the_others_still_run(exsim, scenario, tmp_path):
+    # A point that passes validation and fails when run (here: an exsim that fails one run).
+    failing = tmp_path / "exsim_failing"
+    failing.write_text(f"""#!/bin/sh
+if [ "$1" = run ]; then
+  case "$*" in *rpcs_in_flight_per_channel=3*) echo "exsim: simulated failure" >&2; exit 1 ;; esac
+fi
+exec '{exsim}' "$@"
+""")
+    failing.chmod(0o755)
     out = tmp_path / "sweep"
-    proc = run_script("run_sweep.py", scenario, "--grid", "rpcs_in_flight_per_channel=0,1",
-                      "--exsim", exsim, "--out", out)
+    proc = run_script("run_sweep.py", scenario, "--grid", "rpcs_in_flight_per_channel=3,1",
+                      "--exsim", failing, "--out", out)
     assert proc.returncode == 1
     bad, good = read_manifest(out)["points"]
-    assert bad["status"] == "failed" and "rpcs_in_flight_per_channel" in bad["error"]
+    assert bad["status"] == "failed" and "simulated failure" in bad["error"]
     assert not (out / bad["file"]).exists()
     assert good["status"] == "ok" and (out / good["file"]).exists()
     assert [r["status"] for r in csv_rows(out)] == ["failed", "ok"]
-    assert "rpcs_in_flight_per_channel=0 failed" in proc.stderr
+    assert "rpcs_in_flight_per_channel=3 failed" in proc.stderr
+
+
+def test_refused_values_stop_the_sweep_before_any_point_runs(counting_exsim, scenario, tmp_path):
+    """Every value is checked, not only the first: one exsim refuses is named and nothing runs,
+    and no empty sweep folder is left behind."""
+    wrapper, runs = counting_exsim
+    for grid in ("rpcs_in_flight_per_channel=0,1", "rpcs_in_flight_per_channel=1,2,99"):
+        out = tmp_path / "sweep"
+        proc = run_script("run_sweep.py", scenario, "--grid", grid, "--grid", "mt_dop=0,4", "--exsim", wrapper,
+                          "--out", out)
+        bad = grid.split("=")[0] + "=" + ("0" if grid.endswith("0,1") else "99")
+        assert proc.returncode == 2, proc.stderr
+        assert f"{bad}: " in proc.stderr and "expected an integer in [1, 64]" in proc.stderr, proc.stderr
+        assert "mt_dop=4:" not in proc.stderr
+        assert runs() == [] and not out.exists()
 
 
 def test_misspelt_grid_names_stop_the_sweep_before_any_point_runs(counting_exsim, scenario, tmp_path):
@@ -133,7 +162,7 @@ def test_misspelt_grid_names_stop_the_sweep_before_any_point_runs(counting_exsim
     assert "--set cluster.rtt=50: cluster.rtt: unknown key; did you mean rtt_us?" in proc.stderr
     assert "--set mt_dop" not in proc.stderr  # a good name is not reported
     assert runs() == []  # not one `exsim run`
-    assert not (tmp_path / "sweep" / "manifest.json").exists()
+    assert not (tmp_path / "sweep").exists()  # nor an empty sweep folder
 
 
 def test_interrupt_kills_children_and_keeps_finished_points(counting_exsim, scenario, tmp_path):
@@ -181,3 +210,37 @@ def test_bad_input_is_reported_with_exit_status_2(tmp_path):
     no_exsim = run_script("run_sweep.py", scenario, "--grid", "mt_dop=0", "--exsim", tmp_path / "no-exsim",
                           "--out", tmp_path / "s")
     assert no_exsim.returncode == 2 and "no-exsim" in no_exsim.stderr
+
+
+def test_places_that_cannot_be_read_or_written_are_input_errors(exsim, scenario, tmp_path):
+    """A device as the scenario (read for ever), --out under a file or in a read-only folder: exit 2
+    with one line naming the path, and no traceback."""
+    proc = run_script("run_sweep.py", "/dev/urandom", "--grid", "mt_dop=0", "--exsim", exsim, "--out", tmp_path / "s")
+    assert proc.returncode == 2 and "/dev/urandom: cannot read scenario: not a regular file" in proc.stderr
+    (tmp_path / "file").write_text("")
+    proc = run_script("run_sweep.py", scenario, "--grid", "mt_dop=0", "--exsim", exsim, "--out", tmp_path / "file" / "s")
+    assert proc.returncode == 2 and "file/s: cannot write the sweep there: Not a directory" in proc.stderr, proc.stderr
+    assert "Traceback" not in proc.stderr
+    if os.geteuid() != 0:  # root writes anyway
+        (tmp_path / "ro").mkdir(mode=0o555)
+        proc = run_script("run_sweep.py", scenario, "--grid", "mt_dop=0", "--exsim", exsim, "--out", tmp_path / "ro" / "s")
+        assert proc.returncode == 2 and "cannot write the sweep there: Permission denied" in proc.stderr, proc.stderr
+
+
+def test_fixed_settings_apply_to_every_point_and_are_part_of_its_identity(counting_exsim, scenario, tmp_path):
+    """--set gives every point a fixed setting (not a grid axis); changing it reruns the points."""
+    wrapper, runs = counting_exsim
+    out = tmp_path / "sweep"
+    sweep = ["run_sweep.py", scenario, "--grid", "rpcs_in_flight_per_channel=1,2", "--exsim", wrapper, "--out", out]
+    proc = run_script(*sweep, "--set", "cluster.rtt_us=100")
+    assert proc.returncode == 0, proc.stderr
+    assert len(runs()) == 2 and all("--set cluster.rtt_us=100 --set rpcs_in_flight_per_channel=" in r for r in runs())
+    for entry in read_manifest(out)["points"]:
+        result = json.loads((out / entry["file"]).read_text())
+        assert result["settings"]["cluster"]["rtt_us"] == 100
+    assert run_script(*sweep, "--set", "cluster.rtt_us=100").returncode == 0 and len(runs()) == 2  # reused
+    assert run_script(*sweep, "--set", "cluster.rtt_us=200").returncode == 0 and len(runs()) == 4  # rerun
+    bad = run_script(*sweep, "--set", "rpcs_in_flight_per_channel=4")
+    assert bad.returncode == 2 and "--set rpcs_in_flight_per_channel: also a --grid name" in bad.stderr
+    bad = run_script(*sweep, "--set", "cluster.rtt=5")
+    assert bad.returncode == 2 and "did you mean rtt_us?" in bad.stderr

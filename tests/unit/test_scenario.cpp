@@ -5,6 +5,8 @@
 #include <catch2/catch.hpp>
 
 #include <fstream>
+#include <limits>
+#include <set>
 #include <sstream>
 
 using namespace exsim;
@@ -92,4 +94,36 @@ TEST_CASE("the committed JSON Schema is the one the table generates", "[unit][sc
   buf << in.rdbuf();
   INFO("regenerate with: build/exsim schema > scenarios/scenario.schema.json");
   CHECK(json::parse(buf.str()) == scenario_schema());
+}
+
+// Values are checked as 64-bit numbers against the table, then narrowed to the types the model
+// keeps: a bound the table lacks, or one beyond an int, would let a value wrap after its check.
+TEST_CASE("every integer parameter is bounded to what its reader keeps", "[unit][scenario]") {
+  // Read as int64_t (or uint64_t: the seed, which alone has no upper bound).
+  const std::set<std::string> wide{"data_stream_sender_buffer_size", "exchg_node_buffer_size_bytes",
+                                   "rows_total", "scan_ranges", "work_rows", "scan_rows", "data_bytes_total",
+                                   "prefetchMaxInFlightBytes", "part_bytes", "footer_bytes"};
+  for (const ParamSpec& p : parameter_table()) {
+    if (p.type != ParamType::integer) continue;
+    INFO(to_string(p.section) << "." << p.name);
+    REQUIRE(p.min.has_value());
+    if (p.name == "seed") continue;
+    REQUIRE(p.max.has_value());
+    CHECK(*p.max <= (wide.count(p.name) ? 9.2e18 : static_cast<double>(std::numeric_limits<int>::max())));
+  }
+}
+
+TEST_CASE("an integer past an int's range is refused, not wrapped", "[unit][scenario]") {
+  json doc = minimal();
+  doc["exchanges"][0]["faults"] = json::array({{{"kind", "receiver_close"}, {"at_s", 0}, {"receiver", 4294967296}}});
+  CHECK(error_of(doc).find("exchanges[0].faults[0].receiver: expected an integer in [0, 1023999], got 4294967296") !=
+        std::string::npos);
+  doc["exchanges"][0]["faults"][0]["receiver"] = 0;
+  CHECK(error_of(doc, {{"exchanges[0].faults[0].receiver", "9223372036854775807"}})
+            .find("got 9223372036854775807") != std::string::npos);
+  json seeds = minimal();
+  seeds["seed"] = 18446744073709551615ULL;
+  CHECK(build_scenario(seeds, "t.json").seed == 18446744073709551615ULL);
+  seeds["seed"] = 9007199254740993ULL; // 2^53 + 1: a double would make it 2^53
+  CHECK(build_scenario(seeds, "t.json").seed == 9007199254740993ULL);
 }

@@ -177,6 +177,9 @@ TEST_CASE("a single exchange gets a one-line lesson from its bound", "[unit][sum
   CHECK(window.find("round trips bound this exchange") != std::string::npos);
   CHECK(window.find("waited 0.800 s of 1.000 s") != std::string::npos);
   CHECK(window.find("a larger K") != std::string::npos);
+  // It chooses: the flag first, as the report does, then K.
+  CHECK(window.find("Try a larger data_stream_sender_buffer_size first") != std::string::npos);
+  CHECK(window.find("then a larger K") > window.find("buffer_size first"));
   json merging = exchange("m", "", 0.8, 1);
   merging["merging"] = true;
   CHECK(lesson_of(merging).find("K stays 1 here") != std::string::npos);

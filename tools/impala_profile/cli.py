@@ -65,7 +65,7 @@ def _emit(text, output):
 # What a profile with the right shape but wrong contents (a string where a number belongs, a
 # missing child) raises inside the model: reported as a malformed profile, not a traceback.
 MALFORMED = (KeyError, TypeError, ValueError, AttributeError, IndexError, ZeroDivisionError, RecursionError,
-             StopIteration)
+             StopIteration, OverflowError)
 
 
 def _malformed(path, e):
@@ -82,6 +82,24 @@ def _load_queries(path, query_id):
     except MALFORMED as e:
         raise _malformed(path, e) from None
     return select_queries(queries, path, query_id)
+
+
+def _check_with_exsim(text, profile):
+    """What import writes must validate: a profile whose values exsim refuses (a negative time, a
+    counter of 1e308) is an input error here, not a scenario that fails later. Uses $EXSIM (exsim
+    sets it to itself when it runs this tool), else build/exsim; without either, nothing to check with."""
+    import os
+    from analysis import exsim_runner
+    from .decode import ProfileError
+    exsim = exsim_runner.default_exsim()
+    if not os.access(exsim, os.X_OK):
+        return
+    code, _, stderr = exsim_runner.run_text(exsim, "imported.json", text, verb="validate", label="(imported)")
+    if code != 0:
+        lines = [line.removeprefix("exsim: ") for line in stderr.strip().splitlines()]
+        more = f" (and {len(lines) - 1} more)" if len(lines) > 1 else ""
+        raise ProfileError(f"{profile}: the scenario made from this profile is not valid: "
+                           f"{lines[0] if lines else f'exit status {code}'}{more}")
 
 
 def cmd_import(args):
@@ -105,6 +123,7 @@ def cmd_import(args):
                 "fragments": notes}
     except MALFORMED as e:
         raise _malformed(args.profile, e) from None
+    _check_with_exsim(json_text(scenario), args.profile)
     _emit(json_text(scenario), args.output)
     if args.output:
         q = scenario["queries"]

@@ -35,6 +35,13 @@ class ProfileError(Exception):
     """The input is not a usable Impala profile; the message names the file and what is wrong."""
 
 
+# What one profile may make this process build, checked before building: a real query's profile
+# stays far below (the largest committed one decompresses to a few MB, with a few thousand nodes).
+MAX_DECOMPRESSED_BYTES = 512 << 20
+MAX_INSTANCES = 100_000  # instances of one fragment (1,000 executors at mt_dop 64 make 64,000)
+MAX_INSTANCE_NODES = 2_000_000  # profile nodes built for one fragment's instances
+
+
 # TUnit (Metrics.thrift), by enum value.
 UNITS = ["UNIT", "UNIT_PER_SECOND", "CPU_TICKS", "BYTES", "BYTES_PER_SECOND", "TIME_NS", "DOUBLE_VALUE",
          "NONE", "TIME_MS", "TIME_S", "TIME_US", "BASIS_POINTS"]
@@ -286,6 +293,9 @@ def _explode_json_aggregates(doc):
             continue
         counts = [c.stats["count"] for c in frag.counters.values() if c.stats]
         n = max(counts) if counts else 1
+        if not isinstance(n, int) or not 1 <= n <= MAX_INSTANCES:
+            raise ProfileError(f"{doc.where}: {frag.name}: a counter's count of {n!r}: expected the number of "
+                               f"instances, at most {MAX_INSTANCES:,}")
         hosts = hosts_of.get(m.group(1)) or ["unknown"]
         exec_profile.children[i] = explode_aggregate(frag, [f"Instance {m.group(1)}#{k} (host={hosts[k % len(hosts)]})"
                                                             for k in range(n)])
@@ -370,7 +380,13 @@ def decode_archive(b64, where):
     except (binascii.Error, ValueError) as e:
         raise ProfileError(f"{where}: not base64 ({e}): not an Impala profile log line") from None
     try:
-        thrift_bytes = zlib.decompress(raw)
+        inflater = zlib.decompressobj()
+        thrift_bytes = inflater.decompress(raw, MAX_DECOMPRESSED_BYTES)
+        if inflater.unconsumed_tail:
+            raise ProfileError(f"{where}: the zlib stream decompresses to more than {MAX_DECOMPRESSED_BYTES >> 20} "
+                               "MiB: not an Impala profile")
+        if not inflater.eof:
+            raise zlib.error("incomplete or truncated stream")
         encoding = "profile log line (base64, zlib, Thrift compact protocol)"
     except zlib.error as e:
         if raw[:1] == b"\x78":  # a zlib header: the stream is there but broken
@@ -405,6 +421,8 @@ def decode_archive(b64, where):
     version = tree.get(F_TREE_VERSION) or 1
     try:
         root, used = _build_thrift_tree(nodes, 0)
+    except ProfileError as e:
+        raise ProfileError(f"{where}: {e}") from None
     except (KeyError, TypeError, IndexError) as e:
         raise ProfileError(f"{where}: malformed TRuntimeProfileTree: node list does not form a tree ({e})") from None
     if used != len(nodes):
@@ -550,6 +568,9 @@ def _build_thrift_tree(nodes, i):
     if inputs and not t[F_NODE_NAME].startswith("Averaged"):
         # Root of an aggregated fragment: explode its subtree into per-instance subtrees.
         subtree, j = _collect_subtree(nodes, i)
+        if len(inputs) > MAX_INSTANCES or len(inputs) * (j - i) > MAX_INSTANCE_NODES:
+            raise ProfileError(f"{t[F_NODE_NAME]}: {len(inputs):,} instances of {j - i:,} node(s) each: expected at "
+                               f"most {MAX_INSTANCES:,} instances and {MAX_INSTANCE_NODES:,} nodes in all")
         shell = Node(t[F_NODE_NAME])
         for k, name in enumerate(inputs):
             inst = _agg_instance(subtree, k)
