@@ -39,7 +39,7 @@ from tools.tpcds.ddl import SCALE_INDEX, TABLE_ROWS
 from tools.tpcds.fragments import Converter, Shape, PARALLEL_MT_DOP
 from tools.tpcds.plans import EXCHANGE_KINDS, Fragment, Node, parse_plan_file, query_sql
 from tools.tpcds.rowsize import Layout, RowSizes, Slot
-from tools.tpcds.scaling import Scaler, preagg_output
+from tools.tpcds.scaling import Scaler, date_groups, preagg_output
 
 TABLE_ROWS_ITEM = TABLE_ROWS["item"]
 
@@ -197,8 +197,20 @@ class Builder:
             else:
                 per_table[c.table] = per_table.get(c.table, 1.0) * v
         for table, v in sorted(per_table.items()):
-            g *= min(v, TABLE_ROWS[table][SCALE_INDEX[100]])
+            cap = TABLE_ROWS[table][SCALE_INDEX[100]]
+            if table == "date_dim":
+                days = self.date_days()
+                dg = date_groups(sorted(c for c in cols if self.schema.column(c) is not None
+                                        and self.schema.column(c).table == "date_dim"), days) if days else None
+                if dg is not None:
+                    cap = min(cap, dg)     # rule A4: the calendar of the days the base plan's scan keeps
+            g *= min(v, cap)
         return min(g, rows_in)
+
+    def date_days(self):
+        """Days the base plan's one date_dim scan keeps at SF100, or None (several or none)."""
+        scans = [n for n in self.base.nodes.values() if n.kind == "SCAN HDFS" and n.table == "date_dim"]
+        return scans[0].card100 if len(scans) == 1 and scans[0].card100 else None
 
 
 def _agg_pipeline(b, top, cols, tid, what, groups_of, label=None):
