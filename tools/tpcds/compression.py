@@ -1,4 +1,116 @@
-"""LZ4 ratio per exchange from what its rows hold (issue 19, section 2); the derivation follows in the next commit."""
+"""LZ4 ratio per exchange from what its rows hold (issue 19, section 2, "Bytes per row and per RPC").
+
+Not yet used by the generator: workload.json still has one `exchange_defaults.compression_ratio`, the
+pooled 0.2709 of profiles.profile_lz4_ratio, which is 98% the q72 profile's exchange 28. This module gives
+each exchange its own ratio from the classes of bytes in its row, with class ratios fitted to the
+per-exchange ratios the q72 profile shows.
+
+What Impala compresses (apache/impala at b21595276c6c84161eb3194228df016f120ffc17)
+----------------------------------------------------------------------------------
+- One LZ4 block per RPC: OutboundRowBatch::TryCompress compresses the batch's whole tuple data with
+  Lz4Compressor::ProcessBlock (be/src/runtime/outbound-row-batch.cc:51-86), level 1 =
+  LZ4_compress_default (be/src/util/compress.cc:345-348, 369-389): a 64 KiB window, matches of 4 bytes
+  or more, each match costing a token, a 2-byte offset and the literals before it. The compressed bytes
+  are kept only if smaller (outbound-row-batch.cc:76-82). Tuple offsets (4 bytes per tuple of a row)
+  travel uncompressed beside it (GetSerializedSize, outbound-row-batch.h:123-125).
+- Which channels compress: a hash collector iff its channel is not in the sender's own daemon
+  (PartitionRowCollector::SendCurrentBatch -> PrepareBatchForSend(..., !channel_->IsLocal()),
+  krpc-data-stream-sender.cc:637-648, 1372-1382); a broadcast/unpartitioned sender serializes once and
+  compresses unless it has a single, local channel (krpc-data-stream-sender.cc:1149-1165); a random or
+  single-channel sender iff its channel is remote (:615-622, 1166-1172).
+- What a batch holds: a hash sender copies every row into its channel's OutboundRowBatch, every tuple of
+  it, with no deduplication (IMPALA-13509, commit 3d58eca93781, Impala 4.5.0:
+  KrpcDataStreamSender::HashAndAddRows and PartitionRowCollector::AppendRow,
+  krpc-data-stream-sender-ir.cc:30-67; OutboundRowBatch::AppendRow, outbound-row-batch.inline.h:28-47).
+  So a dimension tuple joined onto many fact rows is serialized once per row, and only LZ4 removes the
+  repeats: the q72 profile's exchange 28 carries 205.5 raw bytes per row, all five tuples. The other
+  senders serialize a RowBatch with RowBatch::Serialize, which writes a tuple once when the previous row
+  points to the same tuple (adjacent rows only; row-batch-ir.cc:30-60, outbound-row-batch-ir.cc:40-78)
+  and builds a full dedup map only for rows of 3+ tuples with collection slots (RowBatch::UseFullDedup,
+  row-batch.cc:223-235).
+- Strings of at most 11 bytes are stored inside their 12-byte slot when copied into the batch
+  (SmallableString::Smallify, smallable-string.h:46, 128-139; Tuple::TryDeepCopyStringSlot,
+  tuple-ir.cc:86-102; IMPALA-12373, commit ae848a6cefc5, Impala 4.4.0): they add no string bytes, and the
+  rest of the slot is zeroed "so compression algorithms will be more efficient".
+
+What the profile measured (measured_ratios)
+-------------------------------------------
+TotalBytesSent / TotalBytesReceived count compressed (or raw) tuple data plus 4 offset bytes per tuple
+(krpc-data-stream-sender.cc:524-526; krpc-data-stream-recvr.cc:498); UncompressedRowBatchSize and
+TotalBytesDequeued count raw tuple data plus 8 pointer bytes per tuple (GetDeserializedSize,
+outbound-row-batch.h:119-121; a broadcast sender counts them per channel, krpc-data-stream-sender.cc:
+1352-1370). A counter mixes raw bytes (local channels) and compressed ones, in a share the rows give: a
+hash sender sends its daemon's receivers their share of all rows; a receiver gets from its daemon's
+senders their share of the raw bytes; a broadcast compresses everything. Solving
+data = raw x (share + ratio x (1 - share)) pooled over the senders, and separately over the receivers,
+gives two independent estimates per exchange. Exchange 27 (catalog_sales rows, HASH(cs_sold_date_sk,
+cs_item_sk), 3 senders -> 3 receivers, no receiver with remote senders only): 0.4896 from the senders and
+0.4896 from the receivers, so the "about 0.49" holds. The two agree within 0.01 everywhere (exchange 36:
+0.539 / 0.530).
+
+The model
+---------
+The raw tuple data of a row (its tuples' slots and null bytes, plus strings over 11 bytes) is split into
+four classes (CLASSES), each with one ratio; the exchange's ratio is the byte-weighted mean:
+
+  ratio = sum_c CLASS_RATIOS[c] x bytes_c / sum_c bytes_c
+
+- num: fixed bytes of slots whose value changes from row to row (keys, measures, aggregates, strings of
+  at most 11 bytes with many values, the slot of a longer string);
+- lowcard: every byte of a slot whose column has fewer distinct values than a batch can hold (NDV at the
+  scale < min(rows of a batch, the rows of the tuple's table)), and the null-indicator bytes;
+- text: the characters of strings longer than 11 bytes (lengths: rowsize.external_string_bytes);
+- repeat: every byte of a dimension tuple in a row of several tuples whose other tuples come from a
+  larger table (a join's build-side tuple serialized again in each row it matched).
+
+Rows of a batch: a hash collector's capacity, 16384 // fixed row bytes; other senders 1024 (batch_size:
+the q72 broadcasts sent 1,015 to 1,022 rows per RPC). NDV: stats-3TB.json numDVs, a key-like column as its
+table's rows at the scale, a foreign key at most its dimension's rows. Evidence layouts: the q72 profile's
+plan with the columns of the same scans in the planner test (as workload.q72_row_size_check), in the SF1
+text schema's types (RUN_TYPES) at SF1. The layouts' raw bytes per row match the profile's to the byte for
+every scan tuple (25.0, 17.0, 41.0 ...), with strings of at most 11 bytes inside the slot: exchange 26
+(d_date as text), 29 (hd_buy_potential) and 31 (d_date) would otherwise be 10, 7.5 and 10 bytes longer.
+
+Fit: weighted least squares (weights: each exchange's raw bytes on compressed channels), 4 parameters on 11
+exchanges; exchanges 23 and 32 (batches of 144 and 1,500 raw bytes, where LZ4's fixed costs dominate) are
+shown, not fitted (MIN_FIT_BATCH_BYTES). Fitted: num 0.5441, lowcard 0.1606, text 0.5090, repeat 0.2498.
+Residual (derived - measured): byte-weighted RMS 0.007, unweighted RMS 0.063, largest 0.124 (26). The
+pooled ratio of the fitted traffic is kept (0.2751 measured, 0.2751 derived).
+
+| x | kind | tuples | rows/batch | rows sent | senders | receivers | measured | derived | residual | left out | class bytes per row | raw bytes on compressed channels | raw B/row profile / layout | fitted |
+|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|
+| 23 | BROADCAST | 2 | 1024 | 5 | 0.8958 | 0.8958 | 0.8958 | 0.5155 | -0.3803 | - | num 16.0 + lowcard 1.0 + text 16.0 | 288 | 28.8 / 33.0 | no (144 B batches) |
+| 24 | BROADCAST | 3 | 1024 | 18,000 | 0.5087 | 0.5087 | 0.5087 | 0.5119 | +0.0032 | +0.1057 | num 20.0 + lowcard 1.0 + text 100.3 | 4,349,630 | 120.8 / 121.3 | yes |
+| 25 | BROADCAST | 7 | 1024 | 73,049 | 0.5095 | 0.5095 | 0.5095 | 0.5015 | -0.0080 | -0.0083 | num 8.0 + lowcard 1.0 | 1,314,882 | 9.0 / 9.0 | yes |
+| 26 | BROADCAST | 6 | 1024 | 365 | 0.3435 | 0.3435 | 0.3435 | 0.4674 | +0.1239 | +0.1240 | num 20.0 + lowcard 5.0 | 18,250 | 25.0 / 25.0 | yes |
+| 27 | HASH | 0 | 399 | 1,441,548 | 0.4896 | 0.4896 | 0.4896 | 0.4599 | -0.0297 | -0.0897 | num 32.0 + lowcard 9.0 | 39,404,597 | 41.0 / 41.0 | yes |
+| 28 | HASH | 1,2,3,7,6 | 176 | 16,380,000 | 0.2701 | 0.2702 | 0.2702 | 0.2702 | -0.0000 | - | num 16.0 + lowcard 5.0 + repeat 188.3 | 2,242,987,710 | 205.5 / 209.3 | yes |
+| 29 | BROADCAST | 5 | 1024 | 1,200 | 0.2382 | 0.2382 | 0.2382 | 0.2508 | +0.0126 | +0.0127 | num 4.0 + lowcard 13.0 | 61,200 | 17.0 / 17.0 | yes |
+| 30 | BROADCAST | 4 | 1024 | 384,160 | 0.2371 | 0.2371 | 0.2371 | 0.2508 | +0.0137 | +0.3779 | num 4.0 + lowcard 13.0 | 19,592,160 | 17.0 / 17.0 | yes |
+| 31 | BROADCAST | 8 | 1024 | 73,049 | 0.4143 | 0.4143 | 0.4143 | 0.5215 | +0.1072 | +0.1207 | num 16.0 + lowcard 1.0 | 3,725,499 | 17.0 / 17.0 | yes |
+| 32 | BROADCAST | 9 | 1024 | 300 | 0.8027 | 0.8027 | 0.8027 | 0.4674 | -0.3353 | - | num 4.0 + lowcard 1.0 | 4,500 | 5.0 / 5.0 | no (1,500 B batches) |
+| 33 | BROADCAST | 10 | 1024 | 144,067 | 0.4518 | 0.4518 | 0.4518 | 0.5215 | +0.0697 | +0.0894 | num 16.0 + lowcard 1.0 | 7,347,417 | 17.0 / 17.0 | yes |
+| 34 | HASH | 11 | 297 | 2,123 | 0.5305 | 0.5304 | 0.5305 | 0.4582 | -0.0723 | -0.0743 | num 41.4 + lowcard 29.0 + text 100.3 | 234,628 | 165.6 / 170.7 | yes |
+| 36 | MERGING | 12 | 1024 | 300 | 0.5389 | 0.5302 | 0.5345 | 0.4582 | -0.0763 | -0.0766 | num 41.4 + lowcard 29.0 + text 100.3 | 34,183 | 169.6 / 170.7 | yes |
+
+("senders" / "receivers": the ratio solved from each side; "left out": the residual when the fit leaves that
+exchange out, leave_one_out; "-" where a class rests on that exchange alone.)
+
+How sure: `repeat` rests on exchange 28 alone (its residual is 0 by construction), and exchange 28's rows
+are unusually repetitive (inventory in date-item-warehouse order, each row x7 by the d_week_seq join), so
+a TPC-DS hash exchange whose dimension tuples repeat less compresses worse than 0.25 on those bytes. Left
+out of the fit, the other exchanges are predicted within 0.13, except 30 (0.38: without it `lowcard` rests
+on exchange 29's 61 KB). Sequential dimension keys and dates (26, 31: date_dim in key order) compress
+better than `num` says (+0.11, +0.12); a fifth class for them fits those two but not 25.
+
+Other profiles (other_evidence; not fitted): the compute-stats logs (3 daemons) give 0.71 (hash, batches
+of 165 raw bytes: 13-byte rows, 10 to 15 per batch) and 0.73-0.74 (unpartitioned, 122-125 B) for the
+table-stats child and 0.655 for a 22.7 KB row of NDV sketches; the q1 profiles ran on one daemon (nothing
+compressed); the Impala 4.0 legacy log compressed local channels too and is left out.
+
+Use (at integration): ratio, how = exchange_ratio(sizes, node[, schema]) for each exchange node, as
+exchange_row(sizes, node) is called; pass `schema` for the derived variants, whose layouts have none.
+"""
 
 import math
 import os
