@@ -237,3 +237,19 @@ def test_every_workload_exchange_gets_a_ratio_in_0_1(survey):
 @needs_inputs
 def test_survey_is_deterministic(survey):
     assert comp.survey(PLANS, PROFILES) == survey
+
+
+@needs_inputs
+def test_small_string_row_bytes_of_the_q72_exchanges():
+    """exchange_row_small_strings on the q72 profile's plan in the workload's schema: hd_buy_potential
+    (max 10) and cd_marital_status (max 1) leave the wire, i_item_desc keeps the lengths over 11 of 1..200,
+    w_warehouse_name (12..20) stays whole; fixed bytes and tuples are exchange_row's."""
+    from tools.tpcds.rowsize import exchange_row, exchange_row_small_strings
+    plan, sizes = comp.q72_layouts(PLANS, PROFILES)
+    want = {29: (8, 0), 30: (1, 0), 24: (101, 100), 23: (16, 16), 28: (117, 116), 25: (0, 0)}
+    for xid, (old, new) in want.items():
+        node = plan.nodes[xid]
+        f0, v0, t0, _ = exchange_row(sizes, node)
+        f1, v1, t1, how = exchange_row_small_strings(sizes, node)
+        assert (f1, t1) == (f0, t0), xid
+        assert (v0, v1) == (old, new), (xid, v0, v1, how)
