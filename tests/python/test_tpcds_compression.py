@@ -1,5 +1,5 @@
 """Checks of the per-exchange LZ4 ratio (tools/tpcds/compression.py) and of the short-string rule
-(tools/tpcds/rowsize.py exchange_row_small_strings), issue 19 section 2.
+(tools/tpcds/rowsize.py exchange_row_small_strings): rules C1 and S2 of the workload.
 
 - Without ../shared: the string-length rule on hand-computed cases, the ratio of any class mix in (0, 1],
   the classes of a hand-made row.

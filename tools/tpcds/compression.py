@@ -1,9 +1,9 @@
-"""LZ4 ratio per exchange from what its rows hold (issue 19, section 2, "Bytes per row and per RPC").
+"""Rule C1: the LZ4 ratio of each exchange from what its rows hold.
 
-Not yet used by the generator: workload.json still has one `exchange_defaults.compression_ratio`, the
-pooled 0.2709 of profiles.profile_lz4_ratio, which is 98% the q72 profile's exchange 28. This module gives
-each exchange its own ratio from the classes of bytes in its row, with class ratios fitted to the
-per-exchange ratios the q72 profile shows.
+The pooled 0.2709 of profiles.profile_lz4_ratio (kept as workload.json's
+`exchange_defaults.compression_ratio`) is 98% the q72 profile's exchange 28. This module gives each
+exchange its own ratio (the scenario's per-exchange `compression_ratio`) from the classes of bytes in
+its row, with class ratios fitted to the per-exchange ratios the q72 profile shows.
 
 What Impala compresses (apache/impala at b21595276c6c84161eb3194228df016f120ffc17)
 ----------------------------------------------------------------------------------
@@ -113,8 +113,8 @@ the 585 hash exchanges get 0.161 to 0.541, 0.409 weighted by their raw bytes (48
 compressed, against 131.6 GB at the pooled 0.2709); a full hash batch's wire bytes, averaged over the 21.8 M
 full batches, go from 8.4 KB (0.2709, average string lengths) to 11.2 KB. Broadcasts 0.318, merging 0.418.
 
-Use (at integration): ratio, how = exchange_ratio(sizes, node[, schema]) for each exchange node, as
-exchange_row(sizes, node) is called; pass `schema` for the derived variants, whose layouts have none.
+Use: ratio, how = exchange_ratio(sizes, node[, schema]) for each exchange node (fragments.Converter);
+pass `schema` for the derived variants, whose layouts have none.
 """
 
 import math

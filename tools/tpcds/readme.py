@@ -1,6 +1,6 @@
 """scenarios/tpcds_sf100/README.md: how every number of the workload was derived."""
 
-from tools.tpcds import EXECUTORS
+from tools.tpcds import EXECUTORS, compression
 from tools.tpcds.ddl import BLOCK_BYTES, TABLE_ROWS
 from tools.tpcds.fragments import PARALLEL_MT_DOP
 from tools.tpcds.scaling import MN_OVERRIDES, SCALE_RULES, fmt_ratio
@@ -283,9 +283,34 @@ def render_readme(scenario, sm):
     add("- `fixed_row_bytes` = sum over the exchange's `tuple-ids` of each tuple's slots (INT, DATE, DECIMAL(7,2): "
         "4; BIGINT, DECIMAL(17,2): 8; DECIMAL(38,x), TIMESTAMP: 16; STRING: 12) plus one null bit per slot, "
         "rounded up to bytes (`TupleDescriptor.computeMemLayout`);")
-    add("- `var_row_bytes` = the average length (`avgColLen` of `stats-3TB.json`) of every STRING slot; for a "
-        "multi-class aggregation's row (ROLLUP, several DISTINCTs), where each row carries one class's tuple, "
-        "the mean over classes (its fixed size still counts every class, as Impala's does);")
+    add("- `var_row_bytes` (rule S2) = the string bytes a serialized batch carries: since IMPALA-12373 (Impala "
+        "4.4; `smallable-string.h`, `Tuple::TryDeepCopyStringSlot`) a string of at most 11 bytes lives inside "
+        "its 12-byte slot when a row is copied into an outbound batch and adds nothing; a longer one adds its "
+        "length (the expected bytes over the column's lengths, taken uniform between bounds set by `avgColLen` "
+        "and `maxColLen` of `stats-3TB.json`; `rowsize.exchange_row_small_strings`). For a multi-class "
+        "aggregation's row (ROLLUP, several DISTINCTs), where each row carries one class's tuple, the mean over "
+        "classes (its fixed size still counts every class, as Impala's does). The q72 profile's bytes per row "
+        "match this to the byte on its exchanges 26, 29 and 31, which counting every string's length would "
+        "overstate by 7.5 to 10 bytes;")
+    add("- `compression_ratio` (rule C1) = LZ4's ratio for what the row holds (`tools/tpcds/compression.py`): "
+        "its raw tuple bytes split into four classes, each with one ratio, weighted by bytes. Impala compresses "
+        "a batch's tuple data as one LZ4 block (`OutboundRowBatch::TryCompress`) and a hash sender copies every "
+        "tuple of every row (IMPALA-13509), so a dimension tuple joined onto many rows repeats in the batch. "
+        "The classes and their ratios, fitted by least squares (weights: raw bytes on compressed channels) to "
+        "the per-exchange ratios of the q72 profile, each solved from its senders' and from its receivers' "
+        "counters (the two agree within 0.01): %s. 4 parameters on %d exchanges; measured against derived:" % (
+            "; ".join("`%s` %.4f (%s)" % (c, compression.CLASS_RATIOS[c], compression.CLASS_WHAT[c])
+                      for c in compression.CLASSES),
+            sum(1 for v in compression.EVIDENCE.values() if v[7])))
+    add("")
+    add(md_table(["q72 exchange", "kind", "rows", "measured", "derived", "residual", "fitted"], [
+        [str(x), v[0], n(v[1]), "%.4f" % v[4], "%.4f" % v[5], "%+.4f" % v[6], "yes" if v[7] else
+         "no (batches too small for LZ4)"] for x, v in sorted(compression.EVIDENCE.items())]))
+    add("")
+    add("  `repeat` rests on exchange 28 alone (inventory rows in date order, each repeated by the week join), so "
+        "hash exchanges whose dimension tuples repeat less may compress worse than it says; each exchange's "
+        "`source` gives its classes. The pooled `exchange_defaults.compression_ratio` below is kept as the "
+        "default for an exchange without its own;")
     add("- `tuples_per_row` = the number of tuple ids.")
     add("")
     add("The plans do not list a tuple's slots. Each plan node prints its row-size, the planner's average "

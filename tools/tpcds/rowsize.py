@@ -289,7 +289,7 @@ def exchange_row(sizes, node):
 
 
 # --------------------------------------------------------------------------
-# Short strings on the wire (not yet used by the generator; issue 19, section 2)
+# Short strings on the wire (rule S2)
 # --------------------------------------------------------------------------
 
 # Impala's small-string optimisation (IMPALA-12373, in Impala 4.4.0 and later): a STRING/VARCHAR
@@ -373,8 +373,7 @@ def exchange_row_small_strings(sizes, node, schema=None):
     lives inside its 12-byte slot and adds nothing; a longer one adds its length (the expected bytes
     over the column's length range, external_string_bytes). fixed_row_bytes and tuples_per_row are
     exchange_row's (the slots are 12 bytes either way, and batch capacity does not count strings).
-    `schema`: the ddl.Schema when `sizes` has none (the derived variants' layouts). Not yet used by
-    the generator: it writes exchange_row's var_row_bytes."""
+    `schema`: the ddl.Schema when `sizes` has none (the derived variants' layouts)."""
     schema = schema or sizes.schema
     fixed, _, tuples, _ = exchange_row(sizes, node)
     lays = [sizes.layouts[RowSizes.tid(t)] for t in node.tuple_ids if RowSizes.tid(t) in sizes.layouts]
