@@ -175,3 +175,52 @@ def test_the_rule_reproduces_the_printed_plans():
             agree += d.at_plan == d.printed
     print("the rule gives the printed choice for %d of %d joins" % (agree, total))
     assert total > 700 and agree >= 0.98 * total
+
+
+# -- rule F1: runtime filters and the share of rows each keeps -------------------------------
+
+def _filter_chain(scan_card, filtered_from, joins):
+    """A probe chain scan 1 <- join 10 <- join 11 ...; joins: [(output rows, produced RF ids)]; the
+    scan applies every RF."""
+    f = Fragment("F01", "RANDOM", 5, 5, 0, "")
+    rfs = [rf for _, ids in joins for rf in ids]
+    scan = _node(1, "SCAN HDFS", f, scan_card, details=[
+        "|     runtime filters: " + ", ".join("%s[bloom] -> k%d" % (rf, i) for i, rf in enumerate(rfs))])
+    scan.filtered_from = filtered_from
+    child = scan
+    for i, (out, ids) in enumerate(joins):
+        j = _node(10 + i, "HASH JOIN", f, out, bracket="[INNER JOIN, BROADCAST]")
+        fb = Fragment("F%02d" % (2 + i), "RANDOM", 5, 5, 0, "")
+        fb.join_build = True
+        build = _node(20 + i, "EXCHANGE", fb, 100, bracket="[BROADCAST]")
+        fb.details.append("runtime filters: " + ", ".join("%s[bloom] <- b%d" % (rf, i) for rf in ids))
+        _link(j, child, build)
+        child = j
+    return scan
+
+
+def test_filters_split_the_planners_reduction_over_their_joins():
+    from tools.tpcds.filters import scan_filters
+    # unfiltered 1,000 rows; join 10 keeps 100 of them, join 11 keeps half of those; the plan says 50
+    scan = _filter_chain(50, 1000, [(100, ["RF000"]), (50, ["RF001"])])
+    out, note = scan_filters(scan)
+    keeps = {j.nid: k for j, k, _ in out}
+    print(note)
+    # shares in proportion to log(100/1000) and log(50/100), their product the plan's 0.05
+    assert abs(keeps[10] * keeps[11] - 0.05) < 1e-9
+    assert abs(math.log(keeps[10]) / math.log(keeps[11]) - math.log(0.1) / math.log(0.5)) < 1e-9
+
+
+def test_a_filter_rejecting_under_ten_percent_keeps_every_row():
+    from tools.tpcds.filters import scan_filters
+    scan = _filter_chain(950, 1000, [(950, ["RF000"])])
+    out, _ = scan_filters(scan)
+    assert [k for _, k, _ in out] == [1.0]
+
+
+def test_a_scan_the_plan_does_not_reduce_waits_but_keeps_its_rows():
+    from tools.tpcds.filters import scan_filters
+    scan = _filter_chain(1000, None, [(10, ["RF000", "RF002"])])
+    out, note = scan_filters(scan)
+    assert [(j.nid, k, rfs) for j, k, rfs in out] == [(10, 1.0, ["RF000", "RF002"])]
+    assert "keeps every row" in note

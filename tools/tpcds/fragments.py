@@ -21,6 +21,7 @@ import zlib
 
 from tools.tpcds import EXECUTORS, PlanError
 from tools.tpcds.ddl import TABLE_ROWS, scan_ranges_sf100
+from tools.tpcds.filters import scan_filters
 from tools.tpcds.plans import EXCHANGE_KINDS
 from tools.tpcds.compression import exchange_ratio
 from tools.tpcds.rowsize import exchange_row_small_strings
@@ -207,6 +208,11 @@ class Converter:
                      "scan_ranges": self.shape.scan_ranges(n)[0]}
             if n.nid in self.weights:
                 inner["instance_weights"] = self.weights[n.nid]
+            rfs, note = scan_filters(n)
+            if rfs:
+                inner["runtime_filters"] = [{"join": str(j.nid), "keep": round(keep, 6)} for j, keep, _ in rfs]
+                if note not in n.rule:
+                    n.rule += "; " + note
         elif k in ("HASH JOIN", "NESTED LOOP JOIN"):
             inner = {"op": "hash_join" if k == "HASH JOIN" else "nested_loop_join", "id": nid, "rows": rows_inner,
                      "probe": self.op(n.children[0])}

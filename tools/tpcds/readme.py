@@ -176,7 +176,9 @@ def render_readme(scenario, sm):
     add("")
     add(md_table(["plan node", "scenario operator", "notes"], [
         ["`SCAN HDFS`", "`scan`", "`rows` after predicates and runtime filters, `rows_read` = the rows of the "
-         "partitions read, `scan_ranges` (below)"],
+         "partitions read, `scan_ranges` (below), `runtime_filters` = the plan's filters on the scan (`RFnnn -> "
+         "column`) with their producing join and the share each keeps (rule F1): the scan waits for them up "
+         "to `runtime_filter_wait_time_ms` and passes the rows they would reject until they arrive"],
         ["`HASH JOIN`, `NESTED LOOP JOIN`", "`hash_join`, `nested_loop_join`", "first child `probe`, second "
          "`build` (inline at mt_dop=0; `{\"fragment\": ...}` and `shared` (broadcast) in `parallel`)"],
         ["`AGGREGATE [STREAMING]`", "`aggregate`, phase `streaming`", "`groups` when a merge aggregation "

@@ -502,6 +502,13 @@ SCALE_RULES = {
                     "keeps (a column numbering units of u days takes at most ceil(days / u) + 1 values, a cyclic "
                     "one at most its cycle). The derived variants' groupings use the same per-table cap at "
                     "the tables' SF100 rows",
+    "F1_runtime_filters": "a scan lists the runtime filters its plan applies to it (`runtime_filters`: the "
+                          "producing join and the share of rows each keeps); its `rows` count them all "
+                          "applied, as the plan's `cardinality=X(filtered from Y)` does; the planner's "
+                          "reduction X / Y is split over the producing joins in proportion to what each join "
+                          "keeps of its probe input, a share of 0.9 or more keeps every row (Impala's scanners "
+                          "drop a filter that rejects under 10%), and a scan the plan does not reduce waits "
+                          "for its filters but keeps every row (tools/tpcds/filters.py)",
     "J3_join_distribution": "every hash join's broadcast or partitioned distribution is re-decided for the "
                             "target (SF100 rows, 5 executors, the section's mt_dop) by Impala's cost rule "
                             "(tools/tpcds/joins.py: broadcast 2 x build bytes x probe hosts, x (1 + "
