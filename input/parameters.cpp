@@ -255,6 +255,20 @@ std::vector<ParamSpec> build_table() {
                            "scanner threads per scan node instance at mt_dop 0; 0 means one per logical "
                            "CPU (with mt_dop > 0 each instance scans on its own thread)"),
                          2));
+  // Absent from a file unless set, so that results of scenarios without runtime filters keep their
+  // settings as they were.
+  t.push_back(only_since(derived(P(S::flags, "runtime_filter_wait_time_ms", T::integer, "ms", null, 0, 1e7,
+                                   "how long a scan waits for its runtime filters before it reads, counted "
+                                   "from the query's start on its executor (Impala's query option; its 0 "
+                                   "means the daemon's default, 1000 ms; here 0 means not waiting)"),
+                                 "1000"),
+                         2));
+  t.push_back(only_since(derived(P(S::flags, "runtime_bloom_filter_size", T::integer, "bytes", null, 0, 1LL << 30,
+                                   "bytes of a runtime filter on its way to the coordinator and from it "
+                                   "(Impala's RUNTIME_BLOOM_FILTER_SIZE default; its planner sizes a filter "
+                                   "by the build's distinct values between 1 MiB and 16 MiB)"),
+                                 "1048576"),
+                         2));
 
   // Costs (ns of one hardware thread running alone on a core).
   for (auto [name, what] : std::vector<std::pair<const char*, const char*>>{
@@ -336,6 +350,9 @@ std::vector<ParamSpec> build_table() {
                                       "scan: share of its rows per instance (skew); one positive number per "
                                       "instance")),
                       "even"));
+  t.push_back(P(S::op, "runtime_filters", T::array, "", null, none, none,
+                "scan: the runtime filters it applies, [{\"join\": join id, \"keep\": fraction of its rows "
+                "kept}]; `rows` counts them all applied"));
   t.push_back(P(S::op, "exchange", T::string, "", null, none, none, "exchange: the id of the exchange it reads"));
   t.push_back(P(S::op, "input", T::object, "", null, none, none, "the input of a unary operator"));
   t.push_back(P(S::op, "inputs", T::array, "", null, 1, none, "union: its inputs, read one after another"));
@@ -689,7 +706,14 @@ json scenario_schema() {
                                {"additionalProperties", false},
                                {"properties", {{"fragment", {{"type", "string"}}}}},
                                {"required", {"fragment"}}};
-  const json op = object_schema(Section::op, {{"input", op_ref},
+  const json runtime_filter = {
+      {"type", "object"},
+      {"additionalProperties", false},
+      {"properties",
+       {{"join", {{"type", "string"}}}, {"keep", {{"type", "number"}, {"exclusiveMinimum", 0}, {"maximum", 1}}}}},
+      {"required", {"join", "keep"}}};
+  const json op = object_schema(Section::op, {{"runtime_filters", {{"type", "array"}, {"items", runtime_filter}}},
+                                              {"input", op_ref},
                                               {"probe", op_ref},
                                               {"build", {{"oneOf", {op_ref, build_fragment}}}},
                                               {"inputs", {{"type", "array"}, {"minItems", 1}, {"items", op_ref}}}});

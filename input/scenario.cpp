@@ -40,6 +40,10 @@ Flags flags_from(const json& f) {
   out.datastream_service_num_deserialization_threads =
       f.at("datastream_service_num_deserialization_threads").get<int>();
   out.num_scanner_threads = f.contains("num_scanner_threads") ? f.at("num_scanner_threads").get<int>() : 0;
+  if (f.contains("runtime_filter_wait_time_ms"))
+    out.runtime_filter_wait_time_ms = f.at("runtime_filter_wait_time_ms").get<double>();
+  if (f.contains("runtime_bloom_filter_size"))
+    out.runtime_bloom_filter_size = f.at("runtime_bloom_filter_size").get<int64_t>();
   return out;
 }
 
@@ -193,7 +197,7 @@ void add_standalone(QuerySpec& q, Standalone& s, const std::vector<int>& after_l
 // Which keys each operator uses besides op, id, source.
 const std::map<std::string, std::set<std::string>>& op_keys() {
   static const std::map<std::string, std::set<std::string>> keys{
-      {"scan", {"rows", "table", "rows_read", "scan_ranges", "instance_weights"}},
+      {"scan", {"rows", "table", "rows_read", "scan_ranges", "instance_weights", "runtime_filters"}},
       {"exchange", {"exchange"}},
       {"hash_join", {"rows", "probe", "build", "shared"}},
       {"nested_loop_join", {"rows", "probe", "build", "shared"}},
@@ -225,6 +229,14 @@ struct QueryParse {
   std::vector<std::vector<std::string>> op_paths;    // [fragment][op]
   std::vector<int> leaf_uses, sink_uses;             // per exchange
   std::vector<std::pair<std::string, std::string>> build_refs; // (join op path, fragment id) to check
+  // Runtime filters to resolve once every operator is known: (filter path, fragment, scan op, filter).
+  struct FilterRef {
+    std::string path;
+    int fragment;
+    int op;
+    size_t k;
+  };
+  std::vector<FilterRef> filter_refs;
 };
 
 // Parses operator `node` into fragment `f`; returns its index.
@@ -274,6 +286,30 @@ int parse_op(const json& node, const std::string& path, int fi, FragmentSpec& f,
     if (node.contains("instance_weights") && node["instance_weights"].is_array())
       for (const json& w : node["instance_weights"])
         if (w.is_number()) me.instance_weights.push_back(w.get<double>());
+    if (node.contains("runtime_filters") && node["runtime_filters"].is_array())
+      for (size_t k = 0; k < node["runtime_filters"].size(); ++k) {
+        const json& rf = node["runtime_filters"][k];
+        const std::string rp = fmt::format("{}.runtime_filters[{}]", path, k);
+        RuntimeFilterSpec spec;
+        if (!rf.is_object()) {
+          err.add(rp, fmt::format("expected {{\"join\": id, \"keep\": fraction}}, got {}", json_kind(rf)));
+          continue;
+        }
+        for (const auto& [key, value] : rf.items())
+          if (key != "join" && key != "keep") err.add(join_path(rp, key), "unknown key; expected one of: join, keep");
+        if (!rf.contains("join") || !rf["join"].is_string() || rf["join"].get<std::string>().empty())
+          err.add(rp + ".join", "required: the id of the hash join whose build produces the filter");
+        else
+          spec.join = rf["join"].get<std::string>();
+        if (!rf.contains("keep") || !rf["keep"].is_number())
+          err.add(rp + ".keep", "required: the fraction of the scan's rows the filter keeps, in (0, 1]");
+        else if (!(rf["keep"].get<double>() > 0 && rf["keep"].get<double>() <= 1))
+          err.add(rp + ".keep", fmt::format("expected a fraction in (0, 1], got {}", show(rf["keep"])));
+        else
+          spec.keep = rf["keep"].get<double>();
+        qp.filter_refs.push_back({rp, fi, index, me.runtime_filters.size()});
+        me.runtime_filters.push_back(std::move(spec));
+      }
     break;
   case OpKind::exchange:
     if (need("exchange") && node["exchange"].is_string()) {
@@ -457,6 +493,22 @@ void parse_plan(const json& plan, const std::string& plan_path, QuerySpec& q, co
           b.sink_join_fragment = static_cast<int>(fi);
           b.sink_join_op = static_cast<int>(oi);
         }
+  }
+  // Runtime filters name the join producing them, in any fragment of the plan.
+  for (const QueryParse::FilterRef& r : qp.filter_refs) {
+    RuntimeFilterSpec& rf =
+        q.fragments[static_cast<size_t>(r.fragment)].ops[static_cast<size_t>(r.op)].runtime_filters[r.k];
+    if (rf.join.empty()) continue; // reported above
+    auto it = qp.op_at.find(rf.join);
+    const OpSpec* j = it == qp.op_at.end() ? nullptr
+                                           : &q.fragments[static_cast<size_t>(it->second.first)]
+                                                  .ops[static_cast<size_t>(it->second.second)];
+    if (!j || !is_join(*j)) {
+      err.add(r.path + ".join", fmt::format("no hash_join (or nested_loop_join) with id \"{}\" in query {}", rf.join, q.name));
+      continue;
+    }
+    rf.fragment = it->second.first;
+    rf.op = it->second.second;
   }
   for (size_t i = 0; i < q.fragments.size(); ++i)
     if (q.fragments[i].sink == SinkKind::join_build && q.fragments[i].sink_join_fragment < 0)

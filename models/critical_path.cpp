@@ -34,6 +34,8 @@ const char* path_part_key(PathPart p) {
     return "backpressure_s";
   case PathPart::join_build_wait:
     return "join_build_wait_s";
+  case PathPart::runtime_filter_wait:
+    return "runtime_filter_wait_s";
   case PathPart::count:
     break;
   }

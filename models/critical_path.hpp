@@ -29,6 +29,7 @@ enum class PathPart : std::size_t {
   bandwidth,        // payload transfer and waits behind other transfers on a connection
   backpressure,     // RPCs deferred by a full receiver
   join_build_wait,  // a probe waiting for its join build to finish
+  runtime_filter_wait, // a scan waiting for its runtime filters (up to runtime_filter_wait_time_ms)
   count
 };
 constexpr std::size_t kPathParts = static_cast<std::size_t>(PathPart::count);

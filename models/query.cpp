@@ -24,6 +24,68 @@ struct QueryRuntime::OpState {
   double read_per_row = 1; // scans: rows read per output row
 };
 
+// Runtime filters as Impala runs them (apache/impala at b21595276c6c84161eb3194228df016f120ffc17):
+// - a scan's filters are registered when the query starts on its executor (the RuntimeFilterBank
+//   is built in QueryState::Init, be/src/runtime/query-state.cc:306 and runtime-filter-bank.cc:80-92,
+//   each RuntimeFilter noting its registration_time_, runtime-filter.h:50);
+// - the scan waits before issuing its first ranges (hdfs-scan-node.cc:84-92 at its first GetNext,
+//   hdfs-scan-node-mt.cc:61 in Open) until every filter arrived or runtime_filter_wait_time_ms
+//   passed since registration (scan-node.cc:215-250, runtime-filter.cc:82-92; the daemon flag's
+//   default is 1000 ms, scan-node.cc:44, the query option's 0 meaning that default,
+//   common/thrift/Query.thrift:257-262);
+// - a build's filter goes first to the executor's filter bank: a broadcast join's first build
+//   completes it, a partitioned join's every build on that executor (UpdateFilterFromLocal,
+//   runtime-filter-bank.cc:328-409); a scan in the join's own fragment (is_local_target,
+//   RuntimeFilterGenerator.java:1383-1385) gets it from there at once;
+// - with RUNTIME_FILTER_MODE=GLOBAL (the default, Query.thrift:252, Types.thrift:143-153) each
+//   executor's complete filter goes to the coordinator, which waits for one update (broadcast) or
+//   one per executor (partitioned, coordinator.cc:503-509) and then publishes the filter to the
+//   executors of the scans in other fragments (Coordinator::UpdateFilter, coordinator.cc:1617-1720).
+
+// One scan instance's runtime filters: which have arrived, and what it passes meanwhile.
+struct QueryRuntime::ScanFilters {
+  std::vector<double> keep; // per filter of the scan
+  std::vector<bool> arrived;
+  int missing = 0;
+  FilterGate gate;
+  Waiter waiter; // the fragment thread waiting for them
+  Scheduler* sched = nullptr;
+
+  void arrive(size_t k) {
+    if (arrived[k]) return;
+    arrived[k] = true;
+    --missing;
+    // From the missing filters alone, so that the factor is exactly 1 once all have arrived.
+    double f = 1;
+    for (size_t i = 0; i < keep.size(); ++i)
+      if (!arrived[i]) f /= keep[i];
+    gate.factor = f;
+    waiter.wake(*sched);
+  }
+  void wake(uint64_t) { waiter.wake(*sched); } // the wait time is up
+};
+
+// A join producing runtime filters, and how far its filter has come.
+struct QueryRuntime::FilterSource {
+  int fragment = 0;
+  int op = 0;
+  bool broadcast = false;       // every build holds the same rows: the first one is the filter
+  bool remote = false;          // some consumer is in another fragment: the filter goes through the coordinator
+  std::vector<int> pending;     // by executor: builds not yet ended there
+  std::vector<bool> host_done;  // by executor: its filter bank has the complete filter
+  int hosts_pending = 0;        // executors the coordinator waits for
+  bool published = false;
+  std::vector<size_t> consumers; // indices in filter_consumers_
+};
+
+struct QueryRuntime::FilterConsumer {
+  ScanFilters* scan = nullptr;
+  size_t k = 0;      // which of the scan's filters
+  int fragment = 0, instance = 0, op = 0;
+  int host = 0;
+  bool local = false; // in the join's fragment
+};
+
 struct QueryRuntime::Instance {
   int fragment = 0;
   int index = 0;
@@ -33,6 +95,7 @@ struct QueryRuntime::Instance {
   std::unique_ptr<Sender> sender;
   std::vector<std::unique_ptr<ScanNode>> scans;  // by operator (scans at mt_dop=0)
   std::vector<std::unique_ptr<Signal>> builds;   // by operator (joins building in this instance)
+  std::vector<std::unique_ptr<ScanFilters>> filters; // by operator (scans with runtime filters)
   Signal build_done;                              // a join-build fragment's instance: built
   int threads_live = 0;
   bool started = false;
@@ -60,6 +123,9 @@ QueryRuntime::QueryRuntime(Cluster& c, const QuerySpec& s, const Flags& flags, c
     fragments_.push_back(std::move(fr));
   }
   fragment_stats.resize(s.fragments.size());
+  for (const FragmentSpec& f : s.fragments)
+    for (const OpSpec& o : f.ops)
+      if (!o.runtime_filters.empty()) has_runtime_filters = true;
 }
 
 QueryRuntime::~QueryRuntime() = default;
@@ -90,6 +156,7 @@ double QueryRuntime::expected_rows(const FragmentSpec& f, int op) const {
 // instances start once its dependencies allow and its code is generated.
 void QueryRuntime::launch(uint64_t) {
   launched_ = true;
+  launch_s_ = cluster_.sched.now();
   const int mt_dop = flags_.mt_dop;
   for (size_t fi = 0; fi < fragments_.size(); ++fi) {
     Fragment& fr = *fragments_[fi];
@@ -102,6 +169,7 @@ void QueryRuntime::launch(uint64_t) {
       in->ops.resize(f.ops.size());
       in->scans.resize(f.ops.size());
       in->builds.resize(f.ops.size());
+      in->filters.resize(f.ops.size());
       for (size_t oi = 0; oi < f.ops.size(); ++oi) {
         const OpSpec& o = f.ops[oi];
         OpState& st = in->ops[oi];
@@ -156,12 +224,24 @@ void QueryRuntime::launch(uint64_t) {
           st.read_per_row = o.rows > 0 ? std::max(1.0, o.rows_read / o.rows) : 1.0;
           st.part = PathPart::cpu_scan;
           st.ns_per_row = costs_.scan_ns_per_row;
+          if (!o.runtime_filters.empty()) {
+            auto sf = std::make_unique<ScanFilters>();
+            sf->sched = &cluster_.sched;
+            for (const RuntimeFilterSpec& rf : o.runtime_filters) {
+              sf->keep.push_back(rf.keep);
+              sf->gate.factor /= rf.keep;
+            }
+            sf->arrived.assign(o.runtime_filters.size(), false);
+            sf->missing = static_cast<int>(o.runtime_filters.size());
+            in->filters[oi] = std::move(sf);
+          }
           if (mt_dop == 0) {
             const int cap = flags_.num_scanner_threads > 0 ? flags_.num_scanner_threads : cluster_.spec.logical_cpus();
             int threads = cap;
             if (o.scan_ranges > 0)
               threads = static_cast<int>(std::min<int64_t>(cap, (o.scan_ranges + f.instances() - 1) / f.instances()));
             ScanWork w{st.out_left, st.read_per_row, st.ns_per_row, flags_.batch_size};
+            if (in->filters[oi]) w.gate = &in->filters[oi]->gate;
             in->scans[oi] = std::make_unique<ScanNode>(cluster_.sched, cluster_.cpu(in->host), stopping_, w, threads,
                                                        5 * cap);
           }
@@ -191,6 +271,7 @@ void QueryRuntime::launch(uint64_t) {
     }
     fragment_stats[fi].instances = f.instances();
   }
+  if (has_runtime_filters) setup_runtime_filters();
   for (size_t fi = 0; fi < fragments_.size(); ++fi) {
     releases_.push_back(release(static_cast<int>(fi)));
     releases_.back().start(cluster_.sched, Callback::of<&QueryRuntime::task_ended>(this, releases_.size() - 1));
@@ -289,6 +370,26 @@ Task QueryRuntime::run_pipeline(Instance& in, const PipelineSpec& p, SimThread& 
     }
     t.catch_up(PathPart::join_build_wait);
   }
+  // A scan with runtime filters waits for them before it reads, until the wait time counted from
+  // the query's start on the executor; a filter arriving later applies from then on.
+  if (p.source == SourceKind::scan && in.filters[static_cast<size_t>(p.source_op)]) {
+    ScanFilters& sf = *in.filters[static_cast<size_t>(p.source_op)];
+    const double deadline = launch_s_ + flags_.runtime_filter_wait_time_ms * 1e-3;
+    const double from = t.now();
+    if (sf.missing > 0 && t.now() < deadline) {
+      co_await t.flush();
+      if (sf.missing > 0 && t.now() < deadline) {
+        cluster_.sched.at(deadline, Callback::of<&ScanFilters::wake>(&sf));
+        while (sf.missing > 0 && t.now() < deadline) {
+          co_await sf.waiter.wait();
+          t.check_stop();
+        }
+      }
+      t.catch_up(PathPart::runtime_filter_wait);
+    }
+    if (sf.missing > 0) fragment_stats[static_cast<size_t>(in.fragment)].runtime_filter_timeouts++;
+    filter_waits.push_back({in.fragment, in.index, p.source_op, from, t.now()});
+  }
   const double cpu_before = t.cpu_time_s;
   const int64_t batch = flags_.batch_size;
   int64_t pending = 0;
@@ -332,6 +433,7 @@ Task QueryRuntime::next_rows(Instance& in, const PipelineSpec& p, SimThread& t, 
     rows = std::min(st.out_left, batch); // mt_dop > 0: the instance decodes on its own thread
     st.out_left -= rows;
     t.charge(PathPart::cpu_scan, static_cast<double>(rows) * st.read_per_row * st.ns_per_row);
+    if (ScanFilters* sf = in.filters[static_cast<size_t>(p.source_op)].get()) rows = sf->gate.pass(rows);
     break;
   case SourceKind::exchange: {
     const OpSpec& o = f.ops.at(static_cast<size_t>(p.source_op));
@@ -401,6 +503,7 @@ Task QueryRuntime::close_sink(Instance& in, const PipelineSpec& p, SimThread& t)
     } else if (f.sink == SinkKind::join_build) {
       co_await t.flush();
       in.build_done.set(cluster_.sched);
+      if (has_runtime_filters) build_finished(f.sink_join_fragment, f.sink_join_op, in.host);
     } else {
       co_await t.flush();
       if (--fr.result_open == 0 && !spec.exchange_only) end_query(t.path);
@@ -420,6 +523,7 @@ Task QueryRuntime::close_sink(Instance& in, const PipelineSpec& p, SimThread& t)
   case PipelineSinkKind::join_build:
     co_await t.flush();
     in.builds.at(static_cast<size_t>(p.sink_op))->set(cluster_.sched);
+    if (has_runtime_filters) build_finished(in.fragment, p.sink_op, in.host);
     break;
   }
 }
@@ -431,6 +535,8 @@ void QueryRuntime::thread_done(Instance& in, int thread) {
   if (--in.threads_live > 0) return;
   for (const auto& scan : in.scans)
     if (scan) fs.cpu_s += scan->scanner_cpu_s();
+  for (const auto& sf : in.filters)
+    if (sf) fs.rows_passed_before_filters += sf->gate.passed_before_filters();
   const Path last = t.path;
   instance_done(in);
   if (live_ == 0 && !ended_) end_query(last);
@@ -480,9 +586,121 @@ void QueryRuntime::abort(ExchangeStatus why, const std::string& reason, int orig
       for (auto& b : in->builds)
         if (b) b->wake_all(cluster_.sched);
       in->build_done.wake_all(cluster_.sched);
+      for (auto& sf : in->filters)
+        if (sf) sf->waiter.wake(cluster_.sched);
     }
   for (auto& x : exchanges)
     x->done.wake_all(cluster_.sched);
+}
+
+bool QueryRuntime::is_broadcast_join(int fragment, int join_op) const {
+  const FragmentSpec& f = spec.fragments.at(static_cast<size_t>(fragment));
+  const OpSpec& j = f.ops.at(static_cast<size_t>(join_op));
+  const FragmentSpec* bf = &f;
+  int leaf = -1;
+  if (j.build_fragment >= 0) {
+    bf = &spec.fragments.at(static_cast<size_t>(j.build_fragment));
+    leaf = leftmost_leaf(*bf);
+  } else {
+    leaf = j.inputs.at(1);
+    while (!is_leaf(bf->ops.at(static_cast<size_t>(leaf))))
+      leaf = bf->ops.at(static_cast<size_t>(leaf)).inputs.at(0);
+  }
+  const OpSpec& l = bf->ops.at(static_cast<size_t>(leaf));
+  return l.kind == OpKind::exchange &&
+         spec.exchanges.at(static_cast<size_t>(l.exchange)).partitioning == Partitioning::unpartitioned;
+}
+
+void QueryRuntime::setup_runtime_filters() {
+  const size_t hosts = static_cast<size_t>(cluster_.spec.executors);
+  for (size_t fi = 0; fi < fragments_.size(); ++fi) {
+    const FragmentSpec& f = *fragments_[fi]->spec;
+    for (auto& in : fragments_[fi]->instances)
+      for (size_t oi = 0; oi < f.ops.size(); ++oi) {
+        if (!in->filters[oi]) continue;
+        const auto& rfs = f.ops[oi].runtime_filters;
+        for (size_t k = 0; k < rfs.size(); ++k) {
+          size_t s = 0;
+          while (s < filter_sources_.size() &&
+                 (filter_sources_[s].fragment != rfs[k].fragment || filter_sources_[s].op != rfs[k].op))
+            ++s;
+          if (s == filter_sources_.size()) {
+            FilterSource src;
+            src.fragment = rfs[k].fragment;
+            src.op = rfs[k].op;
+            src.broadcast = is_broadcast_join(src.fragment, src.op);
+            src.pending.assign(hosts, 0);
+            src.host_done.assign(hosts, false);
+            // The builds: the join's own instances, or those of its join-build fragment.
+            const OpSpec& j = spec.fragments[static_cast<size_t>(src.fragment)].ops[static_cast<size_t>(src.op)];
+            const FragmentSpec& builder =
+                spec.fragments[static_cast<size_t>(j.build_fragment >= 0 ? j.build_fragment : src.fragment)];
+            for (int b = 0; b < builder.instances(); ++b)
+              if (src.pending[static_cast<size_t>(builder.host_of(b))]++ == 0) src.hosts_pending++;
+            filter_sources_.push_back(std::move(src));
+          }
+          FilterConsumer c;
+          c.scan = in->filters[oi].get();
+          c.k = k;
+          c.fragment = static_cast<int>(fi);
+          c.instance = in->index;
+          c.op = static_cast<int>(oi);
+          c.host = in->host;
+          c.local = rfs[k].fragment == static_cast<int>(fi);
+          if (!c.local) filter_sources_[s].remote = true;
+          filter_sources_[s].consumers.push_back(filter_consumers_.size());
+          filter_consumers_.push_back(c);
+        }
+      }
+  }
+}
+
+// Half a round trip, then the filter's bytes, on the way between two executors (the same one:
+// the loopback path). The filter does not share the NICs with the exchanges' transfers.
+double QueryRuntime::filter_hop_s(int from, int to) const {
+  const ClusterSpec& c = cluster_.spec;
+  const double bits = static_cast<double>(flags_.runtime_bloom_filter_size) * 8;
+  if (from == to) return c.loopback_rtt_us * 1e-6 / 2 + bits / (c.loopback_bandwidth_gbps * 1e9);
+  return c.rtt_us * 1e-6 / 2 + bits / (c.nic_bandwidth_gbps * 1e9);
+}
+
+void QueryRuntime::build_finished(int fragment, int join_op, int host) {
+  for (size_t s = 0; s < filter_sources_.size(); ++s) {
+    FilterSource& src = filter_sources_[s];
+    if (src.fragment != fragment || src.op != join_op) continue;
+    const size_t h = static_cast<size_t>(host);
+    if (src.host_done[h]) return; // a broadcast join's later builds add nothing
+    if (--src.pending[h] > 0 && !src.broadcast) return;
+    src.host_done[h] = true;
+    for (size_t c : src.consumers) {
+      const FilterConsumer& fc = filter_consumers_[c];
+      if (fc.local && fc.host == host) filter_arrived(c);
+    }
+    if (src.remote)
+      cluster_.sched.at(cluster_.sched.now() + filter_hop_s(host, 0),
+                        Callback::of<&QueryRuntime::filter_at_coordinator>(this, s));
+    return;
+  }
+}
+
+// An executor's update reaches the coordinator (executor 0).
+void QueryRuntime::filter_at_coordinator(uint64_t s) {
+  FilterSource& src = filter_sources_[static_cast<size_t>(s)];
+  if (src.published) return;
+  if (!src.broadcast && --src.hosts_pending > 0) return;
+  src.published = true;
+  for (size_t c : src.consumers) {
+    const FilterConsumer& fc = filter_consumers_[c];
+    if (!fc.local)
+      cluster_.sched.at(cluster_.sched.now() + filter_hop_s(0, fc.host),
+                        Callback::of<&QueryRuntime::filter_arrived>(this, c));
+  }
+}
+
+void QueryRuntime::filter_arrived(uint64_t c) {
+  const FilterConsumer& fc = filter_consumers_[static_cast<size_t>(c)];
+  filter_arrivals.push_back({fc.fragment, fc.instance, fc.op, fc.k, cluster_.sched.now()});
+  fc.scan->arrive(fc.k);
 }
 
 } // namespace exsim

@@ -30,6 +30,8 @@ struct FragmentStats {
   int instances = 0;
   double cpu_s = 0;        // CPU time of its threads (scanner threads included)
   double end_s = 0;        // when its last instance ended
+  int64_t rows_passed_before_filters = 0; // rows its scans passed only because a runtime filter was missing
+  int runtime_filter_timeouts = 0;        // scan instances that started reading with a filter missing
 };
 
 class QueryRuntime {
@@ -56,6 +58,19 @@ public:
   ExchangeStatus status = ExchangeStatus::ok;
   std::string error;
   Path breakdown;
+  bool has_runtime_filters = false; // some scan of the query applies runtime filters
+  // When each scan instance's filters arrived, and when it began to read (for tests and analysis).
+  struct FilterArrival {
+    int fragment, instance, op;
+    size_t filter;
+    double at_s;
+  };
+  struct FilterWait {
+    int fragment, instance, op;
+    double from_s, to_s; // its wait before reading (from_s == to_s: none)
+  };
+  std::vector<FilterArrival> filter_arrivals;
+  std::vector<FilterWait> filter_waits;
   // A model bug inside a coroutine (never a user error); the engine rethrows it.
   std::exception_ptr failure;
   // Runs (as an event) when every instance has ended.
@@ -65,6 +80,9 @@ private:
   struct OpState;
   struct Instance;
   struct Fragment;
+  struct ScanFilters;
+  struct FilterSource;
+  struct FilterConsumer;
 
   void launch(uint64_t);
   Task release(int fragment);
@@ -81,6 +99,13 @@ private:
   void end_query(const Path& path);
   void task_ended(uint64_t task);
   double expected_rows(const FragmentSpec& f, int op) const;
+  // Runtime filters: who produces and who consumes each, then their way from builds to scans.
+  void setup_runtime_filters();
+  bool is_broadcast_join(int fragment, int join_op) const;
+  void build_finished(int fragment, int join_op, int host);
+  void filter_at_coordinator(uint64_t source);
+  void filter_arrived(uint64_t consumer);
+  double filter_hop_s(int from, int to) const;
 
   Cluster& cluster_;
   const Flags flags_;
@@ -92,6 +117,9 @@ private:
   int live_ = 0; // instances not yet ended
   std::vector<std::unique_ptr<Fragment>> fragments_;
   std::vector<Task> releases_; // every coroutine of the query: fragment releases and threads
+  double launch_s_ = 0;        // when the executors started the query: runtime filters are registered
+  std::vector<FilterSource> filter_sources_;
+  std::vector<FilterConsumer> filter_consumers_;
 };
 
 } // namespace exsim

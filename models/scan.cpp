@@ -46,6 +46,8 @@ Task ScanNode::scanner(int k) {
     while (rows_left_ > 0) {
       const int64_t n = std::min(rows_left_, work_.batch_size);
       rows_left_ -= n;
+      // Whether a filter applies is decided as the batch's reading starts; its CPU is per row read.
+      const int64_t out = work_.gate ? work_.gate->pass(n) : n;
       me.charge(PathPart::cpu_scan, static_cast<double>(n) * work_.read_per_row * work_.ns_per_row_read);
       co_await me.flush();
       me.check_stop();
@@ -61,7 +63,7 @@ Task ScanNode::scanner(int k) {
         me.adopt(last_pop_path_); // it waited for the reader to make room
         me.catch_up(PathPart::cpu_scan);
       }
-      queue_.push_back({n, me.path});
+      queue_.push_back({out, me.path});
       reader_.wake(sched_);
     }
   } catch (const Stop&) {

@@ -9,17 +9,40 @@
 #include "models/coro.hpp"
 #include "models/thread.hpp"
 
+#include <cmath>
 #include <deque>
 #include <memory>
 #include <vector>
 
 namespace exsim {
 
+// What a scan with runtime filters emits: its rows are counted with every filter applied, and
+// while some have not arrived it passes 1/keep times more of what it reads for each of those.
+// Rounded on running totals, so that nothing drifts; a batch of n >= 1 filtered rows passes >= 1.
+struct FilterGate {
+  double factor = 1;   // rows passed per filtered row: the product of 1/keep over missing filters
+  int64_t filtered = 0; // rows taken, as counted with every filter applied
+  double exact = 0;    // rows passed, unrounded
+  int64_t passed = 0;  // rows passed
+
+  int64_t pass(int64_t n) {
+    filtered += n;
+    exact += static_cast<double>(n) * factor;
+    const int64_t target = std::llround(exact);
+    const int64_t out = target - passed;
+    passed = target;
+    return out;
+  }
+  // Rows that left the scan only because a filter had not arrived.
+  int64_t passed_before_filters() const { return passed - filtered; }
+};
+
 struct ScanWork {
   int64_t rows = 0;         // output rows of this instance
   double read_per_row = 1;  // rows read per output row (predicates)
   double ns_per_row_read = 0;
   int64_t batch_size = 1024;
+  FilterGate* gate = nullptr; // runtime filters: rows passed per batch taken (none: the batch)
 };
 
 class ScanNode {

@@ -46,6 +46,8 @@ struct Flags {
   int datastream_service_num_svc_threads = 0; // 0: logical CPUs
   int datastream_service_num_deserialization_threads = 0;
   int num_scanner_threads = 0; // 0: logical CPUs
+  double runtime_filter_wait_time_ms = 1000; // how long a scan waits for its runtime filters; 0: not at all
+  int64_t runtime_bloom_filter_size = 1048576; // bytes of a runtime filter on the wire
 };
 
 // CPU per row of each operator class (ns of one hardware thread alone on a core), and the
@@ -120,6 +122,15 @@ enum class OpKind {
   consume   // exchange-only form: the consumer above a receiver
 };
 
+// A runtime filter a scan applies: produced by a join's build (in any fragment of the query), it
+// keeps `keep` of the scan's rows. The scan's `rows` already counts every filter applied.
+struct RuntimeFilterSpec {
+  std::string join;  // the producing join's operator id
+  int fragment = -1; // where that join is: fragment index, operator index
+  int op = -1;
+  double keep = 1;
+};
+
 struct OpSpec {
   OpKind kind = OpKind::select;
   std::string id;
@@ -130,6 +141,7 @@ struct OpSpec {
   double rows_read = 0;                 // rows read before predicates
   int64_t scan_ranges = 0;              // 0: as many as instances want
   std::vector<double> instance_weights; // share of the scan per instance (empty: even)
+  std::vector<RuntimeFilterSpec> runtime_filters;
   // exchange leaf
   int exchange = -1;                    // index in the query's exchanges
   // joins

@@ -67,10 +67,14 @@ int64_t planned_batch_bytes(const ExchangeSpec& e) {
   return uncompressed_bytes(rows, e.shape);
 }
 
-json path_json(const Path& p) {
+// A query without runtime filters has no such wait: its breakdown keeps the keys it always had.
+json path_json(const Path& p, bool runtime_filters = false) {
   json out = json::object();
-  for (size_t i = 0; i < kPathParts; ++i)
-    out[path_part_key(static_cast<PathPart>(i))] = p.get(static_cast<PathPart>(i));
+  for (size_t i = 0; i < kPathParts; ++i) {
+    const auto part = static_cast<PathPart>(i);
+    if (part == PathPart::runtime_filter_wait && !runtime_filters) continue;
+    out[path_part_key(part)] = p.get(part);
+  }
   return out;
 }
 
@@ -194,19 +198,34 @@ json query_result(const QueryRuntime& q, const json& exchanges) {
     return out;
   }
   json fragments = json::array();
-  for (size_t f = 0; f < spec.fragments.size(); ++f)
-    fragments.push_back({{"id", spec.fragments[f].id},
-                         {"instances", q.fragment_stats[f].instances},
-                         {"cpu_s", q.fragment_stats[f].cpu_s},
-                         {"end_s", q.fragment_stats[f].end_s}});
+  int64_t passed_before_filters = 0;
+  int filter_timeouts = 0;
+  for (size_t f = 0; f < spec.fragments.size(); ++f) {
+    const FragmentStats& fs = q.fragment_stats[f];
+    json fj = {{"id", spec.fragments[f].id}, {"instances", fs.instances}, {"cpu_s", fs.cpu_s}, {"end_s", fs.end_s}};
+    bool filtered = false;
+    for (const OpSpec& o : spec.fragments[f].ops)
+      filtered = filtered || !o.runtime_filters.empty();
+    if (filtered) {
+      fj["rows_passed_before_filters"] = fs.rows_passed_before_filters;
+      fj["runtime_filter_timeouts"] = fs.runtime_filter_timeouts;
+    }
+    passed_before_filters += fs.rows_passed_before_filters;
+    filter_timeouts += fs.runtime_filter_timeouts;
+    fragments.push_back(std::move(fj));
+  }
   out.update({{"start_s", q.start_s},
               {"end_s", q.end_s},
               {"exchange_span_s", end - start},
               {"runtime_s", q.end_s - q.start_s},
               {"status", status},
               {"error", error},
-              {"breakdown", path_json(breakdown)},
+              {"breakdown", path_json(breakdown, q.has_runtime_filters)},
               {"fragments", fragments}});
+  if (q.has_runtime_filters) {
+    out["rows_passed_before_filters"] = passed_before_filters;
+    out["runtime_filter_timeouts"] = filter_timeouts;
+  }
   if (!spec.expected_json.empty()) out["expected"] = parse_or_empty(spec.expected_json);
   return out;
 }

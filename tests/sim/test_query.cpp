@@ -143,3 +143,55 @@ TEST_CASE("query: the breakdown sums to the runtime", "[sim][query]") {
   CHECK(sum == Approx(runtime(r)).epsilon(1e-9));
   CHECK(r["queries"][0]["breakdown"]["startup_s"].get<double>() == Approx(0.15).epsilon(1e-9));
 }
+
+TEST_CASE("query: a scan waiting for a global runtime filter puts the wait on the critical path", "[sim][query]") {
+  // Join "3" on executor 1 builds 1024 rows (one batch) at 10 us + 300 us a row: its build ends at
+  // 0.31744 s. Its filter (no bytes) reaches the coordinator (executor 0) and from it executor 2
+  // one round trip later, where a scan of 10240 rows waits for it (up to 2 s), then reads at 10 us
+  // a row (0.1024 s) into the root's union on executor 0. The query's critical path goes through
+  // that scan: its wait is 0.31744 + 390 us, and it passes exactly its rows.
+  auto leaf = [](const char* id, const char* x) { return json{{"op", "exchange"}, {"id", id}, {"exchange", x}}; };
+  auto hash = [](const char* id) { return json{{"id", id}, {"partitioning", "HASH_PARTITIONED"}, {"fixed_row_bytes", 16}}; };
+  json q = {{"name", "q"},
+            {"fragments",
+             {{{"id", "FJ"},
+               {"executors", 1},
+               {"first_executor", 1},
+               {"root",
+                {{"op", "hash_join"},
+                 {"id", "3"},
+                 {"rows", 10},
+                 {"probe", scan("4", 10)},
+                 {"build", scan("2", 1024)}}},
+               {"sink", {{"exchange", "xj"}}}},
+              {{"id", "FP"},
+               {"executors", 1},
+               {"first_executor", 2},
+               {"root", {{"op", "scan"}, {"id", "0"}, {"rows", 10240}, {"runtime_filters", {{{"join", "3"}, {"keep", 0.5}}}}}},
+               {"sink", {{"exchange", "xp"}}}},
+              {{"id", "FR"},
+               {"executors", 1},
+               {"root", {{"op", "union"}, {"id", "5"}, {"rows", 10250}, {"inputs", {leaf("6", "xj"), leaf("7", "xp")}}}},
+               {"sink", {{"result", true}}}}}},
+            {"exchanges", {hash("xj"), hash("xp")}}};
+  const json r = simulate_doc(v2({{"executors", 3}},
+                                 {{"compression", false},
+                                  {"num_scanner_threads", 1},
+                                  {"runtime_filter_wait_time_ms", 2000},
+                                  {"runtime_bloom_filter_size", 0}},
+                                 {{"scan_ns_per_row", 10000}, {"join_build_ns_per_row", 300000}}, q));
+  const json& qr = r["queries"][0];
+  const double wait = 1024 * 310e-6 + 390e-6;
+  show("critical path waiting for the runtime filter (s)", wait, qr["breakdown"]["runtime_filter_wait_s"].get<double>());
+  show("query runtime_s: the wait, then the scan", wait + 0.1024, runtime(r));
+  CHECK(qr["breakdown"]["runtime_filter_wait_s"].get<double>() == Approx(wait).epsilon(1e-6));
+  CHECK(runtime(r) == Approx(wait + 0.1024).epsilon(0.02));
+  CHECK(qr["rows_passed_before_filters"] == 0);
+  CHECK(qr["runtime_filter_timeouts"] == 0);
+  CHECK(qr["fragments"][1]["rows_passed_before_filters"] == 0);
+  CHECK_FALSE(qr["fragments"][0].contains("rows_passed_before_filters"));
+  // A query without filters keeps the breakdown it always had.
+  const json plain = simulate_doc(v2({{"executors", 2}}, {{"compression", false}}, json::object(), scan_aggregate(1e4)));
+  CHECK_FALSE(plain["queries"][0]["breakdown"].contains("runtime_filter_wait_s"));
+  CHECK_FALSE(plain["queries"][0].contains("rows_passed_before_filters"));
+}

@@ -127,3 +127,60 @@ TEST_CASE("an integer past an int's range is refused, not wrapped", "[unit][scen
   seeds["seed"] = 9007199254740993ULL; // 2^53 + 1: a double would make it 2^53
   CHECK(build_scenario(seeds, "t.json").seed == 9007199254740993ULL);
 }
+
+namespace {
+// A scan in fragment F1 filtered by a join in fragment F0.
+json filtered(json filter) {
+  return {{"schema_version", 2},
+          {"queries",
+           {{{"name", "q50"},
+             {"fragments",
+              {{{"id", "F0"},
+                {"root",
+                 {{"op", "hash_join"},
+                  {"id", "12"},
+                  {"rows", 10},
+                  {"probe", {{"op", "scan"}, {"id", "1"}, {"rows", 10}}},
+                  {"build", {{"op", "scan"}, {"id", "2"}, {"rows", 10}}}}},
+                {"sink", {{"exchange", "x"}}}},
+               {{"id", "F1"},
+                {"root",
+                 {{"op", "hash_join"},
+                  {"id", "13"},
+                  {"rows", 10},
+                  {"probe", {{"op", "scan"}, {"id", "3"}, {"rows", 10}, {"runtime_filters", {filter}}}},
+                  {"build", {{"op", "exchange"}, {"id", "4"}, {"exchange", "x"}}}}},
+                {"sink", {{"result", true}}}}}},
+             {"exchanges", {{{"id", "x"}, {"partitioning", "UNPARTITIONED"}}}}}}}};
+}
+} // namespace
+
+TEST_CASE("runtime filters: the join is resolved in any fragment, keep and keys are checked", "[unit][scenario]") {
+  const Scenario sc = build_scenario(filtered({{"join", "12"}, {"keep", 0.4}}), "t.json");
+  const OpSpec& scan = sc.queries.at(0).fragments.at(1).ops.at(1);
+  REQUIRE(scan.runtime_filters.size() == 1);
+  CHECK(scan.runtime_filters[0].fragment == 0);
+  CHECK(scan.runtime_filters[0].op == 0);
+  CHECK(scan.runtime_filters[0].keep == 0.4);
+  // The flags' defaults, not written into the settings.
+  CHECK(sc.flags.runtime_filter_wait_time_ms == 1000);
+  CHECK(sc.flags.runtime_bloom_filter_size == 1048576);
+  CHECK_FALSE(sc.settings.at("flags").contains("runtime_filter_wait_time_ms"));
+
+  const std::string at = "t.json: queries[0].fragments[1].root.probe.runtime_filters[0]";
+  CHECK(error_of(filtered({{"join", "99"}, {"keep", 0.4}})).find(at + ".join: no hash_join (or nested_loop_join) with id "
+                                                                     "\"99\" in query q50") != std::string::npos);
+  CHECK(error_of(filtered({{"join", "3"}, {"keep", 0.4}})).find(at + ".join: no hash_join") != std::string::npos);
+  CHECK(error_of(filtered({{"join", "12"}, {"keep", 0}})).find(at + ".keep: expected a fraction in (0, 1]") !=
+        std::string::npos);
+  CHECK(error_of(filtered({{"join", "12"}, {"keep", 1.5}})).find(at + ".keep: expected a fraction in (0, 1]") !=
+        std::string::npos);
+  CHECK(error_of(filtered({{"join", "12"}})).find(at + ".keep: required") != std::string::npos);
+  CHECK(error_of(filtered({{"join", "12"}, {"keep", 0.5}, {"kind", "bloom"}})).find(at + ".kind: unknown key") !=
+        std::string::npos);
+  json doc = filtered({{"join", "12"}, {"keep", 0.5}});
+  doc["queries"][0]["fragments"][0]["root"]["probe"]["runtime_filters"] = json::array();
+  doc["queries"][0]["fragments"][0]["root"]["runtime_filters"] = json::array();
+  CHECK(error_of(doc).find("queries[0].fragments[0].root.runtime_filters: not used by a hash_join operator") !=
+        std::string::npos);
+}

@@ -21,8 +21,10 @@ import zlib
 
 from tools.tpcds import EXECUTORS, PlanError
 from tools.tpcds.ddl import TABLE_ROWS, scan_ranges_sf100
+from tools.tpcds.filters import scan_filters
 from tools.tpcds.plans import EXCHANGE_KINDS
-from tools.tpcds.rowsize import exchange_row
+from tools.tpcds.compression import exchange_ratio
+from tools.tpcds.rowsize import exchange_row_small_strings
 from tools.tpcds.scaling import fmt_rows
 
 KIND_TO_PARTITIONING = {"HASH": "HASH_PARTITIONED", "BROADCAST": "UNPARTITIONED", "UNPARTITIONED": "UNPARTITIONED",
@@ -206,6 +208,11 @@ class Converter:
                      "scan_ranges": self.shape.scan_ranges(n)[0]}
             if n.nid in self.weights:
                 inner["instance_weights"] = self.weights[n.nid]
+            rfs, note = scan_filters(n)
+            if rfs:
+                inner["runtime_filters"] = [{"join": str(j.nid), "keep": round(keep, 6)} for j, keep, _ in rfs]
+                if note not in n.rule:
+                    n.rule += "; " + note
         elif k in ("HASH JOIN", "NESTED LOOP JOIN"):
             inner = {"op": "hash_join" if k == "HASH JOIN" else "nested_loop_join", "id": nid, "rows": rows_inner,
                      "probe": self.op(n.children[0])}
@@ -266,13 +273,16 @@ class Converter:
 
     def exchange(self, x):
         kind = exchange_kind(x)
-        fixed, var, tuples, how = exchange_row(self.sizes, x)
+        fixed, var, tuples, how = exchange_row_small_strings(self.sizes, x, self.schema)
+        ratio, lz4_how = exchange_ratio(self.sizes, x, self.schema)
         e = {"id": self.xid(x), "partitioning": KIND_TO_PARTITIONING[kind]}
         if kind == "MERGING":
             e["merging"] = True
         e["fixed_row_bytes"] = fixed
         e["var_row_bytes"] = var
         e["tuples_per_row"] = min(64, tuples)
+        e["compression_ratio"] = round(ratio, 4)
+        how += "; C1 " + lz4_how
         send = self.shape.frag_of[x.children[0].nid].fid
         recv = self.shape.frag_of[x.nid].fid
         e["source"] = ("%s %s, node %d:%s %s%s; sender %s, receiver %s; rows: what %s's pipeline emits "

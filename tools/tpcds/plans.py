@@ -43,6 +43,7 @@ class Fragment:
         self.line = line
         self.adjusted = rest.strip()
         self.join_build = False   # a JOIN BUILD fragment (separate build, processing-cost or mt_dop plans)
+        self.details = []         # the header's detail lines (a JOIN BUILD's build expressions, filters)
 
 
 class Node:
@@ -244,6 +245,8 @@ def parse_lines(lines, offset, where):
         s = ln.lstrip("| ")
         if pending_frag is not None and s == "JOIN BUILD":
             pending_frag.join_build = True
+        if pending_frag is not None and current is None and s:
+            pending_frag.details.append(s)
         if current is not None:
             if s == "":
                 current = None

@@ -1,6 +1,6 @@
 """scenarios/tpcds_sf100/README.md: how every number of the workload was derived."""
 
-from tools.tpcds import EXECUTORS
+from tools.tpcds import EXECUTORS, compression
 from tools.tpcds.ddl import BLOCK_BYTES, TABLE_ROWS
 from tools.tpcds.fragments import PARALLEL_MT_DOP
 from tools.tpcds.scaling import MN_OVERRIDES, SCALE_RULES, fmt_ratio
@@ -140,9 +140,35 @@ def render_readme(scenario, sm):
         "from SF3000 on 10 hosts to SF100 on 5, a build that scales like a fact or like customer keeps its "
         "comparison within a factor 2, while from SF1 on 3 hosts the dimensions' weight falls 5 to 60 times; "
         "(4) PARALLELPLANS of the top level is the only mt_dop>0 planning with the same statistics. Known "
-        "limits: the mt_dop>0 plans were costed at MT_DOP=2, and at mt_dop=8 the sqrt(dop) penalty on "
-        "broadcast builds is twice as large, so Impala may partition more joins than `parallel` does; the "
-        "processing-cost mode may have chosen join orders differently from a plain mt_dop=0 planning.")
+        "limit: the processing-cost mode may have chosen join orders differently from a plain mt_dop=0 "
+        "planning. The mt_dop>0 plans were costed at MT_DOP=2 and 10 executors, the mt_dop=0 ones for 10 "
+        "executors: rule J3 (next) re-decides every join for the measured cluster.")
+    add("")
+    jd = scenario["provenance"]["join_distribution"]
+    add("**Joins re-decided for the measured cluster (rule J3).** Impala chooses each hash join's distribution "
+        "by comparing costs that depend on the rows and on the probe fragment's hosts "
+        "(`DistributedPlanner.createHashJoinFragment` and `computeJoinDistributionMode`, apache/impala "
+        "b21595276c, DistributedPlanner.java 616-724 and 766-805): broadcast = B x N + B x N x "
+        "trunc(max(1, sqrt(probe instances per host))) (the second factor only at mt_dop > 1, else 1), "
+        "partitioned = P + B + B (P or B left out for a side already partitioned on its keys), where B and P are "
+        "the build and probe rows x (planner row size + 4 bytes per tuple) and N the probe fragment's hosts; "
+        "broadcast when it costs at most as much and 1.1 x B is at most BROADCAST_BYTES_LIMIT (32 GiB); right "
+        "outer, right semi, right anti and full outer joins are always partitioned. The plans were made for 10 "
+        "executors at SF3000; the workload re-decides every join at SF100 on 5 executors "
+        "(`tools/tpcds/joins.py`) and rebuilds the fragments around a changed choice as the planner does (a "
+        "partitioned join gets a fragment hash-partitioned on its probe keys, fed by hash exchanges on both "
+        "sides; a broadcast join moves into its probe fragment). The rule is first checked on the plans "
+        "themselves: at each plan's own SF3000 estimates and printed host counts it reproduces the printed "
+        "choice for all but a few joins, and those keep their printed choice (the planner saw something the "
+        "rule does not model). `provenance.join_distribution` lists every change:")
+    add("")
+    add(md_table(["plan", "hash joins", "changed", "kept as printed", "changed joins (query:join)"], [
+        [k + " (" + v["section"] + ")", str(v["joins"]), str(v["changed"]), str(len(v["kept_as_printed"])),
+         ", ".join(v["changed_joins"]) or "none"] for k, v in jd.items()]))
+    add("")
+    add("The parallel plan is re-decided at mt_dop=8, the measured `mt_dop` (calibration-data.md A), where "
+        "the broadcast's hash-table cost is doubled (trunc(sqrt(8)) = 2). q72 keeps its profile's plan (rule "
+        "M1) and the eight derived variants keep their base plans' choices.")
     add("")
     add("One exception: **q72 takes its shape and rows from its real profile** (rule M1, below).")
     add("")
@@ -150,7 +176,9 @@ def render_readme(scenario, sm):
     add("")
     add(md_table(["plan node", "scenario operator", "notes"], [
         ["`SCAN HDFS`", "`scan`", "`rows` after predicates and runtime filters, `rows_read` = the rows of the "
-         "partitions read, `scan_ranges` (below)"],
+         "partitions read, `scan_ranges` (below), `runtime_filters` = the plan's filters on the scan (`RFnnn -> "
+         "column`) with their producing join and the share each keeps (rule F1): the scan waits for them up "
+         "to `runtime_filter_wait_time_ms` and passes the rows they would reject until they arrive"],
         ["`HASH JOIN`, `NESTED LOOP JOIN`", "`hash_join`, `nested_loop_join`", "first child `probe`, second "
          "`build` (inline at mt_dop=0; `{\"fragment\": ...}` and `shared` (broadcast) in `parallel`)"],
         ["`AGGREGATE [STREAMING]`", "`aggregate`, phase `streaming`", "`groups` when a merge aggregation "
@@ -257,9 +285,34 @@ def render_readme(scenario, sm):
     add("- `fixed_row_bytes` = sum over the exchange's `tuple-ids` of each tuple's slots (INT, DATE, DECIMAL(7,2): "
         "4; BIGINT, DECIMAL(17,2): 8; DECIMAL(38,x), TIMESTAMP: 16; STRING: 12) plus one null bit per slot, "
         "rounded up to bytes (`TupleDescriptor.computeMemLayout`);")
-    add("- `var_row_bytes` = the average length (`avgColLen` of `stats-3TB.json`) of every STRING slot; for a "
-        "multi-class aggregation's row (ROLLUP, several DISTINCTs), where each row carries one class's tuple, "
-        "the mean over classes (its fixed size still counts every class, as Impala's does);")
+    add("- `var_row_bytes` (rule S2) = the string bytes a serialized batch carries: since IMPALA-12373 (Impala "
+        "4.4; `smallable-string.h`, `Tuple::TryDeepCopyStringSlot`) a string of at most 11 bytes lives inside "
+        "its 12-byte slot when a row is copied into an outbound batch and adds nothing; a longer one adds its "
+        "length (the expected bytes over the column's lengths, taken uniform between bounds set by `avgColLen` "
+        "and `maxColLen` of `stats-3TB.json`; `rowsize.exchange_row_small_strings`). For a multi-class "
+        "aggregation's row (ROLLUP, several DISTINCTs), where each row carries one class's tuple, the mean over "
+        "classes (its fixed size still counts every class, as Impala's does). The q72 profile's bytes per row "
+        "match this to the byte on its exchanges 26, 29 and 31, which counting every string's length would "
+        "overstate by 7.5 to 10 bytes;")
+    add("- `compression_ratio` (rule C1) = LZ4's ratio for what the row holds (`tools/tpcds/compression.py`): "
+        "its raw tuple bytes split into four classes, each with one ratio, weighted by bytes. Impala compresses "
+        "a batch's tuple data as one LZ4 block (`OutboundRowBatch::TryCompress`) and a hash sender copies every "
+        "tuple of every row (IMPALA-13509), so a dimension tuple joined onto many rows repeats in the batch. "
+        "The classes and their ratios, fitted by least squares (weights: raw bytes on compressed channels) to "
+        "the per-exchange ratios of the q72 profile, each solved from its senders' and from its receivers' "
+        "counters (the two agree within 0.01): %s. 4 parameters on %d exchanges; measured against derived:" % (
+            "; ".join("`%s` %.4f (%s)" % (c, compression.CLASS_RATIOS[c], compression.CLASS_WHAT[c])
+                      for c in compression.CLASSES),
+            sum(1 for v in compression.EVIDENCE.values() if v[7])))
+    add("")
+    add(md_table(["q72 exchange", "kind", "rows", "measured", "derived", "residual", "fitted"], [
+        [str(x), v[0], n(v[1]), "%.4f" % v[4], "%.4f" % v[5], "%+.4f" % v[6], "yes" if v[7] else
+         "no (batches too small for LZ4)"] for x, v in sorted(compression.EVIDENCE.items())]))
+    add("")
+    add("  `repeat` rests on exchange 28 alone (inventory rows in date order, each repeated by the week join), so "
+        "hash exchanges whose dimension tuples repeat less may compress worse than it says; each exchange's "
+        "`source` gives its classes. The pooled `exchange_defaults.compression_ratio` below is kept as the "
+        "default for an exchange without its own;")
     add("- `tuples_per_row` = the number of tuple ids.")
     add("")
     add("The plans do not list a tuple's slots. Each plan node prints its row-size, the planner's average "

@@ -286,3 +286,104 @@ def exchange_row(sizes, node):
         var = sum(l.var for l in lays)
         how = "tuples " + ", ".join("%s (%s)" % (l.tid, l.how) for l in lays)
     return max(1, int(math.ceil(fixed - 1e-9))), int(round(var)), len(node.tuple_ids), how
+
+
+# --------------------------------------------------------------------------
+# Short strings on the wire (rule S2)
+# --------------------------------------------------------------------------
+
+# Impala's small-string optimisation (IMPALA-12373, in Impala 4.4.0 and later): a STRING/VARCHAR
+# slot is 12 bytes (a SmallableString: an 8-byte pointer and a 4-byte length), and a string of at
+# most SMALL_LIMIT = 11 bytes can be stored inside those 12 bytes (11 characters and a length byte
+# whose top bit marks the small form; be/src/runtime/smallable-string.h). When a tuple is copied
+# into an outbound row batch, Tuple::TryDeepCopyStringSlot calls Smallify() on every string slot
+# first and copies the characters out of the slot only when that fails (be/src/runtime/tuple-ir.cc),
+# so a serialized row batch carries no var-len bytes for strings of 11 bytes or less.
+SMALL_STRING_LIMIT = 11
+# Effect on the workload as generated at this commit (compression.survey, mt_dop=0): 241 of the 585 hash
+# exchanges carry fewer string bytes per row (1 to 52 B, median 10 B, 2,476 B summed over them), hash bytes
+# 511.7 GB -> 485.9 GB (-5.0%); broadcasts 220 of 737, -13.7%; merging 49 of 89, -3.0%. Most of it is
+# i_category, i_class, c_first_name, c_last_name, i_brand, s_store_name (strings of 4 to 16 characters).
+
+
+def external_string_bytes(avg_len, max_len=None, limit=SMALL_STRING_LIMIT):
+    """Expected bytes a string slot adds outside its 12 bytes on the wire: the mean over the column's
+    lengths of the length where it exceeds `limit`, 0 where it fits in the slot.
+
+    The statistics give only the average and the maximum length (stats-3TB.json avgColLen, maxColLen),
+    so the lengths are taken as uniform over the integers lo..hi that have that mean: hi = max_len and
+    lo = 2 x avg - max_len; when that would be negative (a mean below half the maximum: a long tail),
+    lo = 0 and hi = 2 x avg (the mean kept, the rare maximum dropped). Without a maximum every string
+    has the average length. Examples: maxColLen <= 11 (d_date as text, cd_marital_status,
+    hd_buy_potential): 0; i_item_desc (avg 100.6, max 200: lengths 1..200): 100.3; w_warehouse_name
+    (avg 16.0, max 20: 12..20): 16.0, all out of line."""
+    avg = float(avg_len or 0.0)
+    if avg <= 0:
+        return 0.0
+    if max_len is None or max_len <= 0:
+        return avg if avg > limit else 0.0
+    if max_len <= limit:
+        return 0.0
+    hi = float(max_len)
+    lo = 2.0 * avg - hi
+    if lo < 0:
+        lo, hi = 0.0, 2.0 * avg
+    lo_i, hi_i = int(round(lo)), int(round(hi))
+    if hi_i <= lo_i:
+        return avg if avg > limit else 0.0
+    n = hi_i - lo_i + 1
+    first = max(lo_i, limit + 1)
+    if first > hi_i:
+        return 0.0
+    # sum of the integers first..hi_i over the n equally likely lengths, scaled so that the lengths'
+    # mean is the average again (rounding lo and hi to integers moves it by up to half a byte)
+    return (first + hi_i) * (hi_i - first + 1) / 2.0 / n * avg / ((lo_i + hi_i) / 2.0)
+
+
+SUBSTR_RE = re.compile(r"^(?:substr|substring)\((?:[a-z_0-9]+\.)?([a-z]+_[a-z0-9_]+), \d+, (\d+)\)$")
+
+
+def slot_external_bytes(schema, slot):
+    """(external bytes, how) of one slot on the wire under the small-string rule.
+
+    A column slot takes its column's avgColLen and maxColLen (stats-3TB.json); a computed
+    substr(column, a, n) at most n of the column's characters (its average as the Slot has it, its
+    maximum n); any other string (a literal, a computed string) has one length, its average. Slots
+    without string bytes (fixed-size types, aggregates) add nothing."""
+    if slot.var <= 0:
+        return 0.0, "no string bytes"
+    col = schema.column(slot.name) if re.match(r"^[a-z0-9_.]+$", slot.name) else None
+    if col is not None and col.string:
+        mx = schema.stats.get(col.table, {}).get("columns", {}).get(col.name, {}).get("maxColLen")
+        return external_string_bytes(slot.var, mx), "column %s avg %.1f max %s" % (col.name, slot.var, mx)
+    m = SUBSTR_RE.match(slot.name)
+    if m:
+        return external_string_bytes(slot.var, int(m.group(2))), "substr avg %.1f max %s" % (slot.var, m.group(2))
+    return (slot.var if slot.var > SMALL_STRING_LIMIT else 0.0), "one length %.1f" % slot.var
+
+
+def layout_external_bytes(schema, layout):
+    """String bytes a tuple carries outside its slots on the wire (small strings inside them)."""
+    return sum(slot_external_bytes(schema, s)[0] for s in layout.slots)
+
+
+def exchange_row_small_strings(sizes, node, schema=None):
+    """(fixed_row_bytes, var_row_bytes, tuples_per_row, how): exchange_row with the string bytes
+    counted as Impala serializes them since IMPALA-12373 (Impala 4.4): a string of at most 11 bytes
+    lives inside its 12-byte slot and adds nothing; a longer one adds its length (the expected bytes
+    over the column's length range, external_string_bytes). fixed_row_bytes and tuples_per_row are
+    exchange_row's (the slots are 12 bytes either way, and batch capacity does not count strings).
+    `schema`: the ddl.Schema when `sizes` has none (the derived variants' layouts)."""
+    schema = schema or sizes.schema
+    fixed, _, tuples, _ = exchange_row(sizes, node)
+    lays = [sizes.layouts[RowSizes.tid(t)] for t in node.tuple_ids if RowSizes.tid(t) in sizes.layouts]
+    per = [layout_external_bytes(schema, l) for l in lays]
+    classes = node.children[0].classes if node.children else 0
+    if classes > 1 and lays:
+        var = sum(per) / len(lays)
+        how = "%d class tuples, strings of one class per row, small strings inside their slots" % len(lays)
+    else:
+        var = sum(per)
+        how = "strings over %d bytes out of line: %s" % (SMALL_STRING_LIMIT, ", ".join(
+            "%s %.1f B" % (l.tid, p) for l, p in zip(lays, per)))
+    return fixed, int(round(var)), tuples, how

@@ -41,6 +41,53 @@ MN_OVERRIDES = {
 }
 
 
+def preagg_output(groups, rows_in, instances):
+    """Rule A3: what a streaming pre-aggregation emits, as Impala's planner estimates it
+    (AggregationNode.estimatePreaggCardinality, IMPALA-2945, Impala 4.5+; apache/impala
+    b21595276c AggregationNode.java 336-348, 445-479): each of its `instances` sees
+    ceil(rows_in / instances) rows whose keys fall uniformly on `groups` values, so it keeps
+    the expected number of distinct keys among them, groups x (1 - (1 - 1/groups)^n), rounded
+    up; the total is at most its input. With one instance, or no more rows than groups, it is
+    min(rows_in, groups). Returns (groups per instance, rows out in total)."""
+    if rows_in <= 0:
+        return 0.0, 0.0
+    instances = max(1, int(instances))
+    if instances == 1 or rows_in <= groups:
+        out = min(rows_in, groups)
+        return out / instances, out
+    g = max(1.0, groups)
+    n = math.ceil(rows_in / instances)
+    per = float(math.ceil(g * -math.expm1(n * math.log1p(-1.0 / g)))) if g > 1 else 1.0
+    per = min(per, n)
+    out = min(rows_in, per * instances)
+    return out / instances, out
+
+
+# Rule A4: the calendar bounds the groups of date_dim columns. date_dim has one row per day, so
+# the rows of a date_dim scan are days; in D consecutive days a column that numbers a unit of u
+# days (absolute: d_year, d_month_seq, d_week_seq, d_date) takes at most ceil(D / u) + 1 values, a
+# cyclic one (d_moy, d_qoy, d_dow, d_dom) at most its cycle; a grouping of several takes the finest.
+DATE_UNITS = {"d_date_sk": (1, None), "d_date": (1, None), "d_dom": (1, 31), "d_dow": (1, 7),
+              "d_week_seq": (7, None), "d_moy": (30.44, 12), "d_month_seq": (30.44, None),
+              "d_qoy": (91.31, 4), "d_quarter_seq": (91.31, None), "d_year": (365.25, None)}
+
+
+def date_groups(cols, days):
+    """Distinct values of the date_dim columns `cols` within `days` consecutive days, or None
+    when a column is not one the calendar bounds."""
+    if not cols or any(c not in DATE_UNITS for c in cols):
+        return None
+    unit = min(DATE_UNITS[c][0] for c in cols)
+    absolute = any(DATE_UNITS[c][1] is None for c in cols)
+    n = math.ceil(days / unit) + (1 if unit > 1 else 0)
+    if not absolute:
+        cycle = 1
+        for c in cols:
+            cycle *= DATE_UNITS[c][1]
+        n = min(n, cycle)
+    return float(max(1, min(n, days)))
+
+
 # --------------------------------------------------------------------------
 # Row-count scaling from SF3000 to SF100
 # --------------------------------------------------------------------------
@@ -191,8 +238,63 @@ class Scaler:
             return m.card * r, "merge aggregation %d keeps %s of %s input rows: groups x%s (input ratio)" % (
                 m.nid, fmt_rows(m.card), fmt_rows(src.card), fmt_ratio(r))
         gr, cols, notes = self.group_ratio(m)
-        return m.card * gr, "merge aggregation %d has %s groups: x%s (group columns%s)" % (
+        groups = m.card * gr
+        why = "merge aggregation %d has %s groups: x%s (group columns%s)" % (
             m.nid, fmt_rows(m.card), fmt_ratio(gr), ": " + "; ".join(notes) if notes else ": none grow")
+        cap = self.tuple_cap(node, cols)
+        if cap is not None and cap[0] < groups:
+            groups = cap[0]
+            why += "; A4 %s" % cap[1]
+        return groups, why
+
+    def tuple_cap(self, node, cols):
+        """Rule A4: the groups of an aggregation whose columns all come from scans below it, at
+        SF100: per table, the product of its columns' distinct values at SF100, at most the rows
+        its scan below `node` outputs (for date_dim, the calendar's count for that many days),
+        multiplied over the tables (Impala's per-tuple cap, IMPALA-13405, with the scans' SF100
+        output as the bound). None when a column's table or scan cannot be found."""
+        scans = {}
+
+        def walk(n):
+            if n.kind == "SCAN HDFS":
+                scans.setdefault(n.table, []).append(n)
+            for c in n.children:
+                walk(c)
+        walk(node)
+        by_table = {}
+        for col in cols:
+            m = re.match(r"^([a-z]+)_([a-z0-9_]+)$", col)
+            if not m or m.group(1) not in COLUMN_PREFIX:
+                return None
+            by_table.setdefault(COLUMN_PREFIX[m.group(1)], []).append(col)
+        if not by_table:
+            return None
+        total = 1.0
+        parts = []
+        for table in sorted(by_table):
+            tcols = sorted(by_table[table])
+            if len(scans.get(table, [])) != 1:
+                return None
+            rows = scans[table][0].card100
+            if table == "date_dim":
+                g = date_groups(tcols, rows)
+                if g is None:
+                    return None
+                how = "%s: %s in %s days" % (",".join(tcols), fmt_rows(g), fmt_rows(rows))
+            else:
+                g = 1.0
+                for c in tcols:
+                    cstats = self.stats[table]["columns"].get(c)
+                    if cstats is None:
+                        return None
+                    r, _ = self.column_ratio(c)
+                    g *= max(1.0, cstats["numDVs"] * r)
+                g = min(g, rows)
+                how = "%s: %s (distinct values at SF100, at most its scan's %s rows)" % (
+                    ",".join(tcols), fmt_rows(g), fmt_rows(rows))
+            total *= g
+            parts.append(how)
+        return total, "per-table cap %s: %s" % (fmt_rows(total), "; ".join(parts))
 
     def scale(self, node):
         for c in node.children:
@@ -252,10 +354,11 @@ class Scaler:
             elif pre is not None:
                 groups, why = pre
                 self.groups[node.nid] = groups
-                node.groups100 = groups
-                node.card100 = min(ch[0].card100, groups * n_inst)
-                node.rule = "A1 streaming pre-aggregation: its groups (%s; %s) once per instance (%d), at " \
-                            "most its input" % (fmt_rows(groups), why, n_inst)
+                per, node.card100 = preagg_output(groups, ch[0].card100, n_inst)
+                node.groups100 = per
+                node.rule = "A1 streaming pre-aggregation of %s groups (%s); A3 each of its %d instance(s) " \
+                            "keeps the distinct keys of its share: %s" % (
+                                fmt_rows(groups), why, n_inst, fmt_rows(node.card100))
             elif below is not None and below.nid in self.groups:
                 groups = self.groups[below.nid]
                 node.card100 = min(ch[0].card100, groups)
@@ -387,6 +490,33 @@ SCALE_RULES = {
                     "rule; the pre-aggregation emits its groups once per instance (`groups` in the scenario, so "
                     "that its rows follow the instance count), at most its input; the merge emits the groups",
     "A2_scalar": "aggregation without grouping: one row per instance of its fragment",
+    "A3_preaggregation": "a streaming pre-aggregation emits, per instance, the expected distinct keys of its "
+                         "share of the input, groups x (1 - (1 - 1/groups)^(rows / instances)), rounded up, at "
+                         "most its input (Impala's planner estimate since 4.5, IMPALA-2945, "
+                         "AggregationNode.estimatePreaggCardinality; the scenario's `groups` is that per-instance "
+                         "count)",
+    "A4_tuple_cap": "the groups of a pre-aggregation are at most, per table its columns come from, the product "
+                    "of those columns' distinct values at SF100 capped at the rows that table's scan below it "
+                    "outputs, multiplied over the tables (Impala's per-tuple cap, IMPALA-13405, with the SF100 "
+                    "scan output as the bound); date_dim columns take the calendar's count for the days the scan "
+                    "keeps (a column numbering units of u days takes at most ceil(days / u) + 1 values, a cyclic "
+                    "one at most its cycle). The derived variants' groupings use the same per-table cap at "
+                    "the tables' SF100 rows",
+    "F1_runtime_filters": "a scan lists the runtime filters its plan applies to it (`runtime_filters`: the "
+                          "producing join and the share of rows each keeps); its `rows` count them all "
+                          "applied, as the plan's `cardinality=X(filtered from Y)` does; the planner's "
+                          "reduction X / Y is split over the producing joins in proportion to what each join "
+                          "keeps of its probe input, a share of 0.9 or more keeps every row (Impala's scanners "
+                          "drop a filter that rejects under 10%), and a scan the plan does not reduce waits "
+                          "for its filters but keeps every row (tools/tpcds/filters.py)",
+    "J3_join_distribution": "every hash join's broadcast or partitioned distribution is re-decided for the "
+                            "target (SF100 rows, 5 executors, the section's mt_dop) by Impala's cost rule "
+                            "(tools/tpcds/joins.py: broadcast 2 x build bytes x probe hosts, x (1 + "
+                            "trunc(sqrt(instances per host))) / 2 at mt_dop > 1, against probe + 2 x build "
+                            "bytes, 4 bytes per tuple added to each row); a join keeps its printed choice where "
+                            "the rule does not reproduce it at the plan's own estimates, or where rebuilding it "
+                            "would move a node that relies on its fragment's partitioning; q72 (profile) and the "
+                            "derived variants keep their plans' choices",
     "U1_union": "union: x (sum of inputs at SF100 / sum at SF3000)",
     "P1_other": "select, sort, analytic, cardinality check: x the input's ratio; an exchange carries what its "
                 "senders emit",

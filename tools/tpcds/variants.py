@@ -35,11 +35,11 @@ import copy
 import os
 
 from tools.tpcds import PlanError
-from tools.tpcds.ddl import TABLE_ROWS
+from tools.tpcds.ddl import SCALE_INDEX, TABLE_ROWS
 from tools.tpcds.fragments import Converter, Shape, PARALLEL_MT_DOP
 from tools.tpcds.plans import EXCHANGE_KINDS, Fragment, Node, parse_plan_file, query_sql
 from tools.tpcds.rowsize import Layout, RowSizes, Slot
-from tools.tpcds.scaling import Scaler
+from tools.tpcds.scaling import Scaler, date_groups, preagg_output
 
 TABLE_ROWS_ITEM = TABLE_ROWS["item"]
 
@@ -179,15 +179,38 @@ class Builder:
         return max(1.0, c.ndv * r)
 
     def groups(self, cols, rows_in, id_rows=None):
-        """Planner estimate of the groups of `cols` at SF100: product of distinct values, at most the
-        input. `id_rows`: distinct values of a computed id column (its source rows)."""
+        """Planner estimate of the groups of `cols` at SF100 (rule A1 with Impala's tuple cap,
+        IMPALA-13405, Impala 4.5+; apache/impala b21595276c AggregationNode.java 500-609): the
+        columns of one table give at most that table's rows (the product of their distinct values
+        capped at its SF100 row count), the tables' caps and the other columns' distinct values
+        multiply, and the whole is at most the input. `id_rows`: distinct values of a computed id
+        column (its source rows)."""
+        per_table = {}
         g = 1.0
         for col in cols:
             v = self.ndv(col)
+            c = self.schema.column(col)
             if v is None:
-                v = id_rows if id_rows is not None else rows_in
-            g *= v
+                g *= id_rows if id_rows is not None else rows_in
+            elif c is None:
+                g *= v
+            else:
+                per_table[c.table] = per_table.get(c.table, 1.0) * v
+        for table, v in sorted(per_table.items()):
+            cap = TABLE_ROWS[table][SCALE_INDEX[100]]
+            if table == "date_dim":
+                days = self.date_days()
+                dg = date_groups(sorted(c for c in cols if self.schema.column(c) is not None
+                                        and self.schema.column(c).table == "date_dim"), days) if days else None
+                if dg is not None:
+                    cap = min(cap, dg)     # rule A4: the calendar of the days the base plan's scan keeps
+            g *= min(v, cap)
         return min(g, rows_in)
+
+    def date_days(self):
+        """Days the base plan's one date_dim scan keeps at SF100, or None (several or none)."""
+        scans = [n for n in self.base.nodes.values() if n.kind == "SCAN HDFS" and n.table == "date_dim"]
+        return scans[0].card100 if len(scans) == 1 and scans[0].card100 else None
 
 
 def _agg_pipeline(b, top, cols, tid, what, groups_of, label=None):
@@ -198,8 +221,10 @@ def _agg_pipeline(b, top, cols, tid, what, groups_of, label=None):
     if cols:
         pre = b.node("AGGREGATE", "[STREAMING]", top.fragment, [top], [tid],
                      "A1 %s: pre-aggregation, its groups once per instance" % what,
-                     lambda sh, n: min(n.children[0].card100, groups_of(n.children[0].card100) * sh.instances(n)),
-                     groups_fn=lambda n: groups_of(n.children[0].card100))
+                     lambda sh, n: preagg_output(groups_of(n.children[0].card100), n.children[0].card100,
+                                                 sh.instances(n))[1],
+                     groups_fn=lambda sh, n: preagg_output(groups_of(n.children[0].card100), n.children[0].card100,
+                                                           sh.instances(n))[0])
         frag = b.fragment("HASH(%s)" % shown)
         x = b.node("EXCHANGE", "[HASH(%s)]" % shown, frag, [pre], [tid], "exchange",
                    lambda sh, n: n.children[0].card100)
@@ -361,7 +386,7 @@ def _derive_rows(b, root, fold, schema, mt_dop):
                 n.card100_nolimit = n.card100
             n.card = n.card100
             if groups_fn is not None:
-                n.groups100 = groups_fn(n)
+                n.groups100 = groups_fn(b.shape, n)
     rec(root)
 
 

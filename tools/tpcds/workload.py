@@ -35,12 +35,16 @@ from tools.tpcds import (CALIBRATION, DEFAULT_OUT, DEFAULT_PLANS, DEFAULT_PROFIL
 from tools.tpcds import profiles as prof  # noqa: E402
 from tools.tpcds.ddl import BLOCK_BYTES, TABLE_ROWS, Schema  # noqa: E402
 from tools.tpcds.fragments import PARALLEL_MT_DOP, Converter, Shape  # noqa: E402
+from tools.tpcds.joins import Redistributor  # noqa: E402
 from tools.tpcds.plans import (ROLLUP_BASES_REPLACED, VARIANT_BASE, parse_plan_file, query_sql,  # noqa: E402
                                select_queries)
 from tools.tpcds.rowsize import RowSizes, exchange_row  # noqa: E402
 from tools.tpcds.scaling import MN_OVERRIDES, SCALE_RULES, Scaler  # noqa: E402
 
 SECTIONS = {"mt_dop=0": ("DISTRIBUTEDPLAN", True, 0), "parallel": ("PARALLELPLANS", False, PARALLEL_MT_DOP)}
+# The mt_dop each section was planned with (impala-plans/README.md: the harness forces MT_DOP=2
+# for PARALLELPLANS): the join rule is checked against the printed choices at these.
+PLANNED_MT_DOP = {"DISTRIBUTEDPLAN": 0, "PARALLELPLANS": 2}
 # A sender instance that sent at least this share of an exchange's rows in a profile marks a skew,
 # which the workload then examines (README "Skew").
 SKEW_SHARE = 0.9
@@ -83,6 +87,11 @@ def build_section(stem, path, section, fold, mt_dop, schema, name):
     plan, data = parse_plan_file(path, section)
     shape = Shape(plan.root, fold, schema, mt_dop)
     Scaler(schema.stats, shape.instances, stem).scale(plan.root)
+    decisions = Redistributor(plan, shape, mt_dop, PLANNED_MT_DOP[section]).run()
+    if any(d.applied for d in decisions):
+        shape = Shape(plan.root, fold, schema, mt_dop)
+        Scaler(schema.stats, shape.instances, stem).scale(plan.root)
+    plan.join_decisions = decisions
     sizes = RowSizes(plan, schema, query_sql(data.decode("utf-8")))
     conv = Converter(shape, sizes, schema, name)
     conv.where = plan.where
@@ -344,10 +353,29 @@ def build_workload(plans, profiles, fitted=None):
         "exchange_defaults": exchange_defaults,
         "queries": [b.doc for b in built],
     }
+    provenance["join_distribution"] = join_decisions(built)
     summary = {"commit": commit, "tpcds": tpcds, "selected": selected, "built": built, "counts": cnt,
                "check": check, "measured": measured, "costs": cost_prov,
                "q72_senders": prof.sender_rows(os.path.join(profiles, PROFILE_Q72)), "fitted": fitted}
     return scenario, summary
+
+
+def join_decisions(built):
+    """Rule J3's outcome per plan section: how many joins changed, and which (query:join printed->now)."""
+    out = {}
+    for key, (section, _, _) in SECTIONS.items():
+        changed, kept, joins = [], [], 0
+        for b in built:
+            plan = b.stats.get("plans", {}).get(key, (None, None))[1]
+            for d in getattr(plan, "join_decisions", []):
+                joins += 1
+                if d.applied:
+                    changed.append("%s:%d %s->%s" % (b.name, d.nid, d.printed.lower(), d.at_target.lower()))
+                elif d.why.startswith("kept as printed"):
+                    kept.append("%s:%d (%s)" % (b.name, d.nid, d.why[len("kept as printed: "):]))
+        out[key] = {"section": section, "joins": joins, "changed": len(changed), "changed_joins": changed,
+                    "kept_as_printed": kept}
+    return out
 
 
 def costs_section(measured, fitted):

@@ -1,0 +1,336 @@
+"""Rule J3: every hash join's distribution (broadcast or partitioned) re-decided for the simulated
+cluster, as Impala's planner decides it, and the plan's fragments rebuilt around the new choice.
+
+The planner tests were planned with SF3000 statistics for 10 executors; the measured cluster has
+5 executors and SF100 data. Impala chooses per join (apache/impala at the plans' commit
+b21595276c, fe/src/main/java/org/apache/impala/planner/DistributedPlanner.java):
+
+- costs (createHashJoinFragment, lines 616-724), with B = build-side rows x serialized row size,
+  P = probe-side rows x serialized row size, a serialized row being the planner's row size plus
+  4 bytes per tuple (ExchangeNode.getAvgSerializedRowSize, ExchangeNode.java 62, 225-228), and
+  N = the number of hosts of the probe fragment (PlanFragment.getNumNodes):
+    broadcast   = B x N + B x N x trunc(max(1, sqrt(instances per host of the probe)))
+                  (the second factor only at mt_dop > 1, USE_DOP_FOR_COSTING's default; else 1)
+    partitioned = (0 if the probe side is already partitioned on the join keys else P)
+                  + (0 if the build side is else B) + B
+- the choice (computeJoinDistributionMode, lines 766-805): right outer, right semi, right anti
+  and full outer joins are always partitioned, null-aware anti joins always broadcast; equal
+  costs take DEFAULT_JOIN_DISTRIBUTION_MODE (broadcast); else broadcast when its cost is at most
+  the partitioned one and 1.1 x B is at most BROADCAST_BYTES_LIMIT (32 GiB).
+
+The rule is checked against the plans themselves: with each plan's own estimates and host counts
+it must give the printed choice. A join where it does not (the planner saw something this rule
+does not model) keeps its printed choice. A join whose choice changes is rebuilt as Impala's
+planner builds it (lines 494-608, 710-722): a broadcast join sits in its probe fragment; a
+partitioned join gets a fragment of its own, hash-partitioned on its probe keys, fed by hash
+exchanges on both sides (no exchange on a side already partitioned on its keys). The nodes above
+the join in the same fragment move with it. A flip that would move a node that relies on its
+fragment's partitioning (a merge aggregation, an analytic function or a partitioned join without
+an exchange of its own) is not made, and says so.
+"""
+
+import math
+import re
+
+from tools.tpcds import PlanError
+from tools.tpcds.plans import EXCHANGE_KINDS, Fragment, Node
+
+NEVER_BROADCAST = ("RIGHT OUTER JOIN", "FULL OUTER JOIN", "RIGHT SEMI JOIN", "RIGHT ANTI JOIN")
+BROADCAST_BYTES_LIMIT = 32 * 2 ** 30    # BROADCAST_BYTES_LIMIT's default (Query.thrift 489-491)
+HASH_TABLE_OVERHEAD = 1.1              # PlannerContext.HASH_TBL_SPACE_OVERHEAD
+PER_TUPLE_BYTES = 4.0                  # ExchangeNode.PER_TUPLE_SERIALIZATION_OVERHEAD
+
+
+def serialized_row_bytes(node):
+    return node.row_size + PER_TUPLE_BYTES * len(node.tuple_ids)
+
+
+def _source(n):
+    return n.children[0] if n.kind in EXCHANGE_KINDS else n
+
+
+def _names(exprs):
+    return frozenset(e.strip().split(".")[-1] for e in exprs)
+
+
+def join_keys(join):
+    """(probe keys, build keys) of a hash join's equality predicates, column names only."""
+    text = join.detail("hash predicates: ")
+    if not text:
+        return None, None
+    left, right = [], []
+    for p in text.split(", "):
+        for op in (" = ", " IS NOT DISTINCT FROM "):
+            if op in p:
+                a, b = p.split(op, 1)
+                left.append(a.strip())
+                right.append(b.strip())
+                break
+    return (left, right) if left else (None, None)
+
+
+def hash_partition(part):
+    m = re.match(r"^HASH\((.*)\)$", part or "")
+    return _names(m.group(1).split(",")) if m else None
+
+
+def _partitioned_on(frag, keys):
+    p = hash_partition(frag.part)
+    return p is not None and keys is not None and p == _names(keys)
+
+
+class Decision:
+    """One join: the printed choice, the rule's at the plan's own estimates and at the target."""
+
+    def __init__(self, join):
+        self.nid = join.nid
+        self.join_type = join.join_type
+        self.printed = join.distribution
+        self.at_plan = None
+        self.at_target = None
+        self.costs = None        # (broadcast, partitioned) at the target, bytes
+        self.applied = False
+        self.why = ""
+
+    def as_text(self):
+        c = "" if self.costs is None else " (broadcast %.3g B, partitioned %.3g B)" % self.costs
+        return "join %d %s: printed %s, rule at the plan's estimates %s, for the target %s%s; %s" % (
+            self.nid, self.join_type.lower(), self.printed, self.at_plan, self.at_target, c, self.why)
+
+
+def costs(join, card, hosts, per_host, mt_dop):
+    """(broadcast, partitioned) costs in bytes, or None when a side has no estimate. `card`
+    names the cardinality attribute; `hosts` and `per_host` are the probe fragment's."""
+    lhs, rhs = join.children[0], join.children[1]
+    ls, rs = _source(lhs), _source(rhs)
+    lc, rc = getattr(ls, card), getattr(rs, card)
+    if lc is None or rc is None or lc < 0 or rc < 0:
+        return None
+    b = rc * serialized_row_bytes(rs)
+    p = lc * serialized_row_bytes(ls)
+    broadcast = b * hosts
+    build = broadcast
+    if mt_dop > 1:
+        build *= int(max(1.0, math.sqrt(per_host)))
+    broadcast += build
+    lkeys, rkeys = join_keys(join)
+    if join.distribution == "PARTITIONED":
+        lnet = p if lhs.kind in EXCHANGE_KINDS else 0.0
+        rnet = b if rhs.kind in EXCHANGE_KINDS else 0.0
+    else:
+        lnet = 0.0 if _partitioned_on(ls.fragment, lkeys) else p
+        rnet = 0.0 if _partitioned_on(rs.fragment, rkeys) else b
+    return broadcast, lnet + rnet + b
+
+
+def choose(join, cost):
+    jt = join.join_type
+    if jt in NEVER_BROADCAST:
+        return "PARTITIONED"
+    if jt.startswith("NULL AWARE"):
+        return "BROADCAST"
+    if cost is None:
+        return "BROADCAST"   # DEFAULT_JOIN_DISTRIBUTION_MODE
+    broadcast, partitioned = cost
+    if broadcast == partitioned:
+        return "BROADCAST"
+    b = cost_build_bytes(join)
+    ok = HASH_TABLE_OVERHEAD * b <= BROADCAST_BYTES_LIMIT
+    return "BROADCAST" if broadcast < partitioned and ok else "PARTITIONED"
+
+
+def cost_build_bytes(join, card="card100"):
+    rs = _source(join.children[1])
+    v = getattr(rs, card)
+    return (v or 0.0) * serialized_row_bytes(rs)
+
+
+class Redistributor:
+    """Re-decides the joins of one parsed, scaled plan for the target placement and rebuilds it."""
+
+    def __init__(self, plan, shape, mt_dop, plan_mt_dop):
+        self.plan = plan
+        self.shape = shape
+        self.mt_dop = mt_dop              # the target's
+        self.plan_mt_dop = plan_mt_dop    # the one the plan was printed with
+        self.next_nid = max(plan.nodes) + 1
+        self.next_fid = max(int(f[1:]) for f in plan.frags) + 1
+        self.decisions = []
+
+    def _target_hosts(self, node):
+        fid = self.shape.frag_of[node.nid].fid
+        hosts = self.shape.place[fid][0]
+        return hosts, max(1, self.shape.inst[fid] // max(1, hosts))
+
+    def run(self):
+        joins = [n for n in self._bottom_up(self.plan.root)
+                 if n.kind == "HASH JOIN" and n.distribution in ("BROADCAST", "PARTITIONED")]
+        for j in joins:
+            d = Decision(j)
+            self.decisions.append(d)
+            ls = _source(j.children[0])
+            at_plan = costs(j, "card", ls.fragment.hosts,
+                            max(1, ls.fragment.instances // max(1, ls.fragment.hosts)), self.plan_mt_dop)
+            # the plan's own estimates: its cardinalities are compared at the same cost scale
+            d.at_plan = self._choose_at(j, at_plan, "card")
+            hosts, per_host = self._target_hosts(ls)
+            d.costs = costs(j, "card100", hosts, per_host, self.mt_dop)
+            d.at_target = choose(j, d.costs)
+            if d.at_plan != d.printed:
+                d.why = "kept as printed: the rule does not reproduce the printed choice at the plan's estimates"
+                continue
+            if d.at_target == d.printed:
+                d.why = "unchanged"
+                continue
+            reason = self._flip(j, d.at_target)
+            if reason:
+                d.why = "kept as printed: " + reason
+            else:
+                d.applied = True
+                d.why = "changed to %s" % d.at_target
+        return self.decisions
+
+    def _choose_at(self, j, cost, card):
+        jt = j.join_type
+        if jt in NEVER_BROADCAST:
+            return "PARTITIONED"
+        if jt.startswith("NULL AWARE"):
+            return "BROADCAST"
+        if cost is None or cost[0] == cost[1]:
+            return "BROADCAST"
+        ok = HASH_TABLE_OVERHEAD * cost_build_bytes(j, card) <= BROADCAST_BYTES_LIMIT
+        return "BROADCAST" if cost[0] < cost[1] and ok else "PARTITIONED"
+
+    def _bottom_up(self, node):
+        out = []
+        for c in node.children:
+            out.extend(self._bottom_up(c))
+        out.append(node)
+        return out
+
+    # -- plan surgery -------------------------------------------------------------------------
+
+    def _in_fragment(self, top, frag, skip=None):
+        """Nodes reachable from `top` without leaving `frag` (exchanges' senders and JOIN BUILD
+        fragments are other fragments), `skip` and its subtree excluded."""
+        out = []
+
+        def walk(n):
+            if n is skip or n.fragment is not frag:
+                return
+            out.append(n)
+            if n.kind in EXCHANGE_KINDS:
+                return
+            for c in n.children:
+                walk(c)
+        walk(top)
+        return out
+
+    def _top_of(self, node):
+        top = node
+        while top.parent is not None and top.parent.fragment is node.fragment:
+            top = top.parent
+        return top
+
+    @staticmethod
+    def _relies_on_partitioning(n):
+        if n.kind == "AGGREGATE" and n.bracket != "[STREAMING]" and n.children and \
+                n.children[0].kind not in EXCHANGE_KINDS and n.group_by:
+            return "aggregation %d merges its groups without an exchange" % n.nid
+        if n.kind == "ANALYTIC":
+            return "analytic %d relies on its fragment's partitioning" % n.nid
+        if n.kind == "HASH JOIN" and n.distribution == "PARTITIONED" and \
+                any(c.kind not in EXCHANGE_KINDS and c.fragment is n.fragment for c in n.children):
+            return "partitioned join %d has an input without an exchange" % n.nid
+        return None
+
+    def _sender_of(self, frag):
+        for n in self.plan.nodes.values():
+            if n.kind in EXCHANGE_KINDS and n.sender is frag:
+                return n
+        return None
+
+    def _new_fragment(self, part, like):
+        f = Fragment("F%02d" % self.next_fid, part, like.hosts, like.hosts, 0, "(rule J3)")
+        self.next_fid += 1
+        self.plan.frags[f.fid] = f
+        return f
+
+    def _new_exchange(self, child, bracket, frag):
+        x = Node(self.next_nid, "EXCHANGE", bracket, 0)
+        self.next_nid += 1
+        x.fragment = frag
+        x.children = [child]
+        x.sender = child.fragment
+        x.card, x.card_text = child.card, "(rule J3)"
+        x.row_size, x.row_size_text = child.row_size, child.row_size_text
+        x.tuple_ids = list(child.tuple_ids)
+        x.details = []
+        self.plan.nodes[x.nid] = x
+        return x
+
+    def _flip(self, j, to):
+        lhs, rhs = j.children[0], j.children[1]
+        lkeys, rkeys = join_keys(j)
+        if lkeys is None:
+            return "no equality keys to partition on"
+        if rhs.kind not in EXCHANGE_KINDS:
+            return "its build side has no exchange"
+        frag = j.fragment
+        top = self._top_of(j)
+        if to == "PARTITIONED":
+            moved = [n for n in self._in_fragment(top, frag, skip=lhs) if n is not j and n is not rhs]
+            if not _partitioned_on(frag, lkeys):
+                for n in moved:
+                    why = self._relies_on_partitioning(n)
+                    if why:
+                        return why
+            rhs.bracket = "[HASH(%s)]" % ",".join(rkeys)
+            j.bracket = "[%s, PARTITIONED]" % j.join_type
+            if _partitioned_on(frag, lkeys):
+                return None
+            new = self._new_fragment("HASH(%s)" % ",".join(lkeys), frag)
+            above = self._sender_of(frag) if top.parent is not None else None
+            x = self._new_exchange(lhs, "[HASH(%s)]" % ",".join(lkeys), new)
+            x.sender = frag
+            x.parent = j
+            lhs.parent = x
+            j.children[0] = x
+            for n in self._in_fragment(top, frag, skip=lhs):
+                n.fragment = new
+            if rhs.fragment is frag:
+                rhs.fragment = new
+            if above is not None:
+                above.sender = new
+            elif top is self.plan.root:
+                raise PlanError("join %d: the root fragment cannot become partitioned" % j.nid)
+            return None
+        # to BROADCAST
+        if lhs.kind in EXCHANGE_KINDS:
+            sender = lhs.sender
+            moved = self._in_fragment(top, frag)
+            for n in moved:
+                if n is j:
+                    continue
+                why = self._relies_on_partitioning(n)
+                if why:
+                    return why
+            if top is self.plan.root:
+                return "its fragment is the root fragment"
+            above = self._sender_of(frag)
+            rhs.bracket = "[BROADCAST]"
+            j.bracket = "[%s, BROADCAST]" % j.join_type
+            child = lhs.children[0]
+            child.parent = j
+            j.children[0] = child
+            del self.plan.nodes[lhs.nid]
+            for n in moved:
+                if n is not lhs:
+                    n.fragment = sender
+            if above is not None:
+                above.sender = sender
+            del self.plan.frags[frag.fid]
+            return None
+        rhs.bracket = "[BROADCAST]"
+        j.bracket = "[%s, BROADCAST]" % j.join_type
+        return None
