@@ -40,6 +40,12 @@ Flags flags_from(const json& f) {
   out.datastream_service_num_deserialization_threads =
       f.at("datastream_service_num_deserialization_threads").get<int>();
   out.num_scanner_threads = f.contains("num_scanner_threads") ? f.at("num_scanner_threads").get<int>() : 0;
+  if (f.contains("runtime_filter_mode")) {
+    const std::string m = f.at("runtime_filter_mode").get<std::string>();
+    out.runtime_filter_mode = m == "OFF" ? RuntimeFilterMode::off
+                              : m == "LOCAL" ? RuntimeFilterMode::local
+                                             : RuntimeFilterMode::global;
+  }
   if (f.contains("runtime_filter_wait_time_ms"))
     out.runtime_filter_wait_time_ms = f.at("runtime_filter_wait_time_ms").get<double>();
   if (f.contains("runtime_bloom_filter_size"))

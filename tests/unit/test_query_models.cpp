@@ -245,3 +245,22 @@ TEST_CASE("filter gate: passes 1/keep per filtered row while the factor is up, r
   CHECK(out == std::llround(70 / 0.3) + 5);
   CHECK(g.passed_before_filters() == out - 75);
 }
+
+TEST_CASE("models alone: RUNTIME_FILTER_MODE LOCAL and OFF: a filter not assigned is neither awaited nor applied",
+          "[unit][query][runtime_filter]") {
+  // The global filter of the case above: under LOCAL or OFF the scan reads at once and passes
+  // 1/keep times its rows all along; under GLOBAL it waits for the filter (before 2 s).
+  const double keep = 0.5, rows = 10 * 1024;
+  for (const char* mode : {"LOCAL", "OFF", "GLOBAL"}) {
+    const json doc = filtered_query(1, 2, rows, keep, {{"runtime_filter_wait_time_ms", 2000}, {"runtime_filter_mode", mode}});
+    const Scenario sc = build_scenario(doc, "t.json");
+    auto run = test::run_models(doc, sc);
+    const QueryRuntime& q = *run->workload->queries.at(0);
+    const bool global = std::string(mode) == "GLOBAL";
+    const auto& w = only_wait(q);
+    CHECK((w.to_s > w.from_s) == global);
+    CHECK(q.filter_arrivals.size() == (global ? 1u : 0u));
+    CHECK(static_cast<double>(q.fragment_stats[1].rows_passed_before_filters) == (global ? 0 : rows * (1 / keep - 1)));
+    CHECK(q.fragment_stats[1].runtime_filter_timeouts == 0);
+  }
+}
