@@ -263,6 +263,14 @@ std::vector<ParamSpec> build_table() {
                                    "means the daemon's default, 1000 ms; here 0 means not waiting)"),
                                  "1000"),
                          2));
+  t.push_back(only_since(derived(choices(P(S::flags, "runtime_filter_mode", T::enumeration, "", null, none, none,
+                                           "which runtime filters scans apply (Impala's query option): GLOBAL "
+                                           "every one, LOCAL only those of a join in the scan's own fragment, "
+                                           "OFF none; a scan passes 1/keep more rows for a filter it does not "
+                                           "apply, and does not wait for it"),
+                                         {"OFF", "LOCAL", "GLOBAL"}),
+                                 "\"GLOBAL\""),
+                         2));
   t.push_back(only_since(derived(P(S::flags, "runtime_bloom_filter_size", T::integer, "bytes", null, 0, 1LL << 30,
                                    "bytes of a runtime filter on its way to the coordinator and from it "
                                    "(Impala's RUNTIME_BLOOM_FILTER_SIZE default; its planner sizes a filter "

@@ -40,6 +40,12 @@ Flags flags_from(const json& f) {
   out.datastream_service_num_deserialization_threads =
       f.at("datastream_service_num_deserialization_threads").get<int>();
   out.num_scanner_threads = f.contains("num_scanner_threads") ? f.at("num_scanner_threads").get<int>() : 0;
+  if (f.contains("runtime_filter_mode")) {
+    const std::string m = f.at("runtime_filter_mode").get<std::string>();
+    out.runtime_filter_mode = m == "OFF" ? RuntimeFilterMode::off
+                              : m == "LOCAL" ? RuntimeFilterMode::local
+                                             : RuntimeFilterMode::global;
+  }
   if (f.contains("runtime_filter_wait_time_ms"))
     out.runtime_filter_wait_time_ms = f.at("runtime_filter_wait_time_ms").get<double>();
   if (f.contains("runtime_bloom_filter_size"))
@@ -509,6 +515,23 @@ void parse_plan(const json& plan, const std::string& plan_path, QuerySpec& q, co
     }
     rf.fragment = it->second.first;
     rf.op = it->second.second;
+    // A scan feeding the join's own build would wait for a filter that needs its rows first.
+    const FragmentSpec& jf = q.fragments[static_cast<size_t>(rf.fragment)];
+    bool on_build_side = j->build_fragment >= 0 && j->build_fragment == r.fragment;
+    if (j->build_fragment < 0 && j->inputs.size() == 2 && r.fragment == rf.fragment) {
+      std::vector<int> todo{j->inputs[1]};
+      while (!todo.empty() && !on_build_side) {
+        const int o = todo.back();
+        todo.pop_back();
+        if (o < 0 || o >= static_cast<int>(jf.ops.size())) continue;
+        on_build_side = o == r.op;
+        for (int c : jf.ops[static_cast<size_t>(o)].inputs)
+          todo.push_back(c);
+      }
+    }
+    if (on_build_side)
+      err.add(r.path + ".join", fmt::format("the scan is on the build side of join \"{}\", whose filter needs its rows",
+                                            rf.join));
   }
   for (size_t i = 0; i < q.fragments.size(); ++i)
     if (q.fragments[i].sink == SinkKind::join_build && q.fragments[i].sink_join_fragment < 0)

@@ -620,6 +620,14 @@ void QueryRuntime::setup_runtime_filters() {
         if (!in->filters[oi]) continue;
         const auto& rfs = f.ops[oi].runtime_filters;
         for (size_t k = 0; k < rfs.size(); ++k) {
+          // A filter the mode does not assign is never applied: the scan neither waits for it nor
+          // removes its rows (RuntimeFilterGenerator.java:1228-1230, 1269-1270).
+          const bool local = rfs[k].fragment == static_cast<int>(fi);
+          if (flags_.runtime_filter_mode == RuntimeFilterMode::off ||
+              (flags_.runtime_filter_mode == RuntimeFilterMode::local && !local)) {
+            in->filters[oi]->missing--;
+            continue;
+          }
           size_t s = 0;
           while (s < filter_sources_.size() &&
                  (filter_sources_[s].fragment != rfs[k].fragment || filter_sources_[s].op != rfs[k].op))
@@ -646,7 +654,7 @@ void QueryRuntime::setup_runtime_filters() {
           c.instance = in->index;
           c.op = static_cast<int>(oi);
           c.host = in->host;
-          c.local = rfs[k].fragment == static_cast<int>(fi);
+          c.local = local;
           if (!c.local) filter_sources_[s].remote = true;
           filter_sources_[s].consumers.push_back(filter_consumers_.size());
           filter_consumers_.push_back(c);

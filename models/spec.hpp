@@ -34,6 +34,8 @@ struct ClusterSpec {
 };
 
 enum class EosFlush { pipelined, serial };
+// Impala's RUNTIME_FILTER_MODE: which runtime filters the planner assigns to scans.
+enum class RuntimeFilterMode { off, local, global };
 
 struct Flags {
   int64_t data_stream_sender_buffer_size = 0;
@@ -46,6 +48,7 @@ struct Flags {
   int datastream_service_num_svc_threads = 0; // 0: logical CPUs
   int datastream_service_num_deserialization_threads = 0;
   int num_scanner_threads = 0; // 0: logical CPUs
+  RuntimeFilterMode runtime_filter_mode = RuntimeFilterMode::global;
   double runtime_filter_wait_time_ms = 1000; // how long a scan waits for its runtime filters; 0: not at all
   int64_t runtime_bloom_filter_size = 1048576; // bytes of a runtime filter on the wire
 };

@@ -88,12 +88,22 @@ json explain(const Scenario& sc) {
         json waits = json::array();
         for (int j : p.build_waits)
           waits.push_back(op_label(q, f, j));
-        pipelines.push_back({{"thread", p.thread},
-                             {"source", p.source == SourceKind::blocking_output ? "output of " + op_label(q, f, p.source_op)
-                                                                                : op_label(q, f, p.source_op)},
-                             {"operators", ops},
-                             {"sink", sink_label(q, f, p)},
-                             {"waits_for_builds", waits}});
+        json pj = {{"thread", p.thread},
+                   {"source", p.source == SourceKind::blocking_output ? "output of " + op_label(q, f, p.source_op)
+                                                                      : op_label(q, f, p.source_op)},
+                   {"operators", ops},
+                   {"sink", sink_label(q, f, p)},
+                   {"waits_for_builds", waits}};
+        // Only a filtered scan has the key, so that other plans explain as before.
+        if (p.source == SourceKind::scan) {
+          json filters = json::array();
+          for (const RuntimeFilterSpec& rf : f.ops.at(static_cast<size_t>(p.source_op)).runtime_filters) {
+            const FragmentSpec& jf = q.fragments.at(static_cast<size_t>(rf.fragment));
+            filters.push_back(fmt::format("{} in {}, keep {}", op_label(q, jf, rf.op), jf.id, rf.keep));
+          }
+          if (!filters.empty()) pj["waits_for_filters"] = filters;
+        }
+        pipelines.push_back(std::move(pj));
       }
       json ops = json::array();
       for (size_t i = 0; i < f.ops.size(); ++i) {
@@ -155,8 +165,13 @@ std::string explain_text(const json& plan) {
         std::string waits;
         for (const json& w : p.at("waits_for_builds"))
           waits += (waits.empty() ? "" : ", ") + w.get<std::string>();
-        out += fmt::format("    thread {}: {}{}\n", p.at("thread").get<int>(), chain,
-                           waits.empty() ? "" : "   (reads once built: " + waits + ")");
+        std::string filters;
+        if (p.contains("waits_for_filters"))
+          for (const json& w : p.at("waits_for_filters"))
+            filters += (filters.empty() ? "" : "; ") + w.get<std::string>();
+        out += fmt::format("    thread {}: {}{}{}\n", p.at("thread").get<int>(), chain,
+                           waits.empty() ? "" : "   (reads once built: " + waits + ")",
+                           filters.empty() ? "" : "   (runtime filters: " + filters + ")");
       }
     }
     for (const json& x : q.at("exchanges"))

@@ -16,7 +16,8 @@ CLUSTER = {"executors", "cores_per_executor", "threads_per_core", "second_thread
            "rtt_us", "loopback_rtt_us", "loopback_bandwidth_gbps"}
 FLAGS = {"data_stream_sender_buffer_size", "exchg_node_buffer_size_bytes", "batch_size", "mt_dop",
          "rpcs_in_flight_per_channel", "compression", "eos_flush", "datastream_service_num_svc_threads",
-         "datastream_service_num_deserialization_threads", "num_scanner_threads", "runtime_filter_wait_time_ms",
+         "datastream_service_num_deserialization_threads", "num_scanner_threads", "runtime_filter_mode",
+         "runtime_filter_wait_time_ms",
          "runtime_bloom_filter_size"}
 COSTS = {"scan_ns_per_row", "join_build_ns_per_row", "join_probe_ns_per_row", "aggregate_ns_per_row",
          "sort_ns_per_row", "analytic_ns_per_row", "other_ns_per_row", "query_startup_s", "codegen_s_per_fragment"}

@@ -245,3 +245,45 @@ TEST_CASE("filter gate: passes 1/keep per filtered row while the factor is up, r
   CHECK(out == std::llround(70 / 0.3) + 5);
   CHECK(g.passed_before_filters() == out - 75);
 }
+
+TEST_CASE("models alone: RUNTIME_FILTER_MODE LOCAL and OFF: a filter not assigned is neither awaited nor applied",
+          "[unit][query][runtime_filter]") {
+  // The global filter of the case above: under LOCAL or OFF the scan reads at once and passes
+  // 1/keep times its rows all along; under GLOBAL it waits for the filter (before 2 s).
+  const double keep = 0.5, rows = 10 * 1024;
+  for (const char* mode : {"LOCAL", "OFF", "GLOBAL"}) {
+    const json doc = filtered_query(1, 2, rows, keep, {{"runtime_filter_wait_time_ms", 2000}, {"runtime_filter_mode", mode}});
+    const Scenario sc = build_scenario(doc, "t.json");
+    auto run = test::run_models(doc, sc);
+    const QueryRuntime& q = *run->workload->queries.at(0);
+    const bool global = std::string(mode) == "GLOBAL";
+    const auto& w = only_wait(q);
+    CHECK((w.to_s > w.from_s) == global);
+    CHECK(q.filter_arrivals.size() == (global ? 1u : 0u));
+    CHECK(static_cast<double>(q.fragment_stats[1].rows_passed_before_filters) == (global ? 0 : rows * (1 / keep - 1)));
+    CHECK(q.fragment_stats[1].runtime_filter_timeouts == 0);
+  }
+}
+
+TEST_CASE("models alone: a partitioned join's global filter waits for the last executor's builds",
+          "[unit][query][runtime_filter]") {
+  // Join "3" runs on executors 1 and 2; its build scan has 4096 rows split 1:3, one batch each
+  // (batch_size 4096), so the builds end at 1024 x 310 us and 3072 x 310 us. The coordinator
+  // (executor 0) publishes once both executors have reported (half a round trip each), and the
+  // filter reaches the scan on executor 3 half a round trip later: 3072 x 310 us + 390 us.
+  json doc = filtered_query(1, 3, 10 * 1024, 0.5,
+                            {{"runtime_filter_wait_time_ms", 5000}, {"runtime_bloom_filter_size", 0}, {"batch_size", 4096}});
+  doc["cluster"]["executors"] = 4;
+  json& fj = doc["queries"][0]["fragments"][0];
+  fj["executors"] = 2;
+  fj["root"]["build"]["rows"] = 4096;
+  fj["root"]["build"]["instance_weights"] = {1, 3};
+  const Scenario sc = build_scenario(doc, "t.json");
+  auto run = test::run_models(doc, sc);
+  const QueryRuntime& q = *run->workload->queries.at(0);
+  const double arrival = 3072 * 310e-6 + 390e-6;
+  REQUIRE(q.filter_arrivals.size() == 1);
+  std::printf("%-58s expected %.6f, simulated %.6f\n", "partitioned join's filter, after its last build (s)", arrival,
+              q.filter_arrivals[0].at_s);
+  CHECK(q.filter_arrivals[0].at_s == Approx(arrival).epsilon(1e-9));
+}

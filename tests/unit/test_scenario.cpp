@@ -178,6 +178,10 @@ TEST_CASE("runtime filters: the join is resolved in any fragment, keep and keys 
   CHECK(error_of(filtered({{"join", "12"}})).find(at + ".keep: required") != std::string::npos);
   CHECK(error_of(filtered({{"join", "12"}, {"keep", 0.5}, {"kind", "bloom"}})).find(at + ".kind: unknown key") !=
         std::string::npos);
+  json own = filtered({{"join", "12"}, {"keep", 0.5}});
+  own["queries"][0]["fragments"][0]["root"]["build"]["runtime_filters"] = {{{"join", "12"}, {"keep", 0.5}}};
+  CHECK(error_of(own).find("queries[0].fragments[0].root.build.runtime_filters[0].join: the scan is on the build "
+                           "side of join \"12\"") != std::string::npos);
   json doc = filtered({{"join", "12"}, {"keep", 0.5}});
   doc["queries"][0]["fragments"][0]["root"]["probe"]["runtime_filters"] = json::array();
   doc["queries"][0]["fragments"][0]["root"]["runtime_filters"] = json::array();
