@@ -33,7 +33,7 @@ import math
 import re
 
 from tools.tpcds import PlanError
-from tools.tpcds.plans import EXCHANGE_KINDS, Fragment, Node
+from tools.tpcds.plans import EXCHANGE_KINDS, Fragment, Node, fragment_nodes
 
 NEVER_BROADCAST = ("RIGHT OUTER JOIN", "FULL OUTER JOIN", "RIGHT SEMI JOIN", "RIGHT ANTI JOIN")
 BROADCAST_BYTES_LIMIT = 32 * 2 ** 30    # BROADCAST_BYTES_LIMIT's default (Query.thrift 489-491)
@@ -213,18 +213,7 @@ class Redistributor:
     def _in_fragment(self, top, frag, skip=None):
         """Nodes reachable from `top` without leaving `frag` (exchanges' senders and JOIN BUILD
         fragments are other fragments), `skip` and its subtree excluded."""
-        out = []
-
-        def walk(n):
-            if n is skip or n.fragment is not frag:
-                return
-            out.append(n)
-            if n.kind in EXCHANGE_KINDS:
-                return
-            for c in n.children:
-                walk(c)
-        walk(top)
-        return out
+        return fragment_nodes(top, lambda n: n.fragment is frag, skip)
 
     def _top_of(self, node):
         top = node
