@@ -22,7 +22,7 @@ import zlib
 from tools.tpcds import EXECUTORS, PlanError
 from tools.tpcds.ddl import TABLE_ROWS, scan_ranges_sf100
 from tools.tpcds.filters import scan_filters
-from tools.tpcds.plans import EXCHANGE_KINDS
+from tools.tpcds.plans import EXCHANGE_KINDS, fragment_nodes
 from tools.tpcds.compression import exchange_ratio
 from tools.tpcds.rowsize import exchange_row_small_strings
 from tools.tpcds.scaling import fmt_rows
@@ -88,18 +88,8 @@ class Shape:
                     node.nid, c.nid, c.fragment.fid))
 
     def nodes_in(self, fid):
-        out = []
-
-        def walk(n):
-            if self.frag_of.get(n.nid) is None or self.frag_of[n.nid].fid != fid:
-                return
-            out.append(n)
-            if n.kind in EXCHANGE_KINDS:
-                return
-            for c in n.children:
-                walk(c)
-        walk(self.frag_nodes[fid])
-        return out
+        return fragment_nodes(self.frag_nodes[fid],
+                              lambda n: self.frag_of.get(n.nid) is not None and self.frag_of[n.nid].fid == fid)
 
     def leftmost_leaf(self, fid):
         n = self.frag_nodes[fid]

@@ -33,7 +33,7 @@ import math
 import re
 
 from tools.tpcds import PlanError
-from tools.tpcds.plans import EXCHANGE_KINDS, Fragment, Node
+from tools.tpcds.plans import EXCHANGE_KINDS, Fragment, Node, fragment_nodes
 
 NEVER_BROADCAST = ("RIGHT OUTER JOIN", "FULL OUTER JOIN", "RIGHT SEMI JOIN", "RIGHT ANTI JOIN")
 BROADCAST_BYTES_LIMIT = 32 * 2 ** 30    # BROADCAST_BYTES_LIMIT's default (Query.thrift 489-491)
@@ -123,20 +123,18 @@ def costs(join, card, hosts, per_host, mt_dop):
     return broadcast, lnet + rnet + b
 
 
-def choose(join, cost):
+def choose(join, cost, card="card100"):
+    """The distribution computeJoinDistributionMode gives for `cost` ((broadcast, partitioned) or
+    None); `card` names the cardinality attribute the build's bytes are read from."""
     jt = join.join_type
     if jt in NEVER_BROADCAST:
         return "PARTITIONED"
     if jt.startswith("NULL AWARE"):
         return "BROADCAST"
-    if cost is None:
+    if cost is None or cost[0] == cost[1]:
         return "BROADCAST"   # DEFAULT_JOIN_DISTRIBUTION_MODE
-    broadcast, partitioned = cost
-    if broadcast == partitioned:
-        return "BROADCAST"
-    b = cost_build_bytes(join)
-    ok = HASH_TABLE_OVERHEAD * b <= BROADCAST_BYTES_LIMIT
-    return "BROADCAST" if broadcast < partitioned and ok else "PARTITIONED"
+    ok = HASH_TABLE_OVERHEAD * cost_build_bytes(join, card) <= BROADCAST_BYTES_LIMIT
+    return "BROADCAST" if cost[0] < cost[1] and ok else "PARTITIONED"
 
 
 def cost_build_bytes(join, card="card100"):
@@ -171,8 +169,7 @@ class Redistributor:
             ls = _source(j.children[0])
             at_plan = costs(j, "card", ls.fragment.hosts,
                             max(1, ls.fragment.instances // max(1, ls.fragment.hosts)), self.plan_mt_dop)
-            # the plan's own estimates: its cardinalities are compared at the same cost scale
-            d.at_plan = self._choose_at(j, at_plan, "card")
+            d.at_plan = choose(j, at_plan, "card")
             hosts, per_host = self._target_hosts(ls)
             d.costs = costs(j, "card100", hosts, per_host, self.mt_dop)
             d.at_target = choose(j, d.costs)
@@ -190,17 +187,6 @@ class Redistributor:
                 d.why = "changed to %s" % d.at_target
         return self.decisions
 
-    def _choose_at(self, j, cost, card):
-        jt = j.join_type
-        if jt in NEVER_BROADCAST:
-            return "PARTITIONED"
-        if jt.startswith("NULL AWARE"):
-            return "BROADCAST"
-        if cost is None or cost[0] == cost[1]:
-            return "BROADCAST"
-        ok = HASH_TABLE_OVERHEAD * cost_build_bytes(j, card) <= BROADCAST_BYTES_LIMIT
-        return "BROADCAST" if cost[0] < cost[1] and ok else "PARTITIONED"
-
     def _bottom_up(self, node):
         out = []
         for c in node.children:
@@ -213,18 +199,7 @@ class Redistributor:
     def _in_fragment(self, top, frag, skip=None):
         """Nodes reachable from `top` without leaving `frag` (exchanges' senders and JOIN BUILD
         fragments are other fragments), `skip` and its subtree excluded."""
-        out = []
-
-        def walk(n):
-            if n is skip or n.fragment is not frag:
-                return
-            out.append(n)
-            if n.kind in EXCHANGE_KINDS:
-                return
-            for c in n.children:
-                walk(c)
-        walk(top)
-        return out
+        return fragment_nodes(top, lambda n: n.fragment is frag, skip)
 
     def _top_of(self, node):
         top = node

@@ -112,6 +112,23 @@ class Plan:
         return sorted((n for n in self.nodes.values() if n.kind in EXCHANGE_KINDS), key=lambda n: n.nid)
 
 
+def fragment_nodes(top, belongs, skip=None):
+    """The nodes of one fragment reachable from `top`: a node is in it when `belongs(node)`; an
+    exchange is the fragment's leaf (its child is the sender's); `skip` and its subtree are left out."""
+    out = []
+
+    def walk(n):
+        if n is skip or not belongs(n):
+            return
+        out.append(n)
+        if n.kind in EXCHANGE_KINDS:
+            return
+        for c in n.children:
+            walk(c)
+    walk(top)
+    return out
+
+
 def _depth(prefix):
     return len(prefix) // 3
 
