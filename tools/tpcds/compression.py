@@ -108,7 +108,8 @@ of 165 raw bytes: 13-byte rows, 10 to 15 per batch) and 0.73-0.74 (unpartitioned
 table-stats child and 0.655 for a 22.7 KB row of NDV sketches; the q1 profiles ran on one daemon (nothing
 compressed); the Impala 4.0 legacy log compressed local channels too and is left out.
 
-Effect on the workload as generated at this commit (survey, mt_dop=0, strings by the small-string rule):
+Effect on the workload when the rule was introduced (mt_dop=0, strings by the small-string rule, the plans
+before rule J3):
 the 585 hash exchanges get 0.161 to 0.541, 0.409 weighted by their raw bytes (485.9 GB raw -> 198.7 GB
 compressed, against 131.6 GB at the pooled 0.2709); a full hash batch's wire bytes, averaged over the 21.8 M
 full batches, go from 8.4 KB (0.2709, average string lengths) to 11.2 KB. Broadcasts 0.318, merging 0.418.
@@ -121,9 +122,12 @@ import math
 import os
 import re
 
+from tools.impala_profile import decode, model
 from tools.tpcds import PROFILE_Q72, PlanError
-from tools.tpcds.ddl import FK_SUFFIX, SCALE_INDEX, SF1_TEXT_TYPES, TABLE_ROWS, slot_size
-from tools.tpcds.rowsize import SMALL_STRING_LIMIT, RowSizes, external_string_bytes
+from tools.tpcds import profiles as prof
+from tools.tpcds.ddl import FK_SUFFIX, SCALE_INDEX, SF1_TEXT_TYPES, TABLE_ROWS, Schema, slot_size
+from tools.tpcds.plans import exchange_kind, parse_plan_file, query_sql
+from tools.tpcds.rowsize import RowSizes, external_string_bytes
 
 # --------------------------------------------------------------------------
 # Fixed inputs
@@ -280,12 +284,6 @@ def ratio_of(bytes_by_class, ratios=None):
     return min(1.0, max(1e-3, r))
 
 
-def exchange_kind_of(node):
-    """HASH, BROADCAST, UNPARTITIONED, RANDOM or MERGING, from a plan node (fragments.exchange_kind)."""
-    from tools.tpcds.fragments import exchange_kind
-    return exchange_kind(node)
-
-
 def exchange_ratio(sizes, node, schema=None, scale=100, types=None, ratios=None, buffer_bytes=BUFFER_BYTES,
                    batch_size=BATCH_SIZE):
     """(compression_ratio, how) of an exchange node of a plan whose tuples `sizes` (rowsize.RowSizes)
@@ -294,7 +292,7 @@ def exchange_ratio(sizes, node, schema=None, scale=100, types=None, ratios=None,
     Always in (0, 1]."""
     schema = schema or sizes.schema
     lays = [sizes.layouts[RowSizes.tid(t)] for t in node.tuple_ids if RowSizes.tid(t) in sizes.layouts]
-    kind = exchange_kind_of(node)
+    kind = exchange_kind(node)
     classes = node.children[0].classes if node.children else 0
     by, per_batch = class_bytes(schema, lays, kind, scale, classes, types, buffer_bytes, batch_size)
     ratios = ratios or CLASS_RATIOS
@@ -337,7 +335,6 @@ def measured_ratios(path):
     Each detail: ratio_senders, ratio_receivers, ratio (their mean, or the one there is), compressed_raw
     (raw bytes on compressed channels, the fit's weight), batch_raw (mean raw bytes of a compressed batch),
     rows, raw_row_bytes (raw tuple data per row), tuples, kind, senders, receivers."""
-    from tools.tpcds import profiles as prof
     return _measured(prof._profiled_query(path))
 
 
@@ -412,7 +409,6 @@ def other_evidence(profiles):
     (index in the log), exchange, kind, rows, ratio_senders, ratio_receivers, ratio, batch_raw. Not
     fitted: their batches hold 10 to 15 rows of 13 bytes (GROUP BY ss_sold_date_sk; 12 receivers
     share 150 rows per sender) or one 22.7 KB row of NDV sketches, outside the TPC-DS exchanges' range."""
-    from tools.impala_profile import decode, model
     out = []
     for name in OTHER_PROFILES:
         path = os.path.join(profiles, name)
@@ -430,9 +426,6 @@ def other_evidence(profiles):
 def q72_layouts(plans, profiles):
     """(plan, RowSizes) of the q72 profile's plan: the tuples of its exchanges, with the columns of the
     same scans in the SF3000 planner test (as workload.q72_row_size_check does)."""
-    from tools.tpcds import profiles as prof
-    from tools.tpcds.ddl import Schema
-    from tools.tpcds.plans import parse_plan_file, query_sql
     schema = Schema(plans)
     top, data = parse_plan_file(os.path.join(plans, "tpcds-q72.test"), "DISTRIBUTEDPLAN")
     sql = query_sql(data.decode("utf-8"))
@@ -457,7 +450,7 @@ def evidence(plans, profiles, ratios=None):
         m = meas[xid]
         node = plan.nodes[xid]
         lays = [sizes.layouts[RowSizes.tid(t)] for t in node.tuple_ids if RowSizes.tid(t) in sizes.layouts]
-        kind = exchange_kind_of(node)
+        kind = exchange_kind(node)
         by, per_batch = class_bytes(sizes.schema, lays, kind, scale=1, types=RUN_TYPES)
         derived = ratio_of(by, ratios)
         rows.append({
@@ -517,47 +510,6 @@ def fit(rows, classes=CLASSES):
 # --------------------------------------------------------------------------
 # The workload's exchanges under both rules (a report for the integration; writes nothing)
 # --------------------------------------------------------------------------
-
-def _exchange_nodes(root):
-    out = []
-
-    def walk(n):
-        if n.kind in ("EXCHANGE", "MERGING-EXCHANGE"):
-            out.append(n)
-        for c in n.children:
-            walk(c)
-    walk(root)
-    return out
-
-
-def survey(plans, profiles, section="mt_dop=0"):
-    """[dict] per exchange of the generated workload (build_workload in memory; nothing is written):
-    query, exchange, kind, rows (its sender fragment's output at the nominal instances, as the README's
-    volumes), fixed, var (the workload's rule), var_small (rowsize.exchange_row_small_strings), ratio
-    (exchange_ratio). `section`: "mt_dop=0" or "parallel"."""
-    from tools.tpcds.ddl import Schema
-    from tools.tpcds.rowsize import exchange_row, exchange_row_small_strings
-    from tools.tpcds.workload import build_workload
-    schema = Schema(plans)
-    _, summary = build_workload(plans, profiles)
-    out = []
-    for b in summary["built"]:
-        got = b.stats["plans"][section]
-        if len(got) == 4:
-            doc, _, shape, sizes = got
-        else:
-            doc, bb = got
-            shape, sizes = bb.shape, type("S", (), {"layouts": bb.layouts, "schema": schema})()
-        sent = {f["sink"]["exchange"]: f["root"].get("rows", 0) for f in doc["fragments"] if "exchange" in f["sink"]}
-        for node in _exchange_nodes(shape.root):
-            fixed, var, tuples, _ = exchange_row(sizes, node)
-            _, var_small, _, _ = exchange_row_small_strings(sizes, node, schema)
-            ratio, _ = exchange_ratio(sizes, node, schema)
-            xid = "x%02d" % node.nid   # fragments.Converter.xid
-            out.append({"query": b.name, "exchange": xid, "kind": exchange_kind_of(node), "rows": sent.get(xid, 0),
-                        "fixed": fixed, "var": var, "var_small": var_small, "tuples": tuples, "ratio": ratio})
-    return out
-
 
 def leave_one_out(rows, classes=CLASSES):
     """{exchange: residual of that exchange when the fit leaves it out} for every fitted row whose

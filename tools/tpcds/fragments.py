@@ -22,7 +22,7 @@ import zlib
 from tools.tpcds import EXECUTORS, PlanError
 from tools.tpcds.ddl import TABLE_ROWS, scan_ranges_sf100
 from tools.tpcds.filters import scan_filters
-from tools.tpcds.plans import EXCHANGE_KINDS, fragment_nodes
+from tools.tpcds.plans import EXCHANGE_KINDS, exchange_kind, fragment_nodes
 from tools.tpcds.compression import exchange_ratio
 from tools.tpcds.rowsize import exchange_row_small_strings
 from tools.tpcds.scaling import fmt_rows
@@ -30,17 +30,6 @@ from tools.tpcds.scaling import fmt_rows
 KIND_TO_PARTITIONING = {"HASH": "HASH_PARTITIONED", "BROADCAST": "UNPARTITIONED", "UNPARTITIONED": "UNPARTITIONED",
                         "MERGING": "UNPARTITIONED", "RANDOM": "RANDOM"}
 PARALLEL_MT_DOP = 8   # nominal mt_dop of the `parallel` plan's row estimates (calibration-data.md A: mt_dop=8)
-
-
-def exchange_kind(node):
-    b = node.bracket.strip("[]")
-    if node.kind == "MERGING-EXCHANGE":
-        return "MERGING"
-    if b.startswith("HASH("):
-        return "HASH"
-    if b in ("BROADCAST", "UNPARTITIONED", "RANDOM"):
-        return b
-    raise PlanError("exchange %d has unknown partitioning %s" % (node.nid, node.bracket))
 
 
 def R(x):

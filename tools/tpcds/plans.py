@@ -112,6 +112,18 @@ class Plan:
         return sorted((n for n in self.nodes.values() if n.kind in EXCHANGE_KINDS), key=lambda n: n.nid)
 
 
+def exchange_kind(node):
+    """HASH, BROADCAST, UNPARTITIONED, RANDOM or MERGING: how an exchange node partitions."""
+    b = node.bracket.strip("[]")
+    if node.kind == "MERGING-EXCHANGE":
+        return "MERGING"
+    if b.startswith("HASH("):
+        return "HASH"
+    if b in ("BROADCAST", "UNPARTITIONED", "RANDOM"):
+        return b
+    raise PlanError("exchange %d has unknown partitioning %s" % (node.nid, node.bracket))
+
+
 def fragment_nodes(top, belongs, skip=None):
     """The nodes of one fragment reachable from `top`: a node is in it when `belongs(node)`; an
     exchange is the fragment's leaf (its child is the sender's); `skip` and its subtree are left out."""
