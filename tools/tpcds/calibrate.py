@@ -135,8 +135,9 @@ def cache_key(scenario, sets, simulator_sha256):
 class Runner:
     """Simulations of candidate workloads, cached in `work` so that an interrupted fit resumes."""
 
-    def __init__(self, exsim, jobs, work):
+    def __init__(self, exsim, jobs, work, tool="tpcds_calibrate"):
         self.exsim = exsim
+        self.tool = tool  # the name its progress lines start with
         self.jobs = jobs
         self.work = work
         self.runs = []
@@ -151,7 +152,7 @@ class Runner:
             path = os.path.join(self.work, "scenario-%s.json" % key)
             write_text(path, json.dumps(scenario, indent=1, ensure_ascii=False) + "\n")
             t0 = time.time()
-            sys.stderr.write("tpcds_calibrate: simulating %s ... " % label)
+            sys.stderr.write("%s: simulating %s ... " % (self.tool, label))
             sys.stderr.flush()
             # exsim writes its results atomically: the cache never holds a torn file.
             res = exsim_runner.simulate(self.exsim, path, out, sets=sets, jobs=self.jobs)

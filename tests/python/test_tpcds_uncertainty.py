@@ -1,0 +1,152 @@
+"""Checks of the TPC-DS uncertainty tool (tools/tpcds/uncertainty.py): the interval rule, the ranges
+derived from the evidence, and the workload variants, on hand-made plans whose expected rows are
+computed by hand; the run list of the committed workload with --dry-run (needs build/exsim).
+
+Run: /usr/bin/python3 -m pytest tests/python/test_tpcds_uncertainty.py -q
+"""
+
+import copy
+import math
+import os
+import subprocess
+import sys
+
+import pytest
+from conftest import REPO
+
+from tools.tpcds import calibrate, compression
+from tools.tpcds import uncertainty as u
+
+EXSIM = os.path.join(REPO, "build", "exsim")
+
+
+def test_interval_combines_the_swings_in_quadrature():
+    # nominal -10; one input moves it to -12 .. -9, another to -11 .. -6
+    lo, hi = u.interval(-10.0, [(-12.0, -9.0), (-11.0, -6.0)])
+    assert lo == pytest.approx(-10.0 - math.sqrt(2 ** 2 + 1 ** 2))
+    assert hi == pytest.approx(-10.0 + math.sqrt(1 ** 2 + 4 ** 2))
+    # an input whose ends both lie on one side widens that side only
+    assert u.interval(5.0, [(5.0, 7.0)]) == (5.0, 7.0)
+    assert u.interval(5.0, []) == (5.0, 5.0)
+
+
+def test_lz4_range_is_the_rms_of_the_fitted_evidence_residuals():
+    fitted = [r for r in compression.EVIDENCE.values() if r[7]]
+    # the residual column is derived - measured; its relative RMS is well inside (0, 0.5)
+    for r in fitted:
+        assert r[6] == pytest.approx(r[5] - r[4], abs=2e-4)
+    rel = u.lz4_relative_residual()
+    assert 0.0 < rel < 0.5
+    assert rel == pytest.approx(math.sqrt(sum((r[6] / r[4]) ** 2 for r in fitted) / len(fitted)))
+
+
+def test_cpu_scale_range_moves_the_excess_round_trips_to_the_operators():
+    measured = calibrate.CHECKS["hash_rpcs"][0]
+    results = {"summary": {"hash_rpcs": 2 * measured},
+               "queries": [{"breakdown": {"rtt_s": 6.0, "cpu_scan_s": 20.0}},
+                           {"breakdown": {"rtt_s": 4.0, "cpu_join_probe_s": 30.0, "startup_s": 99.0}}]}
+    rel, how = u.cpu_scale_residual(results)
+    assert rel == pytest.approx(10.0 * 0.5 / 50.0)   # half the 10 s of round trips over 50 s of operators
+    assert "+/-10.0%" in how
+    results["summary"]["hash_rpcs"] = measured / 2    # fewer RPCs than measured: nothing to move
+    assert u.cpu_scale_residual(results)[0] == 0.0
+
+
+def plan():
+    """F1: scan s (rows 100, filter from join j keeps 0.25) -> select (50) -> exchange x1;
+    F0: join j (probe: exchange x1, 30 rows) -> aggregate (groups 5)."""
+    scan = {"op": "scan", "id": "s", "table": "t", "rows": 100, "rows_read": 400,
+            "runtime_filters": [{"join": "j", "keep": 0.25}]}
+    f1 = {"id": "F1", "root": {"op": "select", "id": "sel", "rows": 50, "input": scan}, "sink": {"exchange": "x1"}}
+    build = {"op": "scan", "id": "b", "table": "d", "rows": 10, "rows_read": 10}
+    join = {"op": "hash_join", "id": "j", "rows": 30, "probe": {"op": "exchange", "id": "e1", "exchange": "x1"},
+            "build": build}
+    f0 = {"id": "F0", "root": {"op": "aggregate", "id": "a", "rows": 5, "input": join}, "sink": {"result": True}}
+    return {"fragments": [f0, f1],
+            "exchanges": [{"id": "x1", "partitioning": "HASH_PARTITIONED", "compression_ratio": 0.9}]}
+
+
+def test_weaker_filter_passes_more_rows_up_to_its_join_only():
+    sc = {"queries": [dict(plan(), name="q")], "exchange_defaults": {"compression_ratio": 0.5}}
+    weak = u.scale_filters(sc, 0.5)
+    q = weak["queries"][0]
+    f0, f1 = q["fragments"]
+    # keep 0.25 -> 0.5: the scan passes 2x (200), the select above it 2x (100); the join drops what
+    # the filter would have, so its 30 rows and everything above stay; rows read stay 400
+    assert f1["root"]["input"]["runtime_filters"][0]["keep"] == pytest.approx(0.5)
+    assert f1["root"]["input"]["rows"] == 200 and f1["root"]["input"]["rows_read"] == 400
+    assert f1["root"]["rows"] == 100
+    assert f0["root"]["input"]["rows"] == 30 and f0["root"]["rows"] == 5
+    assert f0["root"]["input"]["build"]["rows"] == 10
+    strong = u.scale_filters(sc, 1.5)["queries"][0]["fragments"][1]["root"]
+    assert strong["input"]["runtime_filters"][0]["keep"] == pytest.approx(0.125)
+    assert strong["input"]["rows"] == 50 and strong["rows"] == 25
+    assert sc["queries"][0]["fragments"][1]["root"]["rows"] == 50   # the input is never changed
+
+
+def test_filter_walk_through_a_union_scales_by_the_input_share_and_stops_at_an_aggregate():
+    p = plan()
+    f1 = p["fragments"][1]
+    other = {"op": "scan", "id": "o", "table": "u", "rows": 150, "rows_read": 150}
+    f1["root"] = {"op": "union", "id": "un", "rows": 200, "inputs": [f1["root"], other]}
+    parents, scans = u._parents(p)
+    scan = next(s for s in scans if s["id"] == "s")
+    assert u.scale_filter_path(p, parents, scan, "j", 2.0) is True
+    # the select's 50 rows become 100; the union's 200 (of 50 + 150 in) become 250
+    assert f1["root"]["inputs"][0]["rows"] == 100 and f1["root"]["rows"] == 250 and other["rows"] == 150
+    p = plan()
+    f1 = p["fragments"][1]
+    f1["root"] = {"op": "aggregate", "id": "pre", "rows": 7, "input": f1["root"]}
+    parents, scans = u._parents(p)
+    scan = next(s for s in scans if s["id"] == "s")
+    assert u.scale_filter_path(p, parents, scan, "j", 2.0) is False
+    assert f1["root"]["rows"] == 7 and f1["root"]["input"]["rows"] == 100
+
+
+def test_compression_and_cpu_variants():
+    sc = {"queries": [dict(plan(), name="q", parallel=copy.deepcopy(plan()))],
+          "exchange_defaults": {"compression_ratio": 0.5, "compress_ns_per_byte": 0.5},
+          "costs": {"scan_ns_per_row": 10.0, "query_startup_s": 0.1, "codegen_s_per_fragment": 0.08}}
+    more = u.scale_compression(sc, 1.2)
+    assert more["queries"][0]["exchanges"][0]["compression_ratio"] == 1.0      # 0.9 x 1.2, capped at 1
+    assert more["queries"][0]["parallel"]["exchanges"][0]["compression_ratio"] == 1.0
+    assert more["exchange_defaults"]["compression_ratio"] == pytest.approx(0.6)
+    cpu = u.scale_cpu(sc, 1.1)
+    assert cpu["costs"]["scan_ns_per_row"] == pytest.approx(11.0)
+    assert cpu["costs"]["query_startup_s"] == 0.1 and cpu["costs"]["codegen_s_per_fragment"] == 0.08
+    assert sc["costs"]["scan_ns_per_row"] == 10.0
+
+
+def test_summarize_names_the_input_that_moves_a_prediction_most():
+    nominal = {(c, m): (100.0, 80.0, -20.0) for c, _ in u.CONFIGS for m in u.MT_DOPS}
+    wide = {(c, m): (100.0, 70.0, -30.0) for c, _ in u.CONFIGS for m in u.MT_DOPS}
+    narrow = {(c, m): (100.0, 79.0, -21.0) for c, _ in u.CONFIGS for m in u.MT_DOPS}
+    rows = u.summarize(nominal, {"a": [("lo", narrow)], "b": [("lo", wide)]})
+    assert len(rows) == len(u.CONFIGS) * len(u.MT_DOPS)
+    for r in rows:
+        assert r["top"] == "b"
+        assert r["low"] == pytest.approx(-20.0 - math.sqrt(1 + 100)) and r["high"] == -20.0
+    md = u.markdown(rows, [])
+    assert md.count("\n| K=2 |") == len(u.MT_DOPS)
+
+
+@pytest.mark.skipif(not os.path.isfile(EXSIM), reason="build/exsim is not built")
+def test_dry_run_lists_every_run_of_the_committed_workload(tmp_path):
+    out = subprocess.run([sys.executable, os.path.join(REPO, "tools", "tpcds_uncertainty.py"), "--dry-run",
+                          "--work", str(tmp_path)], capture_output=True, text=True, check=True).stdout
+    # LZ4, cpu_scale, second_thread_gain and the filters have two ends, the NIC one (nominal is its
+    # high end); cpu_scale's range comes from the nominal baseline's run, so with an empty cache both
+    # its ends are x1.00, the same runs
+    scenarios = 1 + 2 + 1 + 2 + 1 + 2
+    n = len(u.MT_DOPS) * (1 + len(u.CONFIGS)) * scenarios
+    assert "%d runs, %d to run" % (n, n) in out
+    assert "cpu_scale x1.00, K=2 mt_dop=8" in out
+
+
+def test_bad_arguments_are_named():
+    r = subprocess.run([sys.executable, os.path.join(REPO, "tools", "tpcds_uncertainty.py"), "--jobs", "0"],
+                       capture_output=True, text=True)
+    assert r.returncode == 2 and "--jobs" in r.stderr
+    r = subprocess.run([sys.executable, os.path.join(REPO, "tools", "tpcds_uncertainty.py"), "--exsim",
+                        "/nonexistent/exsim"], capture_output=True, text=True)
+    assert r.returncode == 2 and "/nonexistent/exsim" in r.stderr

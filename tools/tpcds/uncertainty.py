@@ -1,0 +1,428 @@
+"""How sure the TPC-DS predictions are: intervals from the plausible ranges of the inputs, and a
+tornado plot of which input moves each headline prediction most.
+
+A prediction is the change of the summed runtime of the 104 queries from the K=1 baseline at the
+same mt_dop (K=2; 64 KiB buffers; K=2 with 128 KiB and no LZ4; each at mt_dop 0 and 8). Each input
+below is set to each end of its range with every other input at its nominal value (one at a time),
+and the whole prediction (baseline and configuration) is simulated again, without refitting. An
+input's swing is how far its ends move the prediction from the nominal one; the interval combines
+the swings in quadrature (the inputs are taken as independent):
+
+    low  = nominal - sqrt(sum over inputs of (nominal - lowest end)^2,  ends below nominal)
+    high = nominal + sqrt(sum over inputs of (highest end - nominal)^2, ends above nominal)
+
+The inputs and why each range (the README block and docs/tpcds_uncertainty.md repeat it):
+- LZ4 ratio of every exchange x (1 -/+ the relative RMS residual of the fitted evidence of
+  compression.EVIDENCE, the derived ratio against the q72 profile's measured one), capped at 1.
+- cpu_scale: the fit gives the runtime that the model cannot place elsewhere to the operators' CPU.
+  The workload's hash RPCs are the largest residual of the checks (simulated / measured); at the
+  measured count the round trips on the critical path (rtt_s) would shrink by that share and the fit
+  would put the time on the operators' CPU: +/- rtt_s x (1 - measured / simulated RPCs) / operators'
+  CPU, from the nominal baseline's breakdown.
+- second_thread_gain: 0 (a core's second thread adds nothing, as for memory-bound hash joins) to
+  0.30 (the high end of the measured hyper-threading gains for database workloads; 0.26 nominal).
+- nic_bandwidth_gbps: 5 Gbit/s (an m6id.4xlarge's limit for a single flow outside a cluster
+  placement group) to 12.5 (its burst, nominal); its sustained baseline, 6.25, lies between.
+- runtime-filter selectivity: every filter's `keep` raised to the power 0.5 (removes half the
+  log-share) and 1.5; the rows between the filtered scan and the filter's join change with it
+  (a join drops what its filter would have, so its output does not).
+
+Runs are cached by the hash of the scenario and the simulator (calibrate.Runner), so an
+interrupted run resumes. Order: the nominal predictions, then the inputs in the order above.
+
+    tools/tpcds_uncertainty.py            # all runs (about 85 of one to two minutes here), then the outputs
+    tools/tpcds_uncertainty.py --dry-run  # list the runs, simulate nothing
+"""
+
+import argparse
+import copy
+import csv
+import io
+import json
+import math
+import os
+import sys
+from pathlib import Path
+
+if not __package__:  # run as a script: the repository root on sys.path, as for every entry point
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from analysis import atomic, exsim_runner  # noqa: E402
+from tools import tpcds as tp  # noqa: E402
+from tools.tpcds import calibrate, compression  # noqa: E402
+
+REPO = tp.REPO
+BEGIN = "<!-- tpcds-uncertainty:begin -->"
+END = "<!-- tpcds-uncertainty:end -->"
+# The headline predictions: (label, --set overrides), each at mt_dop 0 and 8 against K=1 there.
+CONFIGS = (
+    ("K=2", ("rpcs_in_flight_per_channel=2",)),
+    ("64 KiB", ("data_stream_sender_buffer_size=65536",)),
+    ("K=2 + 128 KiB, no LZ4", ("rpcs_in_flight_per_channel=2", "data_stream_sender_buffer_size=131072",
+                               "compression=false")),
+)
+MT_DOPS = (0, 8)
+OPERATOR_CPU = ("cpu_scan_s", "cpu_join_build_s", "cpu_join_probe_s", "cpu_aggregate_s", "cpu_sort_s",
+                "cpu_analytic_s", "cpu_other_s")
+COST_PER_ROW = ("scan_ns_per_row", "join_build_ns_per_row", "join_probe_ns_per_row", "aggregate_ns_per_row",
+                "sort_ns_per_row", "analytic_ns_per_row", "other_ns_per_row")
+FILTER_EXPONENTS = (1.5, 0.5)      # keep ** e: stronger, weaker
+SECOND_THREAD_GAIN = (0.0, 0.30)   # nominal: the simulator's default, 0.26
+NIC_GBPS = (5.0, 12.5)             # nominal 12.5
+
+
+# --------------------------------------------------------------------------
+# The inputs' ranges
+# --------------------------------------------------------------------------
+
+def lz4_relative_residual():
+    """RMS of (derived - measured) / measured over the fitted evidence rows of compression.EVIDENCE."""
+    rel = [row[6] / row[4] for row in compression.EVIDENCE.values() if row[7]]
+    return math.sqrt(sum(r * r for r in rel) / len(rel))
+
+
+def breakdown_total(results, keys):
+    return sum(q["breakdown"].get(k, 0.0) for q in results["queries"] for k in keys)
+
+
+def cpu_scale_residual(results):
+    """The relative range of cpu_scale from the fit's largest residual (module docstring), and how."""
+    rpcs = results["summary"]["hash_rpcs"]
+    measured = calibrate.CHECKS["hash_rpcs"][0]
+    rtt = breakdown_total(results, ("rtt_s",))
+    cpu = breakdown_total(results, OPERATOR_CPU)
+    moved = rtt * max(0.0, 1.0 - measured / rpcs)
+    rel = moved / cpu if cpu > 0 else 0.0
+    how = ("hash RPCs %.2f M simulated / %.1f M measured: %.1f s of the %.1f s of round trips on the critical "
+           "paths would be operators' CPU (%.1f s): +/-%.1f%%" % (rpcs / 1e6, measured / 1e6, moved, rtt, cpu,
+                                                                  100 * rel))
+    return rel, how
+
+
+# --------------------------------------------------------------------------
+# Workload variants (each a copy; the nominal workload is never changed)
+# --------------------------------------------------------------------------
+
+def scale_compression(scenario, factor):
+    out = copy.deepcopy(scenario)
+    for q in out["queries"]:
+        for plan in (q, q.get("parallel") or {}):
+            for x in plan.get("exchanges", []):
+                if "compression_ratio" in x:
+                    x["compression_ratio"] = round(min(1.0, x["compression_ratio"] * factor), 4)
+    d = out.get("exchange_defaults", {})
+    if "compression_ratio" in d:
+        d["compression_ratio"] = round(min(1.0, d["compression_ratio"] * factor), 4)
+    return out
+
+
+def scale_cpu(scenario, factor):
+    out = copy.deepcopy(scenario)
+    for k in COST_PER_ROW:
+        if k in out["costs"]:
+            out["costs"][k] = round(out["costs"][k] * factor, 3)
+    return out
+
+
+def _children(op):
+    for key in ("input", "probe", "build"):
+        if isinstance(op.get(key), dict) and "op" in op[key]:
+            yield key, op[key]
+    for c in op.get("inputs", []):
+        yield "inputs", c
+
+
+def _parents(plan):
+    """{id(op): (parent op, key)} over a plan's fragments, an exchange's sender root's parent being
+    the exchange op that receives it; and [scan ops]."""
+    parents, scans, receiver = {}, [], {}
+
+    def walk(op):
+        if op["op"] == "scan":
+            scans.append(op)
+        if op["op"] == "exchange":
+            receiver[op["exchange"]] = op
+        for key, c in _children(op):
+            parents[id(c)] = (op, key)
+            walk(c)
+    for f in plan.get("fragments", []):
+        walk(f["root"])
+    for f in plan.get("fragments", []):
+        x = f.get("sink", {}).get("exchange")
+        if x in receiver:
+            parents[id(f["root"])] = (receiver[x], "input")
+    return parents, scans
+
+
+def _expected(op):
+    """The rows an op passes on, as the engine expects them (an exchange: its sender's root's)."""
+    return op.get("rows", 0)
+
+
+STOPS = ("aggregate", "limit", "top_n")   # their output does not grow with their input
+
+
+def scale_filter_path(plan, parents, scan, join_id, factor):
+    """Multiply the rows from `scan` up to (not including) the join `join_id` by `factor`, as the
+    engine passes them on (an op keeps its ratio of output to input rows): a union by its input's
+    share; an aggregation, limit or top-n ends the walk (its output is its groups or limit)."""
+    op, ratio = scan, factor
+    old = op.get("rows", 0)
+    if old:
+        op["rows"] = max(1, round(old * ratio))
+    while id(op) in parents:
+        parent, key = parents[id(op)]
+        if parent["op"] == "exchange":
+            op = parent
+            continue
+        if parent.get("id") == join_id and key == "probe":
+            return True
+        if parent["op"] in STOPS or not parent.get("rows"):
+            return False
+        if parent["op"] == "union":
+            total = sum(_expected(c) for c in parent["inputs"]) - _expected(op) + old
+            ratio = 1.0 + (ratio - 1.0) * old / (total or 1)
+        op, old = parent, parent["rows"]
+        op["rows"] = max(1, round(old * ratio))
+    return False
+
+
+def scale_filters(scenario, exponent):
+    """Every runtime filter's keep -> keep ** exponent, and the rows it governs with it."""
+    out = copy.deepcopy(scenario)
+    for q in out["queries"]:
+        for plan in (q, q.get("parallel") or {}):
+            parents, scans = _parents(plan)
+            for s in scans:
+                for rf in s.get("runtime_filters", []):
+                    keep = rf["keep"]
+                    new = keep ** exponent
+                    if new == keep:
+                        continue
+                    rf["keep"] = round(new, 6)
+                    scale_filter_path(plan, parents, s, rf["join"], rf["keep"] / keep)
+    return out
+
+
+def set_cluster(key):
+    def apply(scenario, value):
+        out = copy.deepcopy(scenario)
+        out["cluster"][key] = value
+        return out
+    return apply
+
+
+class Input:
+    """One input: its name, unit, nominal label, its ends [(label, value)], why that range, and
+    apply(scenario, value) -> variant."""
+
+    def __init__(self, name, unit, nominal, ends, why, apply):
+        self.name, self.unit, self.nominal, self.ends, self.why, self.apply = name, unit, nominal, ends, why, apply
+
+
+def inputs(nominal_results):
+    lz4 = lz4_relative_residual()
+    cpu, cpu_how = cpu_scale_residual(nominal_results)
+    return [
+        Input("LZ4 ratio per exchange", "x derived ratio", "x1",
+              [("x%.2f" % (1 - lz4), 1 - lz4), ("x%.2f" % (1 + lz4), 1 + lz4)],
+              "RMS of the relative residuals of the derived ratios against the q72 profile's measured ones "
+              "(%d fitted exchanges): +/-%.1f%%" % (sum(1 for r in compression.EVIDENCE.values() if r[7]), 100 * lz4),
+              scale_compression),
+        Input("cpu_scale", "x fitted", "x1", [("x%.2f" % (1 - cpu), 1 - cpu), ("x%.2f" % (1 + cpu), 1 + cpu)],
+              cpu_how, scale_cpu),
+        Input("second_thread_gain", "fraction", "0.26", [("%.2f" % v, v) for v in SECOND_THREAD_GAIN],
+              "0: no gain from a core's second thread (memory-bound hash joins); 0.30: the high end of measured "
+              "hyper-threading gains on database workloads", set_cluster("second_thread_gain")),
+        Input("NIC bandwidth", "Gbit/s", "12.5", [("%g" % NIC_GBPS[0], NIC_GBPS[0])],
+              "m6id.4xlarge: up to 12.5 Gbit/s burst (nominal), 6.25 sustained baseline, 5 per flow outside a "
+              "cluster placement group (the low end; 6.25 lies between)", set_cluster("nic_bandwidth_gbps")),
+        Input("runtime-filter selectivity", "keep^e", "e=1", [("e=%g" % e, e) for e in FILTER_EXPONENTS],
+              "each filter's share of rows kept raised to 1.5 (stronger) and 0.5 (weaker), with the rows between "
+              "its scan and its join", scale_filters),
+    ]
+
+
+# --------------------------------------------------------------------------
+# Runs and figures
+# --------------------------------------------------------------------------
+
+def predictions_of(run, scenario, label):
+    """{(config label, mt_dop): (baseline runtime, runtime, change %)} of one scenario; `run` is
+    Runner.run-like: run(scenario, label, sets) -> results."""
+    out = {}
+    for mt in MT_DOPS:
+        base = run(scenario, "%s, K=1 mt_dop=%d" % (label, mt), ("mt_dop=%d" % mt,))["summary"]["runtime_s_total"]
+        for name, sets in CONFIGS:
+            t = run(scenario, "%s, %s mt_dop=%d" % (label, name, mt), ("mt_dop=%d" % mt,) + sets)
+            t = t["summary"]["runtime_s_total"]
+            out[(name, mt)] = (base, t, 100.0 * (t / base - 1.0))
+    return out
+
+
+def interval(nominal, swings):
+    """(low, high) from the nominal value and per input (lowest, highest) end values (module doc)."""
+    down = math.sqrt(sum(max(0.0, nominal - lo) ** 2 for lo, _ in swings))
+    up = math.sqrt(sum(max(0.0, hi - nominal) ** 2 for _, hi in swings))
+    return nominal - down, nominal + up
+
+
+def summarize(nominal, by_input):
+    """[{prediction, mt_dop, nominal, low, high, swings: {input: (lo, hi)}, top}] from the nominal
+    predictions and {input name: [(end label, predictions)]}."""
+    rows = []
+    for name, _ in CONFIGS:
+        for mt in MT_DOPS:
+            key = (name, mt)
+            nom = nominal[key][2]
+            swings = {}
+            for inp, ends in by_input.items():
+                vals = [p[key][2] for _, p in ends] + [nom]
+                swings[inp] = (min(vals), max(vals))
+            lo, hi = interval(nom, swings.values())
+            top = max(swings, key=lambda k: (swings[k][1] - swings[k][0], k)) if swings else None
+            rows.append({"prediction": name, "mt_dop": mt, "nominal": nom, "low": lo, "high": hi,
+                         "swings": swings, "top": top})
+    return rows
+
+
+def markdown(rows, ins):
+    lines = ["| input | nominal | range | why |", "|---|---|---|---|"]
+    for i in ins:
+        lines.append("| %s | %s | %s | %s |" % (i.name, i.nominal, " .. ".join(e for e, _ in i.ends), i.why))
+    lines += ["", "| prediction (runtime vs K=1) | mt_dop | nominal | interval | moved most by | swings (pp, low end .. high end) |",
+              "|---|---|---|---|---|---|"]
+    for r in rows:
+        sw = "; ".join("%s %+.1f .. %+.1f" % (k, v[0] - r["nominal"], v[1] - r["nominal"])
+                       for k, v in sorted(r["swings"].items(), key=lambda kv: kv[1][0] - kv[1][1]))
+        lines.append("| %s | %d | %+.1f%% | %+.1f%% .. %+.1f%% | %s | %s |" % (
+            r["prediction"], r["mt_dop"], r["nominal"], r["low"], r["high"], r["top"] or "-", sw or "-"))
+    return "\n".join(lines) + "\n"
+
+
+def csv_text(nominal, by_input):
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(["prediction", "mt_dop", "input", "end", "baseline_runtime_s", "runtime_s", "change_pct"])
+    for (name, mt), (b, t, c) in nominal.items():
+        w.writerow([name, mt, "nominal", "", "%.3f" % b, "%.3f" % t, "%.2f" % c])
+    for inp, ends in by_input.items():
+        for end, preds in ends:
+            for (name, mt), (b, t, c) in preds.items():
+                w.writerow([name, mt, inp, end, "%.3f" % b, "%.3f" % t, "%.2f" % c])
+    return buf.getvalue()
+
+
+def tornado(rows, path):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, axes = plt.subplots(len(MT_DOPS), len(CONFIGS), figsize=(5.2 * len(CONFIGS), 3.4 * len(MT_DOPS)),
+                             squeeze=False)
+    for r in rows:
+        ax = axes[MT_DOPS.index(r["mt_dop"])][[c[0] for c in CONFIGS].index(r["prediction"])]
+        items = sorted(r["swings"].items(), key=lambda kv: kv[1][1] - kv[1][0])
+        for y, (name, (lo, hi)) in enumerate(items):
+            ax.barh(y, lo - r["nominal"], left=r["nominal"], color="#4c72b0")
+            ax.barh(y, hi - r["nominal"], left=r["nominal"], color="#dd8452")
+        ax.set_yticks(range(len(items)), [k for k, _ in items], fontsize=8)
+        ax.axvline(r["nominal"], color="black", lw=0.8)
+        ax.axvspan(r["low"], r["high"], color="grey", alpha=0.15, lw=0)
+        ax.set_title("%s, mt_dop=%d: %+.1f%% (%+.1f .. %+.1f)" % (r["prediction"], r["mt_dop"], r["nominal"],
+                                                                  r["low"], r["high"]), fontsize=9)
+        ax.set_xlabel("runtime vs K=1 (%)", fontsize=8)
+    fig.suptitle("TPC-DS SF100: how far each input's range moves a prediction (blue: the input's low end, "
+                 "orange: high end; grey: the interval)", fontsize=10)
+    fig.tight_layout()
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=110, metadata={"Software": None})
+    plt.close(fig)
+    atomic.write_bytes(path, buf.getvalue())
+
+
+def update_readme(path, block):
+    with open(path, "r", encoding="utf-8") as f:
+        text = f.read()
+    if BEGIN not in text or END not in text:
+        raise ValueError("%s has no %s ... %s block" % (path, BEGIN, END))
+    head, rest = text.split(BEGIN, 1)
+    _, tail = rest.split(END, 1)
+    atomic.write_text(path, head + BEGIN + "\n" + block + END + tail)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
+    ap.add_argument("--workload", default=calibrate.WORKLOAD, help="the workload (default: "
+                    "scenarios/tpcds_sf100/workload.json); never modified")
+    ap.add_argument("--exsim", default=exsim_runner.default_exsim(), help="simulator (default: $EXSIM, else build/exsim)")
+    ap.add_argument("--jobs", type=int, default=2, help="queries simulated at once (default 2)")
+    ap.add_argument("--work", default=os.path.join(REPO, "build", "uncertainty"),
+                    help="cache of simulation runs (default build/uncertainty)")
+    ap.add_argument("--out", default=os.path.join(REPO, "docs"), help="where tpcds_uncertainty.{md,csv} and "
+                    "figures/tpcds_tornado.png go (default docs)")
+    ap.add_argument("--readme", default=os.path.join(REPO, "README.md"),
+                    help="README whose uncertainty block is rewritten (default README.md; '' for none)")
+    ap.add_argument("--dry-run", action="store_true", help="list the runs and their cache state; simulate nothing")
+    args = ap.parse_args(argv)
+    if args.jobs < 1:
+        ap.error("--jobs: expected an integer >= 1, got %d" % args.jobs)
+    if not os.path.isfile(args.exsim):
+        sys.stderr.write("tpcds_uncertainty: %s not found; build first (scripts/setup.sh exsim)\n" % args.exsim)
+        return 2
+    try:
+        with open(args.workload, "r", encoding="utf-8") as f:
+            scenario = json.load(f)
+        if scenario.get("schema_version") != 2:
+            raise ValueError("expected a schema_version 2 workload (tools/tpcds_workload.py writes one)")
+    except (OSError, ValueError) as e:
+        sys.stderr.write("tpcds_uncertainty: %s: %s\n" % (args.workload, e))
+        return 2
+    runner = calibrate.Runner(args.exsim, args.jobs, args.work, tool="tpcds_uncertainty")
+    listed = []
+
+    def run(sc, label, sets):
+        """A simulation through the cache; with --dry-run, only noted (a run not yet made stands in
+        as an empty result)."""
+        if not args.dry_run:
+            return runner.run(sc, label, sets)
+        path = os.path.join(args.work, "run-%s.json" % calibrate.cache_key(sc, sets, runner.simulator_sha256))
+        listed.append(("cached" if os.path.isfile(path) else "to run", label))
+        if os.path.isfile(path):
+            with open(path, "r", encoding="utf-8") as f:
+                return json.load(f)
+        return {"summary": {"runtime_s_total": 1.0, "hash_rpcs": 1.0}, "queries": []}
+
+    try:
+        nominal = predictions_of(run, scenario, "nominal")
+        ins = inputs(run(scenario, "nominal, K=1 mt_dop=0", ("mt_dop=0",)))
+        by_input = {i.name: [(end, predictions_of(run, i.apply(scenario, value), "%s %s" % (i.name, end)))
+                             for end, value in i.ends] for i in ins}
+    except exsim_runner.ExsimError as e:
+        sys.stderr.write("tpcds_uncertainty: %s\n" % e)
+        return 1
+    if args.dry_run:
+        seen = set()
+        for state, label in listed:
+            if label not in seen:
+                seen.add(label)
+                print("%-7s %s" % (state, label))
+        print("%d runs, %d to run" % (len(seen), len({l for s, l in listed if s == "to run"})))
+        return 0
+    rows = summarize(nominal, by_input)
+    md = markdown(rows, ins)
+    os.makedirs(os.path.join(args.out, "figures"), exist_ok=True)
+    atomic.write_text(os.path.join(args.out, "tpcds_uncertainty.md"),
+                      "# How sure the TPC-DS predictions are\n\nGenerated by tools/tpcds_uncertainty.py: each input "
+                      "at each end of its range, the others nominal, every prediction simulated again; "
+                      "intervals combine the swings in quadrature. Predictions of the model, not measurements.\n\n" + md)
+    atomic.write_text(os.path.join(args.out, "tpcds_uncertainty.csv"), csv_text(nominal, by_input))
+    tornado(rows, os.path.join(args.out, "figures", "tpcds_tornado.png"))
+    if args.readme:
+        update_readme(args.readme, md)
+    print(md)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
