@@ -144,6 +144,23 @@ TEST_CASE("query: the breakdown sums to the runtime", "[sim][query]") {
   CHECK(r["queries"][0]["breakdown"]["startup_s"].get<double>() == Approx(0.15).epsilon(1e-9));
 }
 
+TEST_CASE("query: code generation runs once per fragment per executor, whatever its instances", "[sim][query]") {
+  // Impala generates a fragment's code once per executor at mt_dop > 0 (its instances share the
+  // compiled module): at mt_dop=4 each executor runs F0's code generation once (0.05 s on its one
+  // core), then its 4 instances start. The start-up on the critical path is query_startup_s + one
+  // code generation, 0.15 s; per instance it would be 0.1 + 4 x 0.05 s on that one core.
+  const json costs = {{"scan_ns_per_row", 300}, {"aggregate_ns_per_row", 100}, {"query_startup_s", 0.1},
+                      {"codegen_s_per_fragment", 0.05}};
+  for (int mt_dop : {0, 4}) {
+    const json r = simulate_doc(v2({{"executors", 2}, {"cores_per_executor", 1}, {"threads_per_core", 1}},
+                                   {{"mt_dop", mt_dop}}, costs, scan_aggregate(5e5)));
+    const json& q = r["queries"][0];
+    CHECK(q["fragments"][0]["instances"] == (mt_dop == 0 ? 1 : mt_dop));
+    show(fmt::format("mt_dop={}: startup_s", mt_dop), 0.15, q["breakdown"]["startup_s"].get<double>());
+    CHECK(q["breakdown"]["startup_s"].get<double>() == Approx(0.15).epsilon(1e-9));
+  }
+}
+
 TEST_CASE("query: a scan waiting for a global runtime filter puts the wait on the critical path", "[sim][query]") {
   // Join "3" on executor 1 builds 1024 rows (one batch) at 10 us + 300 us a row: its build ends at
   // 0.31744 s. Its filter (no bytes) reaches the coordinator (executor 0) and from it executor 2
