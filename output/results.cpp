@@ -1,7 +1,6 @@
 #include "output/results.hpp"
 
 #include "input/scenario.hpp"
-#include "models/batch.hpp"
 #include "models/bound.hpp"
 #include "models/memory.hpp"
 #include "models/query.hpp"
@@ -59,14 +58,6 @@ json receiver_json(const ReceiverCounters& c, int index) {
           {"end_s", c.end_s}};
 }
 
-// Average outbound batch the planner budgets for: a full collector, or a whole input batch.
-int64_t planned_batch_bytes(const ExchangeSpec& e) {
-  const int64_t rows = send_mode(e.partitioning, e.receivers()) == SendMode::collectors
-                           ? collector_capacity_rows(e.flags.data_stream_sender_buffer_size, e.shape)
-                           : e.flags.batch_size;
-  return uncompressed_bytes(rows, e.shape);
-}
-
 // A query without runtime filters has no such wait: its breakdown keeps the keys it always had.
 json path_json(const Path& p, bool runtime_filters = false) {
   json out = json::object();
@@ -122,14 +113,14 @@ json exchange_result(const ExchangeRuntime& x, const Scenario& sc) {
                   all_rpcs > 0 ? net / static_cast<double>(all_rpcs) : 0.0,
                   sc.cluster.rtt_us * 1e-6,
                   x.status != ExchangeStatus::ok && x_rpcs == 0};
-  const int64_t mem_per_sender = sender_memory_estimate(e.partitioning, e.receivers(), e.k, planned_batch_bytes(e));
+  const int64_t mem_per_sender = e.sender.memory_estimate_bytes;
   json out = {{"id", e.id},
               {"query", e.query},
               {"partitioning", to_string(e.partitioning)},
               {"merging", e.merging},
-              {"k", e.k},
-              {"k_configured", e.k_configured},
-              {"k_reason", e.k == e.k_configured ? std::string() : kept_k_reason(e.partitioning, e.merging)},
+              {"k", e.sender.k},
+              {"k_configured", e.sender.k_configured},
+              {"k_reason", e.sender.k_reason},
               {"buffer_bytes", e.flags.data_stream_sender_buffer_size},
               {"status", to_string(x.status)},
               {"error", x.error},

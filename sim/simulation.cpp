@@ -1,6 +1,5 @@
 #include "sim/simulation.hpp"
 
-#include "models/batch.hpp"
 #include "models/workload.hpp"
 #include "output/remote_scan_results.hpp"
 #include "output/results.hpp"
@@ -128,9 +127,7 @@ std::vector<size_t> launch_order(const Scenario& sc) {
         const FragmentSpec& f = query.fragments.at(static_cast<size_t>(e.sender_fragment));
         rows = f.ops.at(static_cast<size_t>(f.root)).rows;
       }
-      const double per_batch =
-          static_cast<double>(std::min(collector_capacity_rows(e.flags.data_stream_sender_buffer_size, e.shape),
-                                       e.flags.batch_size));
+      const double per_batch = static_cast<double>(std::min(e.sender.collector_rows, e.flags.batch_size));
       work[q] += rows / per_batch * (e.partitioning == Partitioning::unpartitioned ? e.receivers() : 1);
     }
     for (const FragmentSpec& f : query.fragments)
