@@ -6,8 +6,11 @@
 #include "input/migrate.hpp"
 #include "output/explain.hpp"
 #include "input/suggest.hpp"
+#include "output/remote_scan_results.hpp"
 #include "output/remote_scan_summary.hpp"
+#include "output/results.hpp"
 #include "output/summary.hpp"
+#include "sim/remote_scan.hpp"
 #include "sim/simulation.hpp"
 
 #include <fmt/format.h>
@@ -342,7 +345,10 @@ int run(const Args& a) {
   if (!a.output.empty()) check_output_path(a.output);
   const auto t0 = std::chrono::steady_clock::now();
   const bool progress = a.progress == 1 || (a.progress == -1 && isatty(STDERR_FILENO));
-  const nlohmann::json results = exsim::simulate(sc, progress, a.jobs);
+  // The simulation returns the models' counters; output/ makes the results document of them.
+  const nlohmann::json results = sc.remote_scan
+                                     ? exsim::remote_scan_results(sc, exsim::run_remote_scan(sc))
+                                     : exsim::results_document(sc, exsim::simulate(sc, progress, a.jobs));
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const std::string text = results.dump(2) + "\n";
   if (!a.output.empty()) write_atomically(a.output, text);

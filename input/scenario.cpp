@@ -71,11 +71,11 @@ void read_exchange(const json& x, const std::string& xp, const json& global_flag
   }
   normalise_integers(Section::flags, eff_flags, version);
   e.flags = flags_from(eff_flags);
-  e.k_configured = e.flags.rpcs_in_flight_per_channel;
-  e.k = k_explicit || uses_configured_k(e.partitioning, e.merging) ? e.flags.rpcs_in_flight_per_channel : 1;
-  if (e.merging && e.k > 1)
+  e.k_set_by_exchange = k_explicit;
+  if (e.merging && k_explicit && e.flags.rpcs_in_flight_per_channel > 1)
     err.add(xp + ".flags.rpcs_in_flight_per_channel",
-            fmt::format("a merging exchange keeps K=1 (batches of one sender must arrive in order); got {}", e.k));
+            fmt::format("a merging exchange keeps K=1 (batches of one sender must arrive in order); got {}",
+                        e.flags.rpcs_in_flight_per_channel));
   e.shape.fixed_row_bytes = x.at("fixed_row_bytes").get<int64_t>();
   e.shape.var_row_bytes = x.at("var_row_bytes").get<int64_t>();
   e.shape.tuples_per_row = x.at("tuples_per_row").get<int64_t>();
@@ -103,6 +103,19 @@ void check_receiver_counts(const json& x, const std::string& xp, ExchangeSpec& e
   if (e.directed_fanout > receivers)
     err.add(xp + ".directed_fanout", fmt::format("expected at most the number of receiver instances ({}), got {}",
                                                  receivers, e.directed_fanout));
+}
+
+// Once the receivers are known: the sender's configuration, built here once for the sender and the
+// results.
+void configure_sender(ExchangeSpec& e) {
+  e.sender = sender_config({.partitioning = e.partitioning,
+                            .merging = e.merging,
+                            .receivers = e.receivers(),
+                            .shape = e.shape,
+                            .buffer_bytes = e.flags.data_stream_sender_buffer_size,
+                            .batch_size = e.flags.batch_size,
+                            .k_flag = e.flags.rpcs_in_flight_per_channel,
+                            .k_set_by_exchange = e.k_set_by_exchange});
 }
 
 // Merges exchange_defaults into an exchange (its flags key by key).
@@ -570,6 +583,8 @@ void parse_plan(const json& plan, const std::string& plan_path, QuerySpec& q, co
   for (size_t x = 0; x < q.exchanges.size() && counts; ++x)
     check_receiver_counts(filled[x], fmt::format("{}.exchanges[{}]", plan_path, x), q.exchanges[x], err);
   err.throw_if_any();
+  for (ExchangeSpec& e : q.exchanges)
+    configure_sender(e);
   // What ran, for the results.
   json frag_settings = json::array();
   for (const FragmentSpec& f : q.fragments)
@@ -583,7 +598,7 @@ void parse_plan(const json& plan, const std::string& plan_path, QuerySpec& q, co
                            {"merging", e.merging},
                            {"senders", e.senders()},
                            {"receivers", e.receivers()},
-                           {"k", e.k}});
+                           {"k", e.sender.k}});
   settings = {{"plan", plan_path.find(".parallel") != std::string::npos ? "parallel" : "fragments"},
               {"fragments", frag_settings},
               {"exchanges", xs_settings}};
@@ -1120,6 +1135,7 @@ Scenario build_scenario(json doc, const std::string& file, const std::vector<Ove
     if (e.sender_instances_per_executor == 0) e.sender_instances_per_executor = per_exec_default;
     if (e.receiver_instances_per_executor == 0) e.receiver_instances_per_executor = per_exec_default;
     check_receiver_counts(x, xp, e, err);
+    configure_sender(e);
     const int receivers = e.receivers();
     if (x.contains("receiver_consumer_slowdown")) {
       s.slowdown = x.at("receiver_consumer_slowdown").get<std::vector<double>>();
@@ -1177,7 +1193,7 @@ Scenario build_scenario(json doc, const std::string& file, const std::vector<Ove
       e.faults.push_back(fs);
     }
     x["flags"] = eff_flags;
-    x["rpcs_in_flight_per_channel_effective"] = e.k;
+    x["rpcs_in_flight_per_channel_effective"] = e.sender.k;
     x["sender_executors"] = e.sender_executors;
     x["receiver_executors"] = e.receiver_executors;
     x["sender_instances_per_executor"] = e.sender_instances_per_executor;

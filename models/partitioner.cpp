@@ -36,19 +36,6 @@ SendMode send_mode(Partitioning p, int channels) {
   return SendMode::collectors;
 }
 
-bool uses_configured_k(Partitioning p, bool merging) {
-  return !merging && (p == Partitioning::hash_partitioned || p == Partitioning::random);
-}
-
-std::string kept_k_reason(Partitioning p, bool merging) {
-  if (merging)
-    return "merging exchanges keep K=1: a sender's batches must reach the merging receiver in order";
-  if (uses_configured_k(p, merging)) return "";
-  return to_string(p) +
-         " senders keep K=1: the configured K applies to HASH_PARTITIONED and RANDOM senders only (as in the "
-         "measured K=2 prototype); an exchange may set K in its own flags as a what-if";
-}
-
 int64_t binomial_draw(Rng& rng, int64_t n, double p) {
   if (n <= 0 || p <= 0) return 0;
   if (p >= 1) return n;

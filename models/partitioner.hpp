@@ -29,11 +29,6 @@ enum class SendMode {
 };
 SendMode send_mode(Partitioning p, int channels);
 
-// Default K rule: the proposed K applies to non-merging HASH_PARTITIONED and RANDOM senders only.
-bool uses_configured_k(Partitioning p, bool merging);
-// Why an exchange keeps K=1 under that rule (empty when the configured K applies), for the results.
-std::string kept_k_reason(Partitioning p, bool merging);
-
 // The rows each channel receives from one input batch. Only the channels listed in `touched`
 // (each once) received any; every other entry of `rows` is 0. Reused from batch to batch, so the
 // cost of a batch follows the channels it touches, not all of them.

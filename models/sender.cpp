@@ -14,17 +14,17 @@ namespace exsim {
 
 Sender::Sender(ExchangeRuntime& x, int index, SimThread& t)
     : x_(x), spec_(x.spec), index_(index), t_(t), c_(x.senders.at(static_cast<size_t>(index))),
-      receivers_(spec_.receivers()), mode_(send_mode(spec_.partitioning, spec_.receivers())) {
+      receivers_(spec_.receivers()), mode_(spec_.sender.mode) {
   c_.host = spec_.sender_host(index);
   c_.start_s = now();
   for (int r = 0; r < receivers_; ++r) {
-    channels_.emplace_back(spec_.k);
+    channels_.emplace_back(spec_.sender.k);
     local_.push_back(spec_.receiver_host(r) == c_.host);
   }
   const uint64_t seed =
       Rng::stream_seed(x.seed, (static_cast<uint64_t>(spec_.index) << 32) | static_cast<uint64_t>(index));
   if (mode_ == SendMode::collectors) {
-    capacity_ = collector_capacity_rows(spec_.flags.data_stream_sender_buffer_size, spec_.shape);
+    capacity_ = spec_.sender.collector_rows;
     splitter_ = std::make_unique<RowSplitter>(spec_.receiver_weights, spec_.directed_fanout, seed,
                                               spec_.flags.batch_size);
     fill_.assign(static_cast<size_t>(receivers_), 0);

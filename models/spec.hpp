@@ -7,6 +7,7 @@
 #include "models/batch.hpp"
 #include "models/cost.hpp"
 #include "models/partitioner.hpp"
+#include "models/sender_config.hpp"
 
 #include <cstdint>
 #include <string>
@@ -97,8 +98,8 @@ struct ExchangeSpec {
   CpuCosts costs;
   int index = 0;   // position among the scenario's exchanges: results order and random streams
   Flags flags;     // effective (global flags, then the exchange's overrides)
-  int k = 1;       // effective RPCs in flight per channel
-  int k_configured = 1; // the K the flags ask for
+  bool k_set_by_exchange = false; // its own flags set rpcs_in_flight_per_channel
+  SenderConfig sender; // built once the receivers are known (input/scenario.cpp)
   std::vector<FaultSpec> faults;
   std::string expected_json; // measured counters to compare with ("" or a JSON object)
 

@@ -136,7 +136,7 @@ json explain(const Scenario& sc) {
                            {"senders", e.senders()},
                            {"receivers", e.receivers()},
                            {"channels", static_cast<int64_t>(e.senders()) * e.receivers()},
-                           {"k", e.k}});
+                           {"k", e.sender.k}});
     queries.push_back({{"query", q.name},
                        {"exchange_only", q.exchange_only},
                        {"fragments", fragments},

@@ -2,8 +2,8 @@
 #include "output/remote_scan_results.hpp"
 
 #include "input/remote_scan.hpp"
+#include "models/run.hpp"
 #include "models/scan_bound.hpp"
-#include "sim/remote_scan.hpp"
 
 #include <algorithm>
 

@@ -1,10 +1,10 @@
 #include "output/results.hpp"
 
 #include "input/scenario.hpp"
-#include "models/batch.hpp"
 #include "models/bound.hpp"
 #include "models/memory.hpp"
 #include "models/query.hpp"
+#include "models/run.hpp"
 
 #include <algorithm>
 
@@ -14,7 +14,7 @@ using nlohmann::json;
 
 namespace {
 
-json sender_json(const SenderCounters& c, int index) {
+json sender_json(const SenderCounters& c, int index, double offset) {
   return {{"index", index},
           {"host", c.host},
           {"InactiveTotalTime_s", c.InactiveTotalTime},
@@ -35,10 +35,10 @@ json sender_json(const SenderCounters& c, int index) {
           {"PeakBytes", c.PeakBytes},
           {"slots_in_flight_after_teardown", c.slots_in_flight_after_teardown},
           {"error", c.error},
-          {"end_s", c.end_s}};
+          {"end_s", c.end_s + offset}};
 }
 
-json receiver_json(const ReceiverCounters& c, int index) {
+json receiver_json(const ReceiverCounters& c, int index, double offset) {
   return {{"index", index},
           {"host", c.host},
           {"TotalBytesReceived", c.TotalBytesReceived},
@@ -56,15 +56,7 @@ json receiver_json(const ReceiverCounters& c, int index) {
           {"ConsumerTime_s", c.ConsumerTime},
           {"PeakBytes", c.PeakBytes},
           {"closed", c.closed},
-          {"end_s", c.end_s}};
-}
-
-// Average outbound batch the planner budgets for: a full collector, or a whole input batch.
-int64_t planned_batch_bytes(const ExchangeSpec& e) {
-  const int64_t rows = send_mode(e.partitioning, e.receivers()) == SendMode::collectors
-                           ? collector_capacity_rows(e.flags.data_stream_sender_buffer_size, e.shape)
-                           : e.flags.batch_size;
-  return uncompressed_bytes(rows, e.shape);
+          {"end_s", c.end_s + offset}};
 }
 
 // A query without runtime filters has no such wait: its breakdown keeps the keys it always had.
@@ -80,80 +72,90 @@ json path_json(const Path& p, bool runtime_filters = false) {
 
 json parse_or_empty(const std::string& text) { return text.empty() ? json::object() : json::parse(text); }
 
-} // namespace
+// An exchange's totals over its instances, for its entry and for the summary.
+struct ExchangeFigures {
+  int64_t rpcs = 0, eos = 0, bytes = 0, rows = 0, dropped = 0, deferred = 0, teardown = 0;
+  double network_s = 0;
+  int slowest = 0; // the sender blocked longest
+  double receiver_cpu_s = 0, has_deferred_s = 0;
+  int closed = 0;
+  int64_t memory_estimate_bytes = 0;
+};
 
-json exchange_result(const ExchangeRuntime& x, const Scenario& sc) {
-  const ExchangeSpec& e = x.spec;
-  int64_t x_rpcs = 0, x_eos = 0, x_bytes = 0, x_rows = 0, x_dropped = 0, x_deferred = 0, x_teardown = 0;
-  double net = 0;
-  int slowest = 0;
-  json senders = json::array(), receivers = json::array();
+ExchangeFigures exchange_figures(const ExchangeSpec& e, const ExchangeRun& x) {
+  ExchangeFigures f;
   for (size_t s = 0; s < x.senders.size(); ++s) {
     const SenderCounters& c = x.senders[s];
-    x_rpcs += c.TransmitDataRpcs;
-    x_eos += c.EosSent;
-    x_bytes += c.TotalBytesSent;
-    x_rows += c.RowsSent;
-    x_dropped += c.RowsDropped;
-    x_teardown += c.slots_in_flight_after_teardown;
-    net += c.RpcNetworkTime;
-    if (c.InactiveTotalTime > x.senders[static_cast<size_t>(slowest)].InactiveTotalTime)
-      slowest = static_cast<int>(s);
-    senders.push_back(sender_json(c, static_cast<int>(s)));
+    f.rpcs += c.TransmitDataRpcs;
+    f.eos += c.EosSent;
+    f.bytes += c.TotalBytesSent;
+    f.rows += c.RowsSent;
+    f.dropped += c.RowsDropped;
+    f.teardown += c.slots_in_flight_after_teardown;
+    f.network_s += c.RpcNetworkTime;
+    if (c.InactiveTotalTime > x.senders[static_cast<size_t>(f.slowest)].InactiveTotalTime)
+      f.slowest = static_cast<int>(s);
   }
-  double recv_cpu = 0, has_deferred = 0;
-  int closed = 0;
-  for (size_t r = 0; r < x.receivers.size(); ++r) {
-    const ReceiverCounters& c = x.receivers[r];
-    x_deferred += c.TotalRPCsDeferred;
-    recv_cpu = std::max(recv_cpu, c.ConsumerTime + c.DeserializeRowBatchTime);
-    has_deferred = std::max(has_deferred, c.TotalHasDeferredRPCsTime);
-    closed += c.closed ? 1 : 0;
-    receivers.push_back(receiver_json(c, static_cast<int>(r)));
+  for (const ReceiverCounters& c : x.receivers) {
+    f.deferred += c.TotalRPCsDeferred;
+    f.receiver_cpu_s = std::max(f.receiver_cpu_s, c.ConsumerTime + c.DeserializeRowBatchTime);
+    f.has_deferred_s = std::max(f.has_deferred_s, c.TotalHasDeferredRPCsTime);
+    f.closed += c.closed ? 1 : 0;
   }
+  f.memory_estimate_bytes = e.sender.memory_estimate_bytes * e.senders();
+  return f;
+}
+
+// Times of the entry are on the workload's clock: the run's own plus `offset`.
+json exchange_json(const ExchangeSpec& e, const ExchangeRun& x, const ExchangeFigures& f, double offset,
+                   const Scenario& sc) {
+  json senders = json::array(), receivers = json::array();
+  for (size_t s = 0; s < x.senders.size(); ++s)
+    senders.push_back(sender_json(x.senders[s], static_cast<int>(s), offset));
+  for (size_t r = 0; r < x.receivers.size(); ++r)
+    receivers.push_back(receiver_json(x.receivers[r], static_cast<int>(r), offset));
   const double duration = x.end_s - x.start_s;
-  const SenderCounters& slow = x.senders.at(static_cast<size_t>(slowest));
-  const int64_t all_rpcs = x_rpcs + x_eos;
+  const SenderCounters& slow = x.senders.at(static_cast<size_t>(f.slowest));
+  const int64_t all_rpcs = f.rpcs + f.eos;
   BoundFigures bf{duration,
                   slow.InactiveTotalTime,
                   slow.CpuTime,
-                  recv_cpu,
-                  has_deferred,
-                  all_rpcs > 0 ? net / static_cast<double>(all_rpcs) : 0.0,
+                  f.receiver_cpu_s,
+                  f.has_deferred_s,
+                  all_rpcs > 0 ? f.network_s / static_cast<double>(all_rpcs) : 0.0,
                   sc.cluster.rtt_us * 1e-6,
-                  x.status != ExchangeStatus::ok && x_rpcs == 0};
-  const int64_t mem_per_sender = sender_memory_estimate(e.partitioning, e.receivers(), e.k, planned_batch_bytes(e));
+                  x.status != ExchangeStatus::ok && f.rpcs == 0};
   json out = {{"id", e.id},
               {"query", e.query},
               {"partitioning", to_string(e.partitioning)},
               {"merging", e.merging},
-              {"k", e.k},
-              {"k_configured", e.k_configured},
-              {"k_reason", e.k == e.k_configured ? std::string() : kept_k_reason(e.partitioning, e.merging)},
+              {"k", e.sender.k},
+              {"k_configured", e.sender.k_configured},
+              {"k_reason", e.sender.k_reason},
               {"buffer_bytes", e.flags.data_stream_sender_buffer_size},
               {"status", to_string(x.status)},
               {"error", x.error},
-              {"start_s", x.start_s},
-              {"end_s", x.end_s},
+              {"start_s", x.start_s + offset},
+              {"end_s", x.end_s + offset},
               {"duration_s", duration},
               {"senders", e.senders()},
               {"receivers", e.receivers()},
               {"channels", e.senders() * e.receivers()},
-              {"slowest_sender", slowest},
+              {"slowest_sender", f.slowest},
               {"slowest_sender_blocked_s", slow.InactiveTotalTime},
-              {"rpcs", x_rpcs},
-              {"eos_rpcs", x_eos},
-              {"bytes_sent", x_bytes},
-              {"mean_rpc_bytes", x_rpcs > 0 ? static_cast<double>(x_bytes) / static_cast<double>(x_rpcs) : 0.0},
-              {"rows_sent", x_rows},
-              {"rows_dropped", x_dropped},
-              {"rpcs_deferred", x_deferred},
-              {"pushed_back", x_deferred > 0},
-              {"receivers_closed", closed},
-              {"slots_in_flight_after_teardown", x_teardown},
+              {"rpcs", f.rpcs},
+              {"eos_rpcs", f.eos},
+              {"bytes_sent", f.bytes},
+              {"mean_rpc_bytes", f.rpcs > 0 ? static_cast<double>(f.bytes) / static_cast<double>(f.rpcs) : 0.0},
+              {"rows_sent", f.rows},
+              {"rows_dropped", f.dropped},
+              {"rpcs_deferred", f.deferred},
+              {"pushed_back", f.deferred > 0},
+              {"receivers_closed", f.closed},
+              {"slots_in_flight_after_teardown", f.teardown},
               {"bound", to_string(classify_bound(bf))},
-              {"memory_estimate_bytes", mem_per_sender * e.senders()},
-              {"memory_estimate_bytes_per_sender", mem_per_sender},
+              {"memory_estimate_bytes", f.memory_estimate_bytes},
+              {"memory_estimate_bytes_per_sender", e.sender.memory_estimate_bytes},
               {"receiver_memory_estimate_bytes",
                receiver_memory_estimate(e.merging, e.senders(), e.flags.exchg_node_buffer_size_bytes) * e.receivers()},
               {"peak_sender_bytes", x.sender_bytes_peak},
@@ -164,47 +166,73 @@ json exchange_result(const ExchangeRuntime& x, const Scenario& sc) {
   return out;
 }
 
-json query_result(const QueryRuntime& q, const json& exchanges) {
-  const QuerySpec& spec = q.spec;
-  if (spec.exchange_only && spec.name.empty()) return nullptr;
-  std::string status = to_string(q.status);
-  std::string error = q.error;
-  for (const json& x : exchanges)
-    if (status == "ok" && x.at("status").get<std::string>() != "ok") {
-      status = x.at("status").get<std::string>();
-      error = x.at("error").get<std::string>();
+// What a query's entry and the summary both need. Times are on the run's own clock.
+struct QueryFigures {
+  ExchangeStatus status = ExchangeStatus::ok;
+  std::string error;
+  double start_s = 0, end_s = 0; // an exchange-only query: the span of its exchanges
+  double exchange_span_s = 0;
+  Path breakdown;                // an exchange-only query's counts from its first exchange
+  bool filter_wait = false;      // the breakdown lists the runtime-filter wait
+};
+
+QueryFigures query_figures(const QuerySpec& spec, const QueryRun& q) {
+  QueryFigures f;
+  // The query fails with its own error, else with the first exchange's that did not end well.
+  f.status = q.status;
+  f.error = q.error;
+  for (const ExchangeRun& x : q.exchanges)
+    if (f.status == ExchangeStatus::ok && x.status != ExchangeStatus::ok) {
+      f.status = x.status;
+      f.error = x.error;
     }
-  Path breakdown = q.breakdown;
-  json out = {{"query", spec.name}, {"exchanges", static_cast<int64_t>(spec.exchanges.size())}};
   // The span of its exchanges.
   double start = 0, end = 0;
   bool first = true;
-  for (const json& x : exchanges) {
-    start = first ? x.at("start_s").get<double>() : std::min(start, x.at("start_s").get<double>());
-    end = first ? x.at("end_s").get<double>() : std::max(end, x.at("end_s").get<double>());
+  for (const ExchangeRun& x : q.exchanges) {
+    start = first ? x.start_s : std::min(start, x.start_s);
+    end = first ? x.end_s : std::max(end, x.end_s);
     first = false;
   }
+  f.exchange_span_s = end - start;
+  f.breakdown = q.breakdown;
   if (spec.exchange_only) {
     // Its runtime: that span.
-    breakdown.add(PathPart::startup, -start); // its path counts from 0, its span from its first exchange
-    const json b = path_json(breakdown);
-    out.update({{"start_s", start},
-                {"end_s", end},
-                {"exchange_span_s", end - start},
-                {"runtime_s", end - start},
-                {"status", status},
-                {"error", error},
-                {"breakdown", b}});
-    return out;
+    f.start_s = start;
+    f.end_s = end;
+    f.breakdown.add(PathPart::startup, -start); // its path counts from 0, its span from its first exchange
+  } else {
+    f.start_s = q.start_s;
+    f.end_s = q.end_s;
+    f.filter_wait = q.has_runtime_filters;
   }
+  return f;
+}
+
+// A query's entry; times on the workload's clock.
+json query_json(const QuerySpec& spec, const QueryRun& q, const QueryFigures& f) {
+  const double offset = q.clock_offset_s;
+  json out = {{"query", spec.name},
+              {"exchanges", static_cast<int64_t>(spec.exchanges.size())},
+              {"start_s", f.start_s + offset},
+              {"end_s", f.end_s + offset},
+              {"exchange_span_s", f.exchange_span_s},
+              {"runtime_s", f.end_s - f.start_s},
+              {"status", to_string(f.status)},
+              {"error", f.error},
+              {"breakdown", path_json(f.breakdown, f.filter_wait)}};
+  if (spec.exchange_only) return out;
   json fragments = json::array();
   int64_t passed_before_filters = 0;
   int filter_timeouts = 0;
-  for (size_t f = 0; f < spec.fragments.size(); ++f) {
-    const FragmentStats& fs = q.fragment_stats[f];
-    json fj = {{"id", spec.fragments[f].id}, {"instances", fs.instances}, {"cpu_s", fs.cpu_s}, {"end_s", fs.end_s}};
+  for (size_t i = 0; i < spec.fragments.size(); ++i) {
+    const FragmentStats& fs = q.fragments[i];
+    json fj = {{"id", spec.fragments[i].id},
+               {"instances", fs.instances},
+               {"cpu_s", fs.cpu_s},
+               {"end_s", fs.end_s + offset}};
     bool filtered = false;
-    for (const OpSpec& o : spec.fragments[f].ops)
+    for (const OpSpec& o : spec.fragments[i].ops)
       filtered = filtered || !o.runtime_filters.empty();
     if (filtered) {
       fj["rows_passed_before_filters"] = fs.rows_passed_before_filters;
@@ -214,14 +242,7 @@ json query_result(const QueryRuntime& q, const json& exchanges) {
     filter_timeouts += fs.runtime_filter_timeouts;
     fragments.push_back(std::move(fj));
   }
-  out.update({{"start_s", q.start_s},
-              {"end_s", q.end_s},
-              {"exchange_span_s", end - start},
-              {"runtime_s", q.end_s - q.start_s},
-              {"status", status},
-              {"error", error},
-              {"breakdown", path_json(breakdown, q.has_runtime_filters)},
-              {"fragments", fragments}});
+  out["fragments"] = fragments;
   if (q.has_runtime_filters) {
     out["rows_passed_before_filters"] = passed_before_filters;
     out["runtime_filter_timeouts"] = filter_timeouts;
@@ -230,58 +251,66 @@ json query_result(const QueryRuntime& q, const json& exchanges) {
   return out;
 }
 
-void shift_query(json& query, json& exchanges, double offset) {
-  for (json& x : exchanges) {
-    x["start_s"] = x.at("start_s").get<double>() + offset;
-    x["end_s"] = x.at("end_s").get<double>() + offset;
-    for (const char* side : {"sender_instances", "receiver_instances"})
-      for (auto& inst : x[side])
-        inst["end_s"] = inst.at("end_s").get<double>() + offset;
-  }
-  if (query.is_null()) return;
-  query["start_s"] = query.at("start_s").get<double>() + offset;
-  query["end_s"] = query.at("end_s").get<double>() + offset;
-  if (query.contains("fragments"))
-    for (auto& f : query["fragments"])
-      f["end_s"] = f.at("end_s").get<double>() + offset;
-}
+} // namespace
 
-json assemble_results(const Scenario& sc, json exchanges, json queries) {
+json results_document(const Scenario& sc, const WorkloadRun& run) {
+  // Exchanges in scenario order, and the summary's totals over them in that order.
+  std::vector<const ExchangeSpec*> specs(sc.exchange_count());
+  std::vector<const ExchangeRun*> runs(specs.size());
+  std::vector<double> offsets(specs.size());
+  for (size_t q = 0; q < sc.queries.size(); ++q)
+    for (size_t i = 0; i < sc.queries[q].exchanges.size(); ++i) {
+      const ExchangeSpec& e = sc.queries[q].exchanges[i];
+      const size_t at = static_cast<size_t>(e.index);
+      specs.at(at) = &e;
+      runs.at(at) = &run.queries.at(q).exchanges.at(i);
+      offsets.at(at) = run.queries[q].clock_offset_s;
+    }
+  json exchanges = json::array();
   int64_t rpcs = 0, eos = 0, bytes = 0, deferred = 0, failed = 0, mem_total = 0;
   int64_t hash_rpcs = 0, hash_bytes = 0, nonpushback_hash = 0;
   double blocked_total = 0, nonpushback_blocked = 0, makespan = 0;
-  for (const json& x : exchanges) {
-    const int64_t x_rpcs = x.at("rpcs").get<int64_t>();
-    const int64_t x_bytes = x.at("bytes_sent").get<int64_t>();
-    const double blocked = x.at("slowest_sender_blocked_s").get<double>();
-    const std::string status = x.at("status").get<std::string>();
-    if (x.at("partitioning").get<std::string>() == to_string(Partitioning::hash_partitioned)) {
-      hash_rpcs += x_rpcs;
-      hash_bytes += x_bytes;
-      if (!x.at("pushed_back").get<bool>()) {
+  for (size_t i = 0; i < specs.size(); ++i) {
+    const ExchangeSpec& e = *specs[i];
+    const ExchangeRun& x = *runs[i];
+    const ExchangeFigures f = exchange_figures(e, x);
+    exchanges.push_back(exchange_json(e, x, f, offsets[i], sc));
+    const double blocked = x.senders.at(static_cast<size_t>(f.slowest)).InactiveTotalTime;
+    if (e.partitioning == Partitioning::hash_partitioned) {
+      hash_rpcs += f.rpcs;
+      hash_bytes += f.bytes;
+      if (f.deferred == 0) {
         ++nonpushback_hash;
         nonpushback_blocked += blocked;
       }
     }
-    rpcs += x_rpcs;
-    eos += x.at("eos_rpcs").get<int64_t>();
-    bytes += x_bytes;
-    deferred += x.at("rpcs_deferred").get<int64_t>();
-    failed += status == "ok" ? 0 : 1;
-    mem_total += x.at("memory_estimate_bytes").get<int64_t>();
+    rpcs += f.rpcs;
+    eos += f.eos;
+    bytes += f.bytes;
+    deferred += f.deferred;
+    failed += x.status == ExchangeStatus::ok ? 0 : 1;
+    mem_total += f.memory_estimate_bytes;
     blocked_total += blocked;
-    makespan = std::max(makespan, x.at("end_s").get<double>());
+    makespan = std::max(makespan, x.end_s + offsets[i]);
   }
+  // Queries in scenario order; the exchanges of no query (an exchange-only query without a name)
+  // have no entry.
   json query_list = json::array();
   double runtime_total = 0;
   json breakdown_total = json::object();
-  for (json& q : queries) {
-    if (q.is_null()) continue;
-    runtime_total += q.at("runtime_s").get<double>();
-    makespan = std::max(makespan, q.at("end_s").get<double>());
-    for (const auto& [k, v] : q.at("breakdown").items())
-      breakdown_total[k] = breakdown_total.value(k, 0.0) + v.get<double>();
-    query_list.push_back(std::move(q));
+  for (size_t q = 0; q < sc.queries.size(); ++q) {
+    const QuerySpec& spec = sc.queries[q];
+    if (spec.exchange_only && spec.name.empty()) continue;
+    const QueryRun& qr = run.queries.at(q);
+    const QueryFigures f = query_figures(spec, qr);
+    query_list.push_back(query_json(spec, qr, f));
+    runtime_total += f.end_s - f.start_s;
+    makespan = std::max(makespan, f.end_s + qr.clock_offset_s);
+    for (size_t i = 0; i < kPathParts; ++i) {
+      const auto part = static_cast<PathPart>(i);
+      if (part == PathPart::runtime_filter_wait && !f.filter_wait) continue;
+      breakdown_total[path_part_key(part)] = breakdown_total.value(path_part_key(part), 0.0) + f.breakdown.get(part);
+    }
   }
   json summary = {{"exchanges", static_cast<int64_t>(exchanges.size())},
                   {"queries", static_cast<int64_t>(query_list.size())},

@@ -6,23 +6,9 @@
 #pragma once
 
 #include "input/scenario.hpp"
-#include "models/split_prefetch.hpp"
-
-#include <vector>
+#include "models/run.hpp"
 
 namespace exsim {
-
-struct ExecutorScanRun {
-  int index = 0;
-  int host = 0;
-  PrefetchCounters counters;
-  PrefetchSeries series;
-};
-
-struct RemoteScanRun {
-  std::vector<ExecutorScanRun> executors;
-  std::vector<double> host_nic_utilization; // bytes / (bandwidth x span of the host's executors)
-};
 
 RemoteScanRun run_remote_scan(const Scenario& scenario);
 

@@ -1,18 +1,15 @@
 #include "sim/simulation.hpp"
 
-#include "models/batch.hpp"
 #include "models/workload.hpp"
-#include "output/remote_scan_results.hpp"
-#include "output/results.hpp"
 #include "sim/clock.hpp"
 #include "sim/connection.hpp"
 #include "sim/platform.hpp"
-#include "sim/remote_scan.hpp"
 
 #include <simgrid/s4u.hpp>
 #include <xbt/log.h>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -26,11 +23,38 @@
 
 namespace exsim {
 
+// A query process hands its run to the parent as JSON of these structs (numbers round-trip exactly).
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(SenderCounters, host, InactiveTotalTime, SerializeBatchTime, CpuTime,
+                                   RpcNetworkTime, RpcRecvrTime, RpcSuccess, RpcFailure, TotalBytesSent,
+                                   UncompressedRowBatchSize, RowsSent, RowsDropped, EosSent, TransmitDataRpcs,
+                                   PeakBytes, slots_in_flight_after_teardown, error, start_s, end_s)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ReceiverCounters, host, TotalBytesReceived, TotalBatchesReceived,
+                                   TotalBatchesEnqueued, TotalRPCsDeferred, DeferredQueueSize,
+                                   TotalHasDeferredRPCsTime, DeserializeRowBatchTime, TotalEosReceived, DataWaitTime,
+                                   FirstBatchWaitTime, TotalBytesDequeued, RowsDequeued, ConsumerTime, PeakBytes,
+                                   closed, start_s, end_s)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(FragmentStats, instances, cpu_s, end_s, rows_passed_before_filters,
+                                   runtime_filter_timeouts)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ExchangeRun, status, error, start_s, end_s, senders, receivers, sender_bytes_peak,
+                                   receiver_bytes_peak)
+void to_json(nlohmann::json& j, const Path& p) {
+  j = nlohmann::json::array();
+  for (size_t i = 0; i < kPathParts; ++i)
+    j.push_back(p.get(static_cast<PathPart>(i)));
+}
+void from_json(const nlohmann::json& j, Path& p) {
+  p = Path{};
+  for (size_t i = 0; i < kPathParts; ++i)
+    p.add(static_cast<PathPart>(i), j.at(i).get<double>());
+}
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(QueryRun, status, error, start_s, end_s, breakdown, fragments, has_runtime_filters,
+                                   exchanges, clock_offset_s)
+
 namespace {
 
-// Simulates the given queries of the scenario together in this process; returns
-// {"exchanges": [...], "queries": [...]} for them (exchange entries carry their scenario index).
-nlohmann::json run_queries(const Scenario& sc, const std::vector<size_t>& which, bool progress) {
+// Simulates the given queries of the scenario together in this process; returns their runs, in
+// the order of `which`.
+std::vector<QueryRun> run_queries(const Scenario& sc, const std::vector<size_t>& which, bool progress) {
   auto engine = make_engine();
   const Platform platform = build_platform(sc.cluster);
   Scheduler sched;
@@ -77,34 +101,10 @@ nlohmann::json run_queries(const Scenario& sc, const std::vector<size_t>& which,
   if (deadlock || !workload.finished())
     throw std::logic_error("the simulation deadlocked (a query never finished); this is a bug in exsim");
 
-  nlohmann::json exchanges = nlohmann::json::array(), queries = nlohmann::json::array();
-  for (const auto& q : workload.queries) {
-    nlohmann::json xs = nlohmann::json::array();
-    for (const auto& x : q->exchanges) {
-      nlohmann::json entry = exchange_result(*x, sc);
-      entry["_index"] = x->spec.index;
-      xs.push_back(std::move(entry));
-    }
-    queries.push_back(query_result(*q, xs));
-    for (auto& x : xs)
-      exchanges.push_back(std::move(x));
-  }
-  return {{"exchanges", exchanges}, {"queries", queries}};
-}
-
-// Puts exchange entries back in scenario order.
-nlohmann::json in_scenario_order(const Scenario& sc, std::vector<nlohmann::json>& parts) {
-  std::vector<nlohmann::json> by_index(sc.exchange_count());
-  for (auto& part : parts)
-    for (auto& x : part.at("exchanges")) {
-      const size_t i = x.at("_index").get<size_t>();
-      x.erase("_index");
-      by_index.at(i) = std::move(x);
-    }
-  nlohmann::json out = nlohmann::json::array();
-  for (auto& x : by_index)
-    out.push_back(std::move(x));
-  return out;
+  std::vector<QueryRun> runs;
+  for (const auto& q : workload.queries)
+    runs.push_back(query_run(*q));
+  return runs;
 }
 
 std::string read_file(const std::string& path) {
@@ -128,9 +128,7 @@ std::vector<size_t> launch_order(const Scenario& sc) {
         const FragmentSpec& f = query.fragments.at(static_cast<size_t>(e.sender_fragment));
         rows = f.ops.at(static_cast<size_t>(f.root)).rows;
       }
-      const double per_batch =
-          static_cast<double>(std::min(collector_capacity_rows(e.flags.data_stream_sender_buffer_size, e.shape),
-                                       e.flags.batch_size));
+      const double per_batch = static_cast<double>(std::min(e.sender.collector_rows, e.flags.batch_size));
       work[q] += rows / per_batch * (e.partitioning == Partitioning::unpartitioned ? e.receivers() : 1);
     }
     for (const FragmentSpec& f : query.fragments)
@@ -144,13 +142,14 @@ std::vector<size_t> launch_order(const Scenario& sc) {
   return order;
 }
 
-nlohmann::json simulate_in_sequence(const Scenario& sc, bool progress, int jobs) {
+WorkloadRun simulate_in_sequence(const Scenario& sc, bool progress, int jobs) {
   const std::vector<size_t> order = launch_order(sc);
   char dir_template[] = "/tmp/exsim-queries.XXXXXX";
   const char* dir = mkdtemp(dir_template);
   if (!dir) throw std::runtime_error("cannot create a temporary directory for the query processes");
   auto part_path = [&](size_t q) { return fmt::format("{}/query-{}.json", dir, q); };
-  std::vector<nlohmann::json> parts(sc.queries.size());
+  WorkloadRun run;
+  run.queries.resize(sc.queries.size());
   std::map<pid_t, size_t> running;
   size_t next = 0, done = 0;
   std::string failure;
@@ -164,7 +163,7 @@ nlohmann::json simulate_in_sequence(const Scenario& sc, bool progress, int jobs)
         int code = 0;
         std::string text;
         try {
-          text = run_queries(sc, {q}, false).dump();
+          text = nlohmann::json(run_queries(sc, {q}, false).at(0)).dump();
         } catch (const std::exception& e) {
           text = e.what();
           code = 3;
@@ -187,42 +186,35 @@ nlohmann::json simulate_in_sequence(const Scenario& sc, bool progress, int jobs)
         failure = fmt::format("query \"{}\": {}", sc.queries[q].name, text.empty() ? "its process died" : text);
       continue;
     }
-    parts[q] = nlohmann::json::parse(text);
+    nlohmann::json::parse(text).get_to(run.queries[q]);
     if (progress) std::fprintf(stderr, "\rexsim: %zu/%zu queries simulated ", ++done, sc.queries.size());
   }
   rmdir(dir);
   if (progress) std::fprintf(stderr, "\n");
   if (!failure.empty()) throw std::runtime_error(failure);
   // Each query starts when the previous one ended.
-  nlohmann::json queries = nlohmann::json::array();
   double offset = 0;
   for (size_t q = 0; q < sc.queries.size(); ++q) {
-    nlohmann::json& query = parts[q].at("queries").at(0);
-    nlohmann::json& xs = parts[q].at("exchanges");
+    QueryRun& query = run.queries[q];
     double end = 0;
-    for (const auto& x : xs)
-      end = std::max(end, x.at("end_s").get<double>());
-    if (!query.is_null()) end = std::max(end, query.at("end_s").get<double>());
-    shift_query(query, xs, offset);
-    queries.push_back(std::move(query));
+    for (const ExchangeRun& x : query.exchanges)
+      end = std::max(end, x.end_s);
+    if (!sc.queries[q].exchange_only) end = std::max(end, query.end_s);
+    query.clock_offset_s = offset;
     offset += end;
   }
-  nlohmann::json exchanges = in_scenario_order(sc, parts);
-  return assemble_results(sc, std::move(exchanges), std::move(queries));
+  return run;
 }
 
 } // namespace
 
-nlohmann::json simulate(const Scenario& scenario, bool progress, int jobs) {
-  if (scenario.remote_scan) return remote_scan_results(scenario, run_remote_scan(scenario));
+WorkloadRun simulate(const Scenario& scenario, bool progress, int jobs) {
+  if (scenario.remote_scan) throw std::logic_error("simulate: a remote scan runs with run_remote_scan");
   if (scenario.query_order == QueryOrder::sequential) return simulate_in_sequence(scenario, progress, jobs);
   std::vector<size_t> all(scenario.queries.size());
   for (size_t q = 0; q < all.size(); ++q)
     all[q] = q;
-  std::vector<nlohmann::json> parts{run_queries(scenario, all, progress)};
-  nlohmann::json queries = parts[0].at("queries");
-  nlohmann::json exchanges = in_scenario_order(scenario, parts);
-  return assemble_results(scenario, std::move(exchanges), std::move(queries));
+  return {run_queries(scenario, all, progress)};
 }
 
 } // namespace exsim

@@ -3,6 +3,9 @@
 #pragma once
 
 #include "input/scenario.hpp"
+#include "output/remote_scan_results.hpp"
+#include "output/results.hpp"
+#include "sim/remote_scan.hpp"
 #include "sim/simulation.hpp"
 
 #include <catch2/catch.hpp>
@@ -73,7 +76,10 @@ template <class F> json in_child(F body) {
 }
 
 inline json simulate_doc(const json& doc, int jobs = 1) {
-  return in_child([&] { return simulate(build_scenario(doc, "test-scenario.json"), false, jobs); });
+  return in_child([&] {
+    const Scenario sc = build_scenario(doc, "test-scenario.json");
+    return sc.remote_scan ? remote_scan_results(sc, run_remote_scan(sc)) : results_document(sc, simulate(sc, false, jobs));
+  });
 }
 
 inline void show(const std::string& what, double expected, double simulated) {

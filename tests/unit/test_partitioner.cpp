@@ -150,24 +150,11 @@ TEST_CASE("collector fill events are ordered by position in the input batch", "[
   CHECK(ev.size() == 3);
 }
 
-TEST_CASE("send modes and the default K rule", "[unit][routing]") {
+TEST_CASE("send modes and partitioning names", "[unit][routing]") {
   CHECK(send_mode(Partitioning::hash_partitioned, 5) == SendMode::collectors);
   CHECK(send_mode(Partitioning::hash_partitioned, 1) == SendMode::whole_batch);
   CHECK(send_mode(Partitioning::random, 5) == SendMode::whole_batch);
   CHECK(send_mode(Partitioning::unpartitioned, 5) == SendMode::broadcast);
-  CHECK(uses_configured_k(Partitioning::hash_partitioned, false));
-  CHECK(uses_configured_k(Partitioning::random, false));
-  CHECK_FALSE(uses_configured_k(Partitioning::hash_partitioned, true));
-  CHECK_FALSE(uses_configured_k(Partitioning::unpartitioned, false));
-  CHECK_FALSE(uses_configured_k(Partitioning::kudu, false));
-  CHECK_FALSE(uses_configured_k(Partitioning::directed, false));
-  // The reason is given exactly where the rule keeps K=1.
-  CHECK(kept_k_reason(Partitioning::hash_partitioned, false).empty());
-  CHECK(kept_k_reason(Partitioning::random, false).empty());
-  CHECK(kept_k_reason(Partitioning::hash_partitioned, true).find("merging") != std::string::npos);
-  CHECK(kept_k_reason(Partitioning::unpartitioned, false).find("UNPARTITIONED") != std::string::npos);
-  CHECK(kept_k_reason(Partitioning::kudu, false).find("KUDU") != std::string::npos);
-  CHECK(kept_k_reason(Partitioning::directed, false).find("DIRECTED") != std::string::npos);
   Partitioning p;
   CHECK(parse_partitioning("KUDU", p));
   CHECK(p == Partitioning::kudu);

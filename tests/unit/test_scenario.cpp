@@ -35,7 +35,7 @@ TEST_CASE("defaults come from the parameter table", "[unit][scenario]") {
   CHECK(s.flags.exchg_node_buffer_size_bytes == 10485760);
   CHECK(s.exchange(0).senders() == 5);
   CHECK(s.exchange(0).receivers() == 5);
-  CHECK(s.exchange(0).k == 1);
+  CHECK(s.exchange(0).sender.k == 1);
   CHECK(s.name == "t");
 }
 
@@ -57,11 +57,11 @@ TEST_CASE("K applies to hash and random, not to merging, broadcast, Kudu or dire
                               {"rows_total", 1},
                               {"flags", {{"rpcs_in_flight_per_channel", 2}}}});
   const Scenario s = build_scenario(doc, "t.json");
-  CHECK(s.exchange(0).k == 3);
-  CHECK(s.exchange(1).k == 1);
-  CHECK(s.exchange(2).k == 1);
-  CHECK(s.exchange(3).k == 3);
-  CHECK(s.exchange(4).k == 2); // explicit what-if
+  CHECK(s.exchange(0).sender.k == 3);
+  CHECK(s.exchange(1).sender.k == 1);
+  CHECK(s.exchange(2).sender.k == 1);
+  CHECK(s.exchange(3).sender.k == 3);
+  CHECK(s.exchange(4).sender.k == 2); // explicit what-if
 }
 
 TEST_CASE("overrides reach flags and JSON paths", "[unit][scenario]") {
