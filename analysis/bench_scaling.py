@@ -15,7 +15,7 @@ from pathlib import Path
 if not __package__:  # run as a script: make `analysis` importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from analysis import atomic
+from common import atomic
 
 
 def read(path):

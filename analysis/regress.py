@@ -28,7 +28,8 @@ import jsonschema
 if not __package__:  # run as a script: the repository root on sys.path, as for every entry point
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from analysis import atomic, results
+from analysis import results
+from common import atomic
 
 BASELINE_VERSION = 1
 TIME_TOLERANCE = {"rel": 0.01, "abs": 1e-6}

@@ -51,7 +51,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 if not __package__:  # run as a script: the repository root on sys.path, as for every entry point
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from analysis import atomic, remote_scan_report, results  # noqa: E402
+from analysis import remote_scan_report, results  # noqa: E402
+from common import atomic  # noqa: E402
 
 MIB = 1 << 20
 KIB = 1 << 10

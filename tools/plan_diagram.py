@@ -25,7 +25,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch  # noqa: E402
 
-from analysis import atomic, exsim_runner  # noqa: E402
+from common import atomic, exsim_runner  # noqa: E402
 
 THREAD_COLOURS = ["#1f4e79", "#b05a00", "#2e7d32", "#6a1b9a", "#ad1457", "#00695c"]
 

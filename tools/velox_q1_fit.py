@@ -23,7 +23,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from analysis import atomic, exsim_runner  # noqa: E402
+from common import atomic, exsim_runner  # noqa: E402
 
 SCENARIO = REPO / "scenarios" / "velox_s3_q1" / "q1_cold.json"
 FIT = REPO / "scenarios" / "velox_s3_q1" / "fit.json"

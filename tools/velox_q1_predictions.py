@@ -22,7 +22,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from analysis import atomic, results  # noqa: E402
+from analysis import results  # noqa: E402
+from common import atomic  # noqa: E402
 
 SCENARIO = REPO / "scenarios" / "velox_s3_q1" / "q1_cold.json"
 CS = [16, 32, 48, 64, 96, 128, 192, 256]

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from conftest import REPO, SMOKE_GRID, read_manifest, run_script
 
-from analysis import exsim_runner
+from common import exsim_runner
 
 
 def csv_rows(sweep_dir):

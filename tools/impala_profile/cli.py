@@ -53,7 +53,7 @@ def _parsers():
 
 def _emit(text, output):
     if output:
-        from analysis import atomic
+        from common import atomic
         try:
             atomic.write_text(output, text)
         except OSError as e:
@@ -89,7 +89,7 @@ def _check_with_exsim(text, profile):
     counter of 1e308) is an input error here, not a scenario that fails later. Uses $EXSIM (exsim
     sets it to itself when it runs this tool), else build/exsim; without either, nothing to check with."""
     import os
-    from analysis import exsim_runner
+    from common import exsim_runner
     from .decode import ProfileError
     exsim = exsim_runner.default_exsim()
     if not os.access(exsim, os.X_OK):
@@ -103,7 +103,7 @@ def _check_with_exsim(text, profile):
 
 
 def cmd_import(args):
-    from analysis.tables import json_text
+    from common.tables import json_text
     from .to_scenario import build_scenario, retarget
     if args.executors is not None and args.executors < 1:
         raise UsageError(f"--executors {args.executors}: expected a number of executors >= 1")

@@ -35,8 +35,8 @@ from pathlib import Path
 if not __package__:  # run as a script: the repository root on sys.path, as for every entry point
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from analysis import exsim_runner  # noqa: E402
-from analysis.atomic import write_text  # noqa: E402
+from common import exsim_runner  # noqa: E402
+from common.atomic import write_text  # noqa: E402
 from tools import tpcds as tp  # noqa: E402
 
 REPO = tp.REPO

@@ -29,7 +29,7 @@ from pathlib import Path
 if not __package__:  # run as a script: the repository root on sys.path, as for every entry point
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from analysis import atomic  # noqa: E402
+from common import atomic  # noqa: E402
 from tools.tpcds import (CALIBRATION, DEFAULT_OUT, DEFAULT_PLANS, DEFAULT_PROFILES, EXECUTORS, GENERATOR,  # noqa: E402
                          PROFILE_Q72, REPO, PlanError)
 from tools.tpcds import profiles as prof  # noqa: E402
