@@ -26,6 +26,7 @@ from dataclasses import dataclass
 import matplotlib.pyplot as plt
 
 from analysis import report, results
+from common.tables import markdown_table
 
 MIB = 1 << 20
 
@@ -181,7 +182,7 @@ def build(sweep_dir, manifest, points, budget_bytes, tolerance=report.DEFAULT_TI
     markdown = "\n\n".join([
         "# exsim sweep report (remote scan)", intro, "## Recommendation", rec,
         "What bounds each regime:\n\n" + "\n".join(f"- {line}" for line in regime_lines),
-        "## Configurations", report.markdown_table(*table)]) + "\n"
+        "## Configurations", markdown_table(*table)]) + "\n"
     style = ("body{font-family:sans-serif;max-width:75em;margin:auto}table{border-collapse:collapse}"
              "td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}code{background:#eee}")
     page = "\n".join([

@@ -53,6 +53,7 @@ if not __package__:  # run as a script: the repository root on sys.path, as for 
 
 from analysis import remote_scan_report, results  # noqa: E402
 from common import atomic  # noqa: E402
+from common.tables import markdown_table  # noqa: E402
 
 MIB = 1 << 20
 KIB = 1 << 10
@@ -342,12 +343,6 @@ def class_table(choices, configs, unit):
                      sig3(best.runtime_s * scale), sig3(best.memory_bytes / MIB),
                      str(1 + len(ch.choice.runner_ups)), bound_reason(xs)])
     return header, rows
-
-
-def markdown_table(header, rows):
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |" for row in rows]
-    return "\n".join(lines)
 
 
 def is_number(cell):

@@ -24,6 +24,7 @@ sys.path.insert(0, str(REPO))
 
 from analysis import results  # noqa: E402
 from common import atomic  # noqa: E402
+from common.tables import markdown_table  # noqa: E402
 
 SCENARIO = REPO / "scenarios" / "velox_s3_q1" / "q1_cold.json"
 CS = [16, 32, 48, 64, 96, 128, 192, 256]
@@ -80,9 +81,7 @@ def table(variants):
                      f"{s['first_split_s']:.3f} / {s['planned_at_first_split']}",
                      f"{one.summary['makespan_s']:.2f}", why(one.summary), f"{rf.summary['makespan_s']:.2f}",
                      why(rf.summary)])
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(r) + " |" for r in rows]
-    return "\n".join(lines)
+    return markdown_table(header, rows)
 
 
 def main(argv=None):
