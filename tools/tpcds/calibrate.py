@@ -39,6 +39,7 @@ from common import exsim_runner  # noqa: E402
 from common.atomic import write_text  # noqa: E402
 from common.tables import markdown_table  # noqa: E402
 from tools import tpcds as tp  # noqa: E402
+from tools.tpcds import profiles as prof  # noqa: E402
 
 REPO = tp.REPO
 CALIBRATION = tp.CALIBRATION
@@ -364,7 +365,6 @@ def fit(runner, base, relative, log=sys.stderr):
 
 
 def measured_relative_costs(profiles):
-    from tools.tpcds import profiles as prof
     return prof.operator_costs(profiles)
 
 

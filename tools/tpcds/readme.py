@@ -2,11 +2,12 @@
 
 from common.tables import markdown_table
 from tools.tpcds import EXECUTORS, compression
+from tools.tpcds.calibrate import readme_block
 from tools.tpcds.ddl import BLOCK_BYTES, TABLE_ROWS
-from tools.tpcds.fragments import PARALLEL_MT_DOP
+from tools.tpcds.fragments import PARALLEL_MT_DOP, walk_ops
+from tools.tpcds.profiles import SKEW_SHARE
 from tools.tpcds.scaling import MN_OVERRIDES, SCALE_RULES, fmt_ratio
 from tools.tpcds.variants import DERIVATIONS
-from tools.tpcds.workload import SKEW_SHARE, walk_ops
 
 KINDS = ["HASH_PARTITIONED", "UNPARTITIONED", "MERGING", "RANDOM"]
 
@@ -361,7 +362,6 @@ def render_readme(scenario, sm):
     add(markdown_table(["cost", "value", "status", "what"], rows))
     add("")
     if fitted and "figures" in fitted:
-        from tools.tpcds.calibrate import readme_block
         add("The calibration (`calibration.json`: every run of the fit, inputs and residuals), every published "
             "figure against the model, and the breakdown of the four queries with a published per-exchange figure "
             "(their example exchange: the query's HASH_PARTITIONED exchange that did not push back whose slowest "
