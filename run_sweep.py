@@ -223,7 +223,7 @@ class Progress:
         self._start = time.monotonic()
         self._bar = None
         if sys.stderr.isatty():
-            from tqdm import tqdm
+            from tqdm import tqdm  # only on a terminal
             self._bar = tqdm(total=total, unit="point", file=sys.stderr)
 
     def update(self, pid, status):

@@ -12,6 +12,7 @@ at the top, the fragments feeding it below.
 """
 
 import argparse
+import io
 import json
 import sys
 from pathlib import Path
@@ -163,8 +164,6 @@ def main(argv=None):
 
 
 def _png(fig):
-    import io
-
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=130)
     plt.close(fig)

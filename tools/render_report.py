@@ -15,6 +15,7 @@ JSON, which `chromium --dump-dom` returns.
 """
 
 import argparse
+import html
 import json
 import os
 import re
@@ -79,7 +80,6 @@ def measure(report_html, width=WIDTH):
     match = re.search(r'<pre id="%s">(.*?)</pre>' % CHECK_ID, dom, re.S)
     if not match:
         raise RenderError("the page's check script did not run (no measurements in the DOM)")
-    import html
     return json.loads(html.unescape(match.group(1)))
 
 

@@ -310,7 +310,7 @@ def runs_csv(nominal, by_input):
 
 
 def tornado(rows, path):
-    import matplotlib
+    import matplotlib  # here, not at the top: the runs and the table need no matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     fig, axes = plt.subplots(len(MT_DOPS), len(CONFIGS), figsize=(5.2 * len(CONFIGS), 3.4 * len(MT_DOPS)),
