@@ -13,10 +13,10 @@ import io
 import sys
 from pathlib import Path
 
-if not __package__:  # run as a script: make `analysis` importable
+if not __package__:  # run as a script: the repository root on sys.path, as for every entry point
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from common import atomic
+from common import atomic  # noqa: E402
 
 
 def read(path):

@@ -41,13 +41,13 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-import matplotlib
+if not __package__:  # run as a script: the repository root on sys.path, as for every entry point
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import matplotlib  # noqa: E402
 
 matplotlib.use("Agg")  # no display needed; must precede pyplot
 import matplotlib.pyplot as plt  # noqa: E402
-
-if not __package__:  # run as a script: the repository root on sys.path, as for every entry point
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from analysis import remote_scan_report, results  # noqa: E402
 from analysis.report_base import (DEFAULT_TIE_TOLERANCE, Candidate, Choice, choose, fits, html_table,  # noqa: E402

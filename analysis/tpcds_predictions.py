@@ -34,13 +34,13 @@ import math
 import sys
 from pathlib import Path
 
-import matplotlib
+if not __package__:  # run as a script: the repository root on sys.path, as for every entry point
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import matplotlib  # noqa: E402
 
 matplotlib.use("Agg")  # no display needed; must precede pyplot
 import matplotlib.pyplot as plt  # noqa: E402
-
-if not __package__:  # run as a script: the repository root on sys.path, as for every entry point
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from analysis import results  # noqa: E402
 from common import atomic  # noqa: E402

@@ -17,12 +17,12 @@ import json
 import sys
 from pathlib import Path
 
-if not __package__:
+if not __package__:  # run as a script: the repository root on sys.path, as for every entry point
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import matplotlib  # noqa: E402
 
-matplotlib.use("Agg")
+matplotlib.use("Agg")  # no display needed; must precede pyplot
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch  # noqa: E402
 

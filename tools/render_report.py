@@ -24,6 +24,9 @@ import sys
 import tempfile
 from pathlib import Path
 
+if not __package__:  # run as a script: the repository root on sys.path, as for every entry point
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
 CHROMIUM = "/usr/bin/chromium"
 WIDTH = 1280  # a laptop's browser window, CSS pixels
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",

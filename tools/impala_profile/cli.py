@@ -204,6 +204,3 @@ def main(argv=None):
         raise
     return 0
 
-
-if __name__ == "__main__":
-    sys.exit(main())

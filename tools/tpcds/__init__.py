@@ -9,9 +9,10 @@ One module per job:
                shapes of a query (SECTIONS) and the built query (Built)
     profiles   numbers read off the real runtime profiles (q72's rows and skew, LZ4, start-up, codegen)
     variants   the eight statements without a plan file, derived from their SQL
-    workload   the scenario builder and its command line (python3 -m tools.tpcds.workload)
+    workload   the scenario builder and its command line (tools/tpcds_workload.py)
     readme     scenarios/tpcds_sf100/README.md
     calibrate  the published figures, candidate costs, cached simulations (tools/tpcds_calibrate.py)
+    uncertainty  the predictions' intervals from the inputs' ranges (tools/tpcds_uncertainty.py)
 """
 
 import os

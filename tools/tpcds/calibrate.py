@@ -20,7 +20,6 @@ rerun resimulates nothing); every run is recorded in calibration.json with its i
     tools/tpcds_calibrate.py --fit        # fit, check, write calibration.json, the READMEs, the workload
     tools/tpcds_calibrate.py              # evaluate the committed workload against every figure
     tools/tpcds_calibrate.py --results out/tpcds_sf100.json   # the figures of a baseline run already made
-    python3 -m tools.tpcds.calibrate ...
 """
 
 import argparse
@@ -30,16 +29,12 @@ import json
 import os
 import sys
 import time
-from pathlib import Path
 
-if not __package__:  # run as a script: the repository root on sys.path, as for every entry point
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-
-from common import exsim_runner  # noqa: E402
-from common.atomic import write_text  # noqa: E402
-from common.tables import markdown_table  # noqa: E402
-from tools import tpcds as tp  # noqa: E402
-from tools.tpcds import profiles as prof  # noqa: E402
+from common import exsim_runner
+from common.atomic import write_text
+from common.tables import markdown_table
+from tools import tpcds as tp
+from tools.tpcds import profiles as prof
 
 REPO = tp.REPO
 CALIBRATION = tp.CALIBRATION
@@ -498,6 +493,3 @@ def main(argv=None):
                          os.path.relpath(args.out, REPO)))
     return 0
 
-
-if __name__ == "__main__":
-    sys.exit(main())

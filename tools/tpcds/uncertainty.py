@@ -41,15 +41,11 @@ import json
 import math
 import os
 import sys
-from pathlib import Path
 
-if not __package__:  # run as a script: the repository root on sys.path, as for every entry point
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-
-from common import atomic, exsim_runner  # noqa: E402
-from common.tables import csv_text, markdown_table  # noqa: E402
-from tools import tpcds as tp  # noqa: E402
-from tools.tpcds import calibrate, compression  # noqa: E402
+from common import atomic, exsim_runner
+from common.tables import csv_text, markdown_table
+from tools import tpcds as tp
+from tools.tpcds import calibrate, compression
 
 REPO = tp.REPO
 BEGIN = "<!-- tpcds-uncertainty:begin -->"
@@ -419,6 +415,3 @@ def main(argv=None):
     print(md)
     return 0
 
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -11,7 +11,6 @@ expectations: SF3000 statistics, 10 executors) and the runtime profiles of
 
 Usage:
     tools/tpcds_workload.py [--plans DIR] [--profiles DIR] [--out DIR] [--costs FILE]
-    python3 -m tools.tpcds.workload ...
 
 The output is a pure function of its inputs: same input, byte-identical output (no time stamps,
 no absolute paths). Standard library only.
@@ -24,24 +23,20 @@ import os
 import re
 import sys
 import time
-from pathlib import Path
 
-if not __package__:  # run as a script: the repository root on sys.path, as for every entry point
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-
-from common import atomic  # noqa: E402
-from tools.tpcds import (CALIBRATION, DEFAULT_OUT, DEFAULT_PLANS, DEFAULT_PROFILES, EXECUTORS, GENERATOR,  # noqa: E402
+from common import atomic
+from tools.tpcds import (CALIBRATION, DEFAULT_OUT, DEFAULT_PLANS, DEFAULT_PROFILES, EXECUTORS, GENERATOR,
                          PROFILE_Q72, REPO, PlanError)
-from tools.tpcds import profiles as prof  # noqa: E402
-from tools.tpcds import variants  # noqa: E402
-from tools.tpcds.ddl import BLOCK_BYTES, SF1_TEXT_TYPES, TABLE_ROWS, Schema, slot_size  # noqa: E402
-from tools.tpcds.fragments import PARALLEL_MT_DOP, SECTIONS, Built, Converter, Shape, walk_ops  # noqa: E402
-from tools.tpcds.joins import Redistributor  # noqa: E402
-from tools.tpcds.plans import (ROLLUP_BASES_REPLACED, VARIANT_BASE, parse_plan_file, query_sql,  # noqa: E402
+from tools.tpcds import profiles as prof
+from tools.tpcds import variants
+from tools.tpcds.ddl import BLOCK_BYTES, SF1_TEXT_TYPES, TABLE_ROWS, Schema, slot_size
+from tools.tpcds.fragments import PARALLEL_MT_DOP, SECTIONS, Built, Converter, Shape, walk_ops
+from tools.tpcds.joins import Redistributor
+from tools.tpcds.plans import (ROLLUP_BASES_REPLACED, VARIANT_BASE, parse_plan_file, query_sql,
                                select_queries)
-from tools.tpcds.rowsize import RowSizes, exchange_row  # noqa: E402
-from tools.tpcds.readme import render_readme  # noqa: E402
-from tools.tpcds.scaling import MN_OVERRIDES, SCALE_RULES, Scaler  # noqa: E402
+from tools.tpcds.rowsize import RowSizes, exchange_row
+from tools.tpcds.readme import render_readme
+from tools.tpcds.scaling import MN_OVERRIDES, SCALE_RULES, Scaler
 
 # The mt_dop each section was planned with (impala-plans/README.md: the harness forces MT_DOP=2
 # for PARALLELPLANS): the join rule is checked against the printed choices at these.
@@ -547,6 +542,3 @@ def main(argv=None):
         time.monotonic() - t0))
     return 0
 
-
-if __name__ == "__main__":
-    sys.exit(main())
