@@ -32,7 +32,8 @@ from urllib.parse import quote
 if not __package__:  # run as a script: the repository root on sys.path, as for every entry point
     sys.path.insert(0, str(Path(__file__).resolve().parents[0]))
 
-from analysis import atomic, exsim_runner, regress, results  # noqa: E402
+from analysis import regress, results  # noqa: E402
+from common import atomic, exsim_runner  # noqa: E402
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
@@ -222,7 +223,7 @@ class Progress:
         self._start = time.monotonic()
         self._bar = None
         if sys.stderr.isatty():
-            from tqdm import tqdm
+            from tqdm import tqdm  # only on a terminal
             self._bar = tqdm(total=total, unit="point", file=sys.stderr)
 
     def update(self, pid, status):

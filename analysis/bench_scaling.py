@@ -9,13 +9,14 @@ rpcs_per_wall_s, peak_rss_mib) and writes a PNG:
 
 import argparse
 import csv
+import io
 import sys
 from pathlib import Path
 
-if not __package__:  # run as a script: make `analysis` importable
+if not __package__:  # run as a script: the repository root on sys.path, as for every entry point
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from analysis import atomic
+from common import atomic  # noqa: E402
 
 
 def read(path):
@@ -30,7 +31,7 @@ def read(path):
 
 
 def plot(series, out):
-    import matplotlib
+    import matplotlib  # here, not at the top: reading the CSV needs no matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     import matplotlib.ticker
@@ -56,7 +57,6 @@ def plot(series, out):
     ax.legend()
     ax.set_title("Simulation speed against cluster size (labels: wall time)", fontsize=9)
     fig.tight_layout()
-    import io
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=120, metadata={"Software": None})
     plt.close(fig)

@@ -23,12 +23,13 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-import jsonschema
-
 if not __package__:  # run as a script: the repository root on sys.path, as for every entry point
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from analysis import atomic, results
+import jsonschema  # noqa: E402
+
+from analysis import results  # noqa: E402
+from common import atomic  # noqa: E402
 
 BASELINE_VERSION = 1
 TIME_TOLERANCE = {"rel": 0.01, "abs": 1e-6}

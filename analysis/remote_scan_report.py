@@ -3,7 +3,8 @@ executorSplitPrefetchConcurrency (C) to use under a memory budget, and why.
 
 analysis/report.py hands a sweep to build() when its results are of this kind;
 the command line and the outputs (one self-contained HTML file, a Markdown
-summary beside it) are report.py's. Rules, so that the numbers can be checked
+summary beside it) are report.py's, the ranking rule and the page's pieces
+report_base.py's. Rules, so that the numbers can be checked
 by hand:
   - runtime of a configuration: summary.makespan_s;
   - memory: summary.bytes_reserved_peak, the most bytes any executor held in
@@ -23,9 +24,15 @@ by hand:
 import html
 from dataclasses import dataclass
 
-import matplotlib.pyplot as plt
+import matplotlib
 
-from analysis import report, results
+matplotlib.use("Agg")  # no display needed; must precede pyplot
+import matplotlib.pyplot as plt  # noqa: E402
+
+from analysis import results  # noqa: E402
+from analysis.report_base import (DEFAULT_TIE_TOLERANCE, Candidate, choose, fits, html_table,  # noqa: E402
+                                  html_text, png, sig3)
+from common.tables import markdown_table  # noqa: E402
 
 MIB = 1 << 20
 
@@ -74,10 +81,10 @@ def configurations(points):
     return configs
 
 
-def recommend(configs, budget_bytes, tolerance=report.DEFAULT_TIE_TOLERANCE):
+def recommend(configs, budget_bytes, tolerance=DEFAULT_TIE_TOLERANCE):
     """The exchange report's rule: among configurations within `tolerance` of the fastest that
     fit the budget, the one reserving the least memory (a prefetch change needs no new code)."""
-    choice = report.choose([report.Candidate(c.runtime_s, c.memory_bytes, False, c) for c in configs],
+    choice = choose([Candidate(c.runtime_s, c.memory_bytes, False, c) for c in configs],
                            budget_bytes, tolerance)
     return choice.best.config if choice.best else None
 
@@ -95,11 +102,11 @@ def config_table(manifest, points, configs, budget_bytes):
         figures = [""] * 7
         if p.result:
             s = p.summary
-            figures = [str(p.result["settings"]["prefetch"][C_AXIS]), report.sig3(s["makespan_s"]),
-                       report.sig3(s["bytes_reserved_peak"] / MIB),
-                       "yes" if report.fits(s["bytes_reserved_peak"], budget_bytes) else "no",
+            figures = [str(p.result["settings"]["prefetch"][C_AXIS]), sig3(s["makespan_s"]),
+                       sig3(s["bytes_reserved_peak"] / MIB),
+                       "yes" if fits(s["bytes_reserved_peak"], budget_bytes) else "no",
                        s["bound"] + (f" ({s['window_limit']})" if s["bound"] == "window" else ""),
-                       report.sig3(s["first_split_s"]), str(s["planned_at_first_split"])]
+                       sig3(s["first_split_s"]), str(s["planned_at_first_split"])]
         rows.append([*p.overrides.values(), *figures, p.status])
     return header, rows
 
@@ -108,13 +115,13 @@ def sentence(best, configs, budget_bytes):
     if best is None:
         least = min(c.memory_bytes for c in configs)
         return (f"No configuration fits the memory budget (the smallest bytes reserved peak is "
-                f"{report.sig3(least / MIB)} MiB).")
+                f"{sig3(least / MIB)} MiB).")
     within = ("the least memory among the configurations tied with the fastest." if budget_bytes is None
               else f"the least memory among the configurations tied with the fastest within the "
-                   f"{report.sig3(budget_bytes / MIB)} MiB budget.")
+                   f"{sig3(budget_bytes / MIB)} MiB budget.")
     over = f" (median of {best.seeds} seeds)" if best.seeds > 1 else ""
-    return (f"Recommended: `{best.id}` (C={best.c}): makespan {report.sig3(best.runtime_s)} s{over}, bytes "
-            f"reserved peak {report.sig3(best.memory_bytes / MIB)} MiB per executor, bound {reason(best)}; "
+    return (f"Recommended: `{best.id}` (C={best.c}): makespan {sig3(best.runtime_s)} s{over}, bytes "
+            f"reserved peak {sig3(best.memory_bytes / MIB)} MiB per executor, bound {reason(best)}; "
             + within)
 
 
@@ -161,16 +168,16 @@ def plot(configs, best, budget_bytes):
     for ax in (top, bottom):
         ax.grid(alpha=0.3)
         ax.legend(fontsize="small")
-    return report.png(fig)
+    return png(fig)
 
 
-def build(sweep_dir, manifest, points, budget_bytes, tolerance=report.DEFAULT_TIE_TOLERANCE):
+def build(sweep_dir, manifest, points, budget_bytes, tolerance=DEFAULT_TIE_TOLERANCE):
     """(markdown, html) of the report for a remote-scan sweep."""
     configs = configurations(points)
     if not configs:
         raise results.SweepError(f"{sweep_dir}: no finished point to report on")
     best = recommend(configs, budget_bytes, tolerance)
-    budget = "none" if budget_bytes is None else f"{report.sig3(budget_bytes / MIB)} MiB"
+    budget = "none" if budget_bytes is None else f"{sig3(budget_bytes / MIB)} MiB"
     intro = (f"Remote-scan sweep `{sweep_dir}` of scenario `{manifest['scenario']}` (sha256 "
              f"{manifest['scenario_sha256'][:12]}), exsim {manifest['exsim_version']}: {len(points)} points, "
              f"{len(results.finished(points))} finished, {len(configs)} configurations. Memory budget (bytes reserved "
@@ -181,17 +188,17 @@ def build(sweep_dir, manifest, points, budget_bytes, tolerance=report.DEFAULT_TI
     markdown = "\n\n".join([
         "# exsim sweep report (remote scan)", intro, "## Recommendation", rec,
         "What bounds each regime:\n\n" + "\n".join(f"- {line}" for line in regime_lines),
-        "## Configurations", report.markdown_table(*table)]) + "\n"
+        "## Configurations", markdown_table(*table)]) + "\n"
     style = ("body{font-family:sans-serif;max-width:75em;margin:auto}table{border-collapse:collapse}"
              "td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}code{background:#eee}")
     page = "\n".join([
         "<!DOCTYPE html>", '<html><head><meta charset="utf-8"><title>exsim sweep report (remote scan)</title>',
         f"<style>{style}</style></head><body>",
         "<h1>exsim sweep report (remote scan)</h1>", f"<p>{html.escape(intro)}</p>",
-        "<h2>Recommendation</h2>", f"<p>{report.html_text(rec)}</p>",
-        "<p>What bounds each regime:</p><ul>" + "".join(f"<li>{report.html_text(x)}</li>" for x in regime_lines)
+        "<h2>Recommendation</h2>", f"<p>{html_text(rec)}</p>",
+        "<p>What bounds each regime:</p><ul>" + "".join(f"<li>{html_text(x)}</li>" for x in regime_lines)
         + "</ul>",
-        "<h2>Configurations</h2>", report.html_table(*table),
+        "<h2>Configurations</h2>", html_table(*table),
         "<h2>Plot</h2>",
         f'<img alt="makespan and bytes reserved vs C" src="{plot(configs, best, budget_bytes)}">',
         "</body></html>"]) + "\n"

@@ -33,9 +33,7 @@ Rules, so that the numbers can be checked by hand:
 """
 
 import argparse
-import base64
 import html
-import io
 import itertools
 import math
 import sys
@@ -43,31 +41,26 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-import matplotlib
+if not __package__:  # run as a script: the repository root on sys.path, as for every entry point
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import matplotlib  # noqa: E402
 
 matplotlib.use("Agg")  # no display needed; must precede pyplot
 import matplotlib.pyplot as plt  # noqa: E402
 
-if not __package__:  # run as a script: the repository root on sys.path, as for every entry point
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from analysis import atomic, remote_scan_report, results  # noqa: E402
+from analysis import remote_scan_report, results  # noqa: E402
+from analysis.report_base import (DEFAULT_TIE_TOLERANCE, Candidate, Choice, choose, fits, html_table,  # noqa: E402
+                                  html_text, png, sig3)
+from common import atomic  # noqa: E402
+from common.tables import markdown_table  # noqa: E402
 
 MIB = 1 << 20
 KIB = 1 << 10
 SIZE_CLASSES = (("small", 16 * MIB), ("medium", 1024 * MIB), ("large", float("inf")))
 FLAGS_ON_AXES = ("rpcs_in_flight_per_channel", "data_stream_sender_buffer_size")
-DEFAULT_TIE_TOLERANCE = 0.02
 NEW_CODE = "new Impala code (K>1)"
 FLAGS_ONLY = "flags only"
-
-
-def sig3(value):
-    """A number with 3 significant digits, never in exponent form: 0.00116, 4.55, 36.4, 110, 1,230."""
-    if value == 0 or not math.isfinite(value):
-        return f"{value:g}"
-    exponent = math.floor(math.log10(abs(value)))
-    return f"{round(value, 2 - exponent):,.{max(0, 2 - exponent)}f}"
 
 
 def time_unit(seconds_values):
@@ -123,40 +116,6 @@ def needs_new_code(exchanges):
 
 
 @dataclass(frozen=True)
-class Candidate:
-    """A configuration's figures for one ranking (the workload's, or one exchange class's)."""
-
-    runtime_s: float
-    memory_bytes: int
-    new_code: bool
-    config: Config
-
-
-@dataclass(frozen=True)
-class Choice:
-    """The outcome of a ranking: the pick, the fastest fitting candidate, and the other equals."""
-
-    best: Candidate | None
-    fastest: Candidate | None
-    runner_ups: tuple  # the other candidates within the tolerance of the fastest, best first
-
-
-def preference(c):
-    """Among equals: flag-only first, then least memory, then fastest (min() then keeps sweep order)."""
-    return (c.new_code, c.memory_bytes, c.runtime_s)
-
-
-def choose(candidates, budget_bytes, tolerance):
-    """Rank candidates by the rules in the module docstring."""
-    fitting = [c for c in candidates if fits(c.memory_bytes, budget_bytes)]
-    if not fitting:
-        return Choice(None, None, ())
-    fastest = min(fitting, key=lambda c: (c.runtime_s, c.memory_bytes))
-    equals = sorted((c for c in fitting if c.runtime_s <= fastest.runtime_s * (1 + tolerance)), key=preference)
-    return Choice(equals[0], fastest, tuple(equals[1:]))
-
-
-@dataclass(frozen=True)
 class ClassChoice:
     """The recommendation for one exchange class."""
 
@@ -184,10 +143,6 @@ def configurations(points):
                               results.runtime_s(p.summary), p.summary["slowest_sender_blocked_s_total"],
                               results.memory_estimate_bytes(p.result), fixed))
     return configs
-
-
-def fits(memory_bytes, budget_bytes):
-    return budget_bytes is None or memory_bytes <= budget_bytes
 
 
 def recommend_workload(configs, budget_bytes, tolerance=DEFAULT_TIE_TOLERANCE):
@@ -343,28 +298,6 @@ def class_table(choices, configs, unit):
     return header, rows
 
 
-def markdown_table(header, rows):
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |" for row in rows]
-    return "\n".join(lines)
-
-
-def is_number(cell):
-    try:
-        float(cell.replace(",", ""))
-        return True
-    except ValueError:
-        return False
-
-
-def html_table(header, rows):
-    """Numbers right-aligned, text left-aligned; wrapped so that a narrow window scrolls the table, not the page."""
-    head = "".join(f"<th>{html.escape(h)}</th>" for h in header)
-    body = "".join("<tr>" + "".join(f'<td class="num">{html.escape(c)}</td>' if is_number(c)
-                                     else f"<td>{html.escape(c)}</td>" for c in row) + "</tr>" for row in rows)
-    return f'<div class="table"><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>'
-
-
 def workload_sentences(choice, configs, budget_bytes, tolerance, unit):
     """The recommendation in words (Markdown, `code` spans for names)."""
     name, scale = unit
@@ -387,20 +320,6 @@ def workload_sentences(choice, configs, budget_bytes, tolerance, unit):
             f"equally fast, and among equals a flag-only change comes first, then the least memory."
             if equals else f", and no other configuration is within {percent(tolerance)} of it.")
     return [first, why]
-
-
-def html_text(markdown_line):
-    """Escape a Markdown sentence for HTML, turning its `code` spans into <code>: no backtick is left."""
-    parts = html.escape(markdown_line).split("`")
-    return "".join(f"<code>{part}</code>" if i % 2 else part for i, part in enumerate(parts))
-
-
-def png(fig):
-    """A figure as an inline data URI; fixed metadata keeps the bytes reproducible."""
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=100, bbox_inches="tight", metadata={"Software": None})
-    plt.close(fig)
-    return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
 
 
 MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")

@@ -9,12 +9,12 @@ of them go through this module so the layout is defined once:
     SWEEP_DIR/results.csv      one row per point (see results_csv)
 """
 
-import csv
-import io
 import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
+
+from common.tables import csv_text
 
 MANIFEST_NAME = "manifest.json"
 POINTS_DIR = "points"
@@ -234,14 +234,12 @@ def results_csv(manifest, points):
     read it as is. Points that did not finish have empty figure cells.
     """
     figures = sorted({name for p in finished(points) for name in numeric_figures(p.summary)})
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["point", *grid_names(manifest), "status", *figures])
+    rows = []
     for p in points:
         values = numeric_figures(p.summary) if p.result else {}
-        writer.writerow([csv_cell(p.id), *map(csv_cell, p.overrides.values()), p.status,
-                         *(values.get(f, "") for f in figures)])
-    return out.getvalue()
+        rows.append([csv_cell(p.id), *map(csv_cell, p.overrides.values()), p.status,
+                     *(values.get(f, "") for f in figures)])
+    return csv_text(["point", *grid_names(manifest), "status", *figures], rows)
 
 
 def csv_cell(text):

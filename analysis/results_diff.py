@@ -13,7 +13,7 @@ import json
 import math
 from pathlib import Path
 
-from analysis import tables
+from common import tables
 
 
 class ResultsError(Exception):

@@ -29,21 +29,22 @@ weighs the same, whatever its length).
 """
 
 import argparse
-import csv
 import io
 import math
 import sys
 from pathlib import Path
 
-import matplotlib
+if not __package__:  # run as a script: the repository root on sys.path, as for every entry point
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import matplotlib  # noqa: E402
 
 matplotlib.use("Agg")  # no display needed; must precede pyplot
 import matplotlib.pyplot as plt  # noqa: E402
 
-if not __package__:  # run as a script: the repository root on sys.path, as for every entry point
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from analysis import atomic, results  # noqa: E402
+from analysis import results  # noqa: E402
+from common import atomic  # noqa: E402
+from common.tables import csv_text, markdown_table  # noqa: E402
 
 MIB = 1 << 20
 BASELINE = {"rpcs_in_flight_per_channel": "1", "data_stream_sender_buffer_size": "16384", "compression": "true",
@@ -141,25 +142,22 @@ def markdown(rows):
     head = SETTINGS_HEAD + ["runtime, sum of 104 queries (s)", "vs K=1", "vs baseline", "geomean of per-query "
                             "ratios vs baseline", "blocked, non-pushback hash (s)", "blocked, all exchanges (s)",
                             "hash RPCs (M)", "non-pushback hash exchanges", "memory estimate, peak query (MiB)"]
-    out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    out = []
     for r in rows:
         vs = "-" if r["runtime_vs_k1_pct"] is None or r["K"] == 1 else f"{r['runtime_vs_k1_pct']:+.1f}%"
         vb = "-" if r["runtime_vs_baseline_pct"] is None else f"{r['runtime_vs_baseline_pct']:+.1f}%"
         gm = "-" if r["geomean_ratio_vs_baseline"] is None else f"{r['geomean_ratio_vs_baseline']:.3f}"
-        out.append("| " + " | ".join(_settings(r) + [
+        out.append(_settings(r) + [
             fmt(r["runtime_s"]), vs, vb, gm, fmt(r["blocked_nonpushback_hash_s"]), fmt(r["blocked_all_s"]),
-            fmt(r["hash_rpcs_m"], 2), str(r["nonpushback_hash_exchanges"]), fmt(r["memory_peak_query_mib"], 0)]) + " |")
-    return "\n".join(out) + "\n"
+            fmt(r["hash_rpcs_m"], 2), r["nonpushback_hash_exchanges"], fmt(r["memory_peak_query_mib"], 0)])
+    return markdown_table(head, out) + "\n"
 
 
 def breakdown_markdown(rows):
     """The queries' breakdowns (seconds along each query's critical path) summed per configuration."""
     head = SETTINGS_HEAD + ["runtime (s)"] + [name + " (s)" for name, _ in PARTS]
-    out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    for r in rows:
-        parts = [sum(r["breakdown"].get(k, 0.0) for k in keys) for _, keys in PARTS]
-        out.append("| " + " | ".join(_settings(r) + [fmt(r["runtime_s"])] + [fmt(v) for v in parts]) + " |")
-    return "\n".join(out) + "\n"
+    out = [_settings(r) + [fmt(r["runtime_s"])] + [fmt(v) for v in _grouped(r["breakdown"])] for r in rows]
+    return markdown_table(head, out) + "\n"
 
 
 def _grouped(breakdown):
@@ -185,14 +183,12 @@ def top_changes_markdown(configs, n=8):
             out.append("mt_dop=%s, baseline -> %s: the %d queries that change most (runtime, then the breakdown's "
                        "parts as in the table above, s):\n" % (mt, label, len(top)))
             head = ["query", "runtime (s)"] + [p for p, _ in PARTS]
-            out.append("| " + " | ".join(head) + " |")
-            out.append("|" + "---|" * len(head))
+            table = []
             for q in top:
                 a, b = _grouped(base[q]["breakdown"]), _grouped(other[q]["breakdown"])
-                out.append("| %s | %s -> %s | %s |" % (q, fmt(base[q]["runtime_s"], 2), fmt(other[q]["runtime_s"], 2),
-                                                      " | ".join("%s -> %s" % (fmt(x, 2), fmt(y, 2))
-                                                                 for x, y in zip(a, b))))
-            out.append("")
+                table.append([q, "%s -> %s" % (fmt(base[q]["runtime_s"], 2), fmt(other[q]["runtime_s"], 2))]
+                             + ["%s -> %s" % (fmt(x, 2), fmt(y, 2)) for x, y in zip(a, b)])
+            out += [markdown_table(head, table), ""]
     return "\n".join(out)
 
 
@@ -217,9 +213,7 @@ def per_query_csv(configs):
         if not c.endswith("_k1") and c.split("_")[0] + "_k1" in data:
             head.append(c + "_ratio")
             ratio_cols.append(c)
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    w.writerow(head)
+    table = []
     for q in queries:
         row = [q]
         for c in cols:
@@ -227,23 +221,14 @@ def per_query_csv(configs):
             if c in ratio_cols:
                 ref = data[c.split("_")[0] + "_k1"].get(q)
                 row.append(data[c][q] / ref if ref else "")
-        w.writerow(row)
+        table.append(row)
     gm = ["geomean"]
     for c in cols:
         gm.append("")
         if c in ratio_cols:
             gm.append(geomean_ratio(data[c], data[c.split("_")[0] + "_k1"]))
-    w.writerow(gm)
-    return buf.getvalue()
-
-
-def csv_text(rows):
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    w.writerow(COLUMNS)
-    for r in rows:
-        w.writerow([r[c] if r[c] is not None else "" for c in COLUMNS])
-    return buf.getvalue()
+    table.append(gm)
+    return csv_text(head, table)
 
 
 def cdf_png(configs):
@@ -307,7 +292,7 @@ def main(argv=None):
                           + table + "\nWhere the time goes: each query's breakdown (seconds along its critical "
                           "path, results `queries[].breakdown`) summed over the queries:\n\n"
                           + breakdown_markdown(rows) + "\n" + top_changes_markdown(configs))
-        atomic.write_text(out / "tpcds_predictions.csv", csv_text(rows))
+        atomic.write_text(out / "tpcds_predictions.csv", csv_text(COLUMNS, [[r[c] for c in COLUMNS] for r in rows]))
         per_query = per_query_csv(configs)
         if per_query:
             atomic.write_text(out / "tpcds_predictions_per_query.csv", per_query)

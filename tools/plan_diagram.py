@@ -12,20 +12,21 @@ at the top, the fragments feeding it below.
 """
 
 import argparse
+import io
 import json
 import sys
 from pathlib import Path
 
-if not __package__:
+if not __package__:  # run as a script: the repository root on sys.path, as for every entry point
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import matplotlib  # noqa: E402
 
-matplotlib.use("Agg")
+matplotlib.use("Agg")  # no display needed; must precede pyplot
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch  # noqa: E402
 
-from analysis import atomic, exsim_runner  # noqa: E402
+from common import atomic, exsim_runner  # noqa: E402
 
 THREAD_COLOURS = ["#1f4e79", "#b05a00", "#2e7d32", "#6a1b9a", "#ad1457", "#00695c"]
 
@@ -163,8 +164,6 @@ def main(argv=None):
 
 
 def _png(fig):
-    import io
-
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=130)
     plt.close(fig)

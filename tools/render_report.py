@@ -15,6 +15,7 @@ JSON, which `chromium --dump-dom` returns.
 """
 
 import argparse
+import html
 import json
 import os
 import re
@@ -22,6 +23,9 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+if not __package__:  # run as a script: the repository root on sys.path, as for every entry point
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 CHROMIUM = "/usr/bin/chromium"
 WIDTH = 1280  # a laptop's browser window, CSS pixels
@@ -79,7 +83,6 @@ def measure(report_html, width=WIDTH):
     match = re.search(r'<pre id="%s">(.*?)</pre>' % CHECK_ID, dom, re.S)
     if not match:
         raise RenderError("the page's check script did not run (no measurements in the DOM)")
-    import html
     return json.loads(html.unescape(match.group(1)))
 
 

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """The TPC-DS workload against the published run (calibration-data.md A): figures, targets, checks.
 
-A thin entry for tools/tpcds/calibrate.py (also `python3 -m tools.tpcds.calibrate`); --help there.
+The entry point of tools/tpcds/calibrate.py; --help there.
 """
 
 import sys

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Generate scenarios/tpcds_sf100 (workload.json and README.md) from Impala's plans and profiles.
 
-A thin entry for tools/tpcds/workload.py (also `python3 -m tools.tpcds.workload`); --help there.
+The entry point of tools/tpcds/workload.py; --help there.
 """
 
 import sys

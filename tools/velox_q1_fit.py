@@ -20,10 +20,12 @@ import math
 import sys
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
+if not __package__:  # run as a script: the repository root on sys.path, as for every entry point
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from analysis import atomic, exsim_runner  # noqa: E402
+from common import atomic, exsim_runner  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[1]
 
 SCENARIO = REPO / "scenarios" / "velox_s3_q1" / "q1_cold.json"
 FIT = REPO / "scenarios" / "velox_s3_q1" / "fit.json"
@@ -95,6 +97,14 @@ def main(argv=None):
     parser.add_argument("--check", action="store_true",
                         help="rerun the committed scenario and compare its makespan with fit.json")
     args = parser.parse_args(argv)
+    try:
+        return run(args)
+    except exsim_runner.ExsimError as e:
+        sys.stderr.write(f"velox_q1_fit: {e}\n")
+        return 1
+
+
+def run(args):
     scenario = json.loads(SCENARIO.read_text())
     if args.check:
         committed = json.loads(FIT.read_text())["result"]
@@ -135,7 +145,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main())
-    except exsim_runner.ExsimError as e:
-        sys.exit(f"velox_q1_fit: {e}")
+    sys.exit(main())

@@ -19,10 +19,14 @@ import subprocess
 import sys
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
+if not __package__:  # run as a script: the repository root on sys.path, as for every entry point
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from analysis import atomic, results  # noqa: E402
+from analysis import results  # noqa: E402
+from common import atomic  # noqa: E402
+from common.tables import markdown_table  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[1]
 
 SCENARIO = REPO / "scenarios" / "velox_s3_q1" / "q1_cold.json"
 CS = [16, 32, 48, 64, 96, 128, 192, 256]
@@ -79,9 +83,7 @@ def table(variants):
                      f"{s['first_split_s']:.3f} / {s['planned_at_first_split']}",
                      f"{one.summary['makespan_s']:.2f}", why(one.summary), f"{rf.summary['makespan_s']:.2f}",
                      why(rf.summary)])
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(r) + " |" for r in rows]
-    return "\n".join(lines)
+    return markdown_table(header, rows)
 
 
 def main(argv=None):

@@ -19,7 +19,7 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))  # the repository root on sys.path, as for every entry point
 
-from analysis import exsim_runner  # noqa: E402
+from common import exsim_runner  # noqa: E402
 
 SCENARIO = REPO / "scenarios" / "examples" / "hash_5x5.json"
 SMOKE_GRID = ["--grid", "rpcs_in_flight_per_channel=1,2", "--grid", "data_stream_sender_buffer_size=16384,131072"]

@@ -57,6 +57,7 @@ IMPORTABLE = ["impala_profile_log_tpcds_compute_stats.expected.txt",
 
 needs_profiles = pytest.mark.skipif(not Q72.exists(), reason="../shared/impala-profiles is absent")
 
+from tools.impala_profile import cli  # noqa: E402
 from tools.impala_profile.decode import read_profiles  # noqa: E402
 from tools.impala_profile.model import build_query  # noqa: E402
 from tools.impala_profile.to_scenario import build_scenario, select_queries  # noqa: E402
@@ -886,7 +887,6 @@ def _write_results(tmp_path, name, doc):
 
 
 def test_diff_verdict_identical_within_and_beyond_tolerance(tmp_path, capsys):
-    from tools.impala_profile import cli
     a = _write_results(tmp_path, "a.json", {"x": [1.0, 2], "s": "k", "settings": {"m": "exsim"}})
     same = _write_results(tmp_path, "b.json", {"x": [1.0, 2], "s": "k", "settings": {"m": "simgrid"}})
     close = _write_results(tmp_path, "c.json", {"x": [1.0 + 1e-12, 2], "s": "k", "settings": {"m": "exsim"}})
@@ -902,7 +902,6 @@ def test_diff_verdict_identical_within_and_beyond_tolerance(tmp_path, capsys):
 
 
 def test_diff_verdict_structure_and_bad_options(tmp_path, capsys):
-    from tools.impala_profile import cli
     a = _write_results(tmp_path, "a.json", {"x": [1, 2]})
     b = _write_results(tmp_path, "b.json", {"x": [1]})
     assert cli.main(["diff", a, b, "--rel-tol", "0"]) == 1

@@ -1,12 +1,16 @@
 """report.py and regress.py on sweep folders that are not as run_sweep.py writes them: exit 2 with
 one line naming the file and what was expected, never a traceback."""
 
+import csv
+import io
 import json
 import shutil
 
 import pytest
 
 from conftest import read_manifest, run_script
+
+from analysis import results
 
 
 def _manifest(sweep):
@@ -86,10 +90,7 @@ def test_memory_budget_must_be_a_positive_number(smoke_sweep, tmp_path, budget):
 def test_results_csv_cells_are_never_formulas():
     """A grid value starting with = + - @ lands in results.csv as text, not as a spreadsheet formula;
     a negative number stays a number."""
-    import csv
-    import io
 
-    from analysis import results
     manifest = {"grid": [{"name": "description", "values": []}, {"name": "cluster.rtt_us", "values": []}]}
     points = [results.Point(f"description={v},cluster.rtt_us=-1", {"description": v, "cluster.rtt_us": "-1"},
                             "failed", "", "p.json", None)

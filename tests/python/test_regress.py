@@ -1,8 +1,11 @@
 """analysis/regress.py and run_sweep.py --check against baselines."""
 
 import json
+import re
 
 from conftest import REPO, SMOKE_GRID, read_manifest, run_script
+
+from analysis import regress, results
 
 COMMITTED = REPO / "analysis" / "baselines" / "hash_5x5_smoke.json"
 
@@ -131,7 +134,6 @@ def test_nan_anywhere_fails(smoke_copy, tmp_path):
 
 
 def test_a_nan_reaching_the_comparison_fails():
-    from analysis import regress, results
     point = results.Point("p", {}, "ok", "", "p.json", {"summary": {"makespan_s": float("nan"), "rpcs": 1}})
     baseline = {"tolerances": {"rpcs": {"rel": float("nan"), "abs": 0}},
                 "points": {"p": {"summary": {"makespan_s": 1.0, "rpcs": 2}}}}
@@ -142,7 +144,6 @@ def test_a_nan_reaching_the_comparison_fails():
 def test_readme_regression_example_sweeps_the_baselines_grid():
     """The README's regression example runs the grid its baseline was made from: a different grid
     would print every other point as new."""
-    import re
     readme = (REPO / "README.md").read_text()
     command = re.search(r"\./run_sweep\.py (\S+)((?: *\\?\n? *--grid \S+)+) --out (\S+)\n"
                         r"\s*analysis/regress\.py (\S+) --baseline (\S+)\n", readme)

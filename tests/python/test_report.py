@@ -12,6 +12,9 @@ import pytest
 
 from conftest import REPO, SCENARIO, SMOKE_GRID, read_manifest, run_script
 
+from analysis import report as report_module  # the plot test calls the report's own functions
+from analysis import results as results_module
+
 MIB = 2 ** 20
 TOLERANCE = 0.02  # the report's default
 
@@ -315,9 +318,6 @@ def test_labels_name_only_what_varies(tmp_path):
 def test_runtime_vs_memory_plot_labels_the_front_and_says_why_the_pick_is_off_it(tmp_path, monkeypatch):
     """Labels only on the Pareto front and the recommendation (all the others are in the table), the
     legend below the axes, and a note when the recommendation lies off the front."""
-    from analysis import remote_scan_report  # noqa: F401 - first: it imports report (as report.py's main does)
-    from analysis import report as report_module
-    from analysis import results as results_module
     sweep = fake_sweep(tmp_path, [(2, 16384, 1.000, [("", 10 * MIB)]),
                                   (1, 65536, 1.015, [("", 20 * MIB)]),
                                   (1, 16384, 1.500, [("", 5 * MIB)]),

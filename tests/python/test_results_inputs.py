@@ -1,8 +1,9 @@
 """exsim diff and compare on results files that are not as exsim writes them: exit 2 with one line
 naming the file, the JSON path and what was expected; never a traceback, never a read for ever."""
 
-import copy
 import json
+import os
+import stat
 import subprocess
 
 import pytest
@@ -54,8 +55,6 @@ def test_a_device_is_not_read(exsim, results_file):
 def test_output_is_never_replaced_by_a_regular_file(exsim, results_file, tmp_path):
     """The atomic write goes through a link to its target and writes through a device: a full one
     is an error, and stays a device."""
-    import os
-    import stat
     proc = subprocess.run([exsim, "diff", results_file, results_file, "--output", "/dev/full"], capture_output=True,
                           text=True, timeout=60)
     assert proc.returncode == 2 and "/dev/full: cannot write: No space left on device" in proc.stderr, proc.stderr

@@ -7,7 +7,7 @@ import jsonschema
 import pytest
 from conftest import REPO
 
-from analysis import exsim_runner
+from common import exsim_runner
 
 EXSIM = exsim_runner.default_exsim()
 SCHEMA = json.loads((REPO / "docs" / "results.schema.json").read_text())

@@ -2,6 +2,7 @@
 
 import contextlib
 import csv
+import hashlib
 import itertools
 import json
 import os
@@ -13,7 +14,7 @@ from pathlib import Path
 
 from conftest import REPO, SMOKE_GRID, read_manifest, run_script
 
-from analysis import exsim_runner
+from common import exsim_runner
 
 
 def csv_rows(sweep_dir):
@@ -41,7 +42,6 @@ def test_grid_writes_one_csv_row_per_point(smoke_sweep):
 
 
 def test_manifest_records_scenario_hash_grid_and_version(smoke_sweep, scenario, exsim):
-    import hashlib
     manifest = read_manifest(smoke_sweep)
     assert manifest["scenario_sha256"] == hashlib.sha256(scenario.read_bytes()).hexdigest()
     assert manifest["grid"] == [{"name": "rpcs_in_flight_per_channel", "values": ["1", "2"]},

@@ -19,7 +19,7 @@ import json
 import pytest
 from conftest import REPO
 
-from analysis import exsim_runner
+from common import exsim_runner
 from tools.tpcds import calibrate  # the fit's definitions: targets, checks, the example exchange
 
 WORKLOAD = REPO / "scenarios" / "tpcds_sf100" / "workload.json"

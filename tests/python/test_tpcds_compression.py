@@ -20,7 +20,8 @@ import pytest
 from conftest import REPO
 
 from tools.tpcds import compression as comp
-from tools.tpcds.rowsize import SMALL_STRING_LIMIT, Layout, Slot, external_string_bytes
+from tools.tpcds.rowsize import (SMALL_STRING_LIMIT, Layout, Slot, exchange_row, exchange_row_small_strings,
+                                 external_string_bytes)
 
 PLANS = os.path.normpath(os.path.join(REPO, "..", "shared", "impala-plans"))
 PROFILES = os.path.normpath(os.path.join(REPO, "..", "shared", "impala-profiles"))
@@ -243,7 +244,6 @@ def test_small_string_row_bytes_of_the_q72_exchanges():
     """exchange_row_small_strings on the q72 profile's plan in the workload's schema: hd_buy_potential
     (max 10) and cd_marital_status (max 1) leave the wire, i_item_desc keeps the lengths over 11 of 1..200,
     w_warehouse_name (12..20) stays whole; fixed bytes and tuples are exchange_row's."""
-    from tools.tpcds.rowsize import exchange_row, exchange_row_small_strings
     plan, sizes = comp.q72_layouts(PLANS, PROFILES)
     want = {29: (8, 0), 30: (1, 0), 24: (101, 100), 23: (16, 16), 28: (117, 116), 25: (0, 0)}
     for xid, (old, new) in want.items():

@@ -15,8 +15,11 @@ from conftest import REPO
 sys.path.insert(0, REPO)
 
 from tools.tpcds import joins  # noqa: E402
-from tools.tpcds.plans import Fragment, Node, Plan  # noqa: E402
-from tools.tpcds.scaling import date_groups, preagg_output  # noqa: E402
+from tools.tpcds.ddl import Schema  # noqa: E402
+from tools.tpcds.filters import scan_filters  # noqa: E402
+from tools.tpcds.fragments import Shape  # noqa: E402
+from tools.tpcds.plans import Fragment, Node, Plan, parse_plan_file  # noqa: E402
+from tools.tpcds.scaling import Scaler, date_groups, preagg_output  # noqa: E402
 
 PLANS = os.path.normpath(os.path.join(REPO, "..", "shared", "impala-plans"))
 needs_plans = pytest.mark.skipif(not os.path.isdir(PLANS), reason="../shared/impala-plans is absent")
@@ -158,10 +161,6 @@ def test_a_join_the_rule_does_not_reproduce_keeps_its_printed_choice():
 def test_the_rule_reproduces_the_printed_plans():
     """At each plan's own SF3000 estimates and host counts the rule must give the printed choice for
     nearly every join (the rest keep their printed choice, README rule J3)."""
-    from tools.tpcds.ddl import Schema
-    from tools.tpcds.fragments import Shape
-    from tools.tpcds.plans import parse_plan_file
-    from tools.tpcds.scaling import Scaler
     schema = Schema(PLANS)
     agree = total = 0
     for name in sorted(os.listdir(PLANS)):
@@ -200,7 +199,6 @@ def _filter_chain(scan_card, filtered_from, joins):
 
 
 def test_filters_split_the_planners_reduction_over_their_joins():
-    from tools.tpcds.filters import scan_filters
     # unfiltered 1,000 rows; join 10 keeps 100 of them, join 11 keeps half of those; the plan says 50
     scan = _filter_chain(50, 1000, [(100, ["RF000"]), (50, ["RF001"])])
     out, note = scan_filters(scan)
@@ -212,14 +210,12 @@ def test_filters_split_the_planners_reduction_over_their_joins():
 
 
 def test_a_filter_rejecting_under_ten_percent_keeps_every_row():
-    from tools.tpcds.filters import scan_filters
     scan = _filter_chain(950, 1000, [(950, ["RF000"])])
     out, _ = scan_filters(scan)
     assert [k for _, k, _ in out] == [1.0]
 
 
 def test_a_scan_the_plan_does_not_reduce_waits_but_keeps_its_rows():
-    from tools.tpcds.filters import scan_filters
     scan = _filter_chain(1000, None, [(10, ["RF000", "RF002"])])
     out, note = scan_filters(scan)
     assert [(j.nid, k, rfs) for j, k, rfs in out] == [(10, 1.0, ["RF000", "RF002"])]

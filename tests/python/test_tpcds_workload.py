@@ -19,6 +19,11 @@ import sys
 import pytest
 from conftest import REPO
 
+from tools.tpcds import profiles
+from tools.tpcds.ddl import Schema, slot_size
+from tools.tpcds.rowsize import Slot, best_subset
+from tools.tpcds.workload import q72_row_size_check
+
 PLANS = os.path.normpath(os.path.join(REPO, "..", "shared", "impala-plans"))
 PROFILES = os.path.normpath(os.path.join(REPO, "..", "shared", "impala-profiles"))
 GENERATOR = os.path.join(REPO, "tools", "tpcds_workload.py")
@@ -225,7 +230,6 @@ def test_q72_is_the_profile_shape_with_its_skew():
 
 @needs_inputs
 def test_profile_facts():
-    from tools.tpcds import profiles
     q72 = os.path.join(PROFILES, "tpcds_72_local_run_profile.json")
     s = profiles.query_startup(q72)
     # By hand from the q72 timeline: submitted 0, planning finished 34.4 ms, completed admission 35.4 ms,
@@ -250,7 +254,6 @@ def test_profile_facts():
 
 @needs_inputs
 def test_operator_costs_from_the_profiles():
-    from tools.tpcds import profiles
     c = profiles.operator_costs(PROFILES)
     q1 = "tpcds_1_local_run_mt_dop_0_profile.json"
     # By hand, q1 at mt_dop=0: joins 11, 12, 13, 2, 8 probe 100,000 + 50,434 + 49,933 + 287,514 + 287,514 rows in
@@ -274,8 +277,6 @@ def test_operator_costs_from_the_profiles():
 
 @needs_inputs
 def test_row_size_rule_against_the_q72_profile():
-    from tools.tpcds.ddl import Schema
-    from tools.tpcds.workload import q72_row_size_check
     c = q72_row_size_check(PLANS, PROFILES, Schema(PLANS))
     # Exchange 28: 16,380,000 rows in 93,070 data RPCs to 3 receivers, about 176 rows per 16 KiB batch,
     # so a fixed row size of 16384 / 176 = 93.1 B (floor(16384 / 93) = 176; 92 B would give 178).
@@ -287,7 +288,6 @@ def test_row_size_rule_against_the_q72_profile():
 
 
 def test_best_subset_finds_the_columns_of_a_printed_size():
-    from tools.tpcds.rowsize import Slot, best_subset
     # i_item_sk INT (4) + i_item_desc STRING (12 + 100.6) = 116.6, printed 117B; i_brand (12 + 16.2) is not read.
     items = [Slot("i_item_sk", 4), Slot("i_item_desc", 12, 100.6), Slot("i_brand", 12, 16.2)]
     slots, exact, ambiguous = best_subset(items, 117, 0.5)
@@ -298,6 +298,5 @@ def test_best_subset_finds_the_columns_of_a_printed_size():
 
 
 def test_slot_sizes_follow_impala():
-    from tools.tpcds.ddl import slot_size
     assert [slot_size(t) for t in ("INT", "BIGINT", "DATE", "STRING", "DECIMAL(7,2)", "DECIMAL(15,2)",
                                    "DECIMAL(38,6)", "TIMESTAMP")] == [4, 8, 4, 12, 4, 8, 16, 16]

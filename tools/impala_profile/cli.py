@@ -5,7 +5,18 @@ Exit status: 0 success, 2 bad input or a missing dependency (the message says wh
 """
 
 import argparse
+import os
 import sys
+
+from analysis import results_diff
+from common import atomic, exsim_runner
+from common.tables import json_text
+
+from . import compare
+from .decode import read_profiles
+from .model import build_query
+from .to_scenario import build_scenario, retarget, select_queries
+from .tree import ProfileError
 
 USAGE = """\
 exsim profile import PROFILE [--output SCENARIO] [--query ID] [--executors N]
@@ -53,7 +64,6 @@ def _parsers():
 
 def _emit(text, output):
     if output:
-        from analysis import atomic
         try:
             atomic.write_text(output, text)
         except OSError as e:
@@ -69,14 +79,10 @@ MALFORMED = (KeyError, TypeError, ValueError, AttributeError, IndexError, ZeroDi
 
 
 def _malformed(path, e):
-    from .decode import ProfileError
     return ProfileError(f"{path}: malformed profile: {type(e).__name__}: {e}"[:500])
 
 
 def _load_queries(path, query_id):
-    from .decode import read_profiles
-    from .model import build_query
-    from .to_scenario import select_queries
     try:
         queries = [build_query(d) for d in read_profiles(path)]
     except MALFORMED as e:
@@ -88,9 +94,6 @@ def _check_with_exsim(text, profile):
     """What import writes must validate: a profile whose values exsim refuses (a negative time, a
     counter of 1e308) is an input error here, not a scenario that fails later. Uses $EXSIM (exsim
     sets it to itself when it runs this tool), else build/exsim; without either, nothing to check with."""
-    import os
-    from analysis import exsim_runner
-    from .decode import ProfileError
     exsim = exsim_runner.default_exsim()
     if not os.access(exsim, os.X_OK):
         return
@@ -103,8 +106,6 @@ def _check_with_exsim(text, profile):
 
 
 def cmd_import(args):
-    from analysis.tables import json_text
-    from .to_scenario import build_scenario, retarget
     if args.executors is not None and args.executors < 1:
         raise UsageError(f"--executors {args.executors}: expected a number of executors >= 1")
     chosen, skipped = _load_queries(args.profile, args.query)
@@ -134,9 +135,7 @@ def cmd_import(args):
 
 
 def cmd_compare(args):
-    from analysis.results_diff import load_results
-    from . import compare
-    results = load_results(args.results)
+    results = results_diff.load_results(args.results)
     chosen, _ = _load_queries(args.profile, args.query)
     if args.top is not None and args.top < 1:
         raise UsageError(f"--top {args.top}: expected a number of counters >= 1")
@@ -146,7 +145,6 @@ def cmd_compare(args):
         compare.check_related(results, chosen, args.results, args.profile)
     except compare.Mismatch as e:
         raise UsageError(str(e)) from None
-    from .to_scenario import build_scenario
     try:
         profiled = build_scenario(chosen, args.profile)["cluster"]
     except Exception:  # noqa: BLE001 - without it, compare still runs; only the cluster check is lost
@@ -160,7 +158,6 @@ def cmd_compare(args):
 
 
 def cmd_diff(args):
-    from analysis import results_diff
     a = results_diff.load_results(args.a)
     b = results_diff.load_results(args.b)
     if args.rel_tol is not None:
@@ -201,14 +198,9 @@ def main(argv=None):
         sys.stderr.write(f"exsim: {e}\n")
         return EXIT_BAD_INPUT
     except Exception as e:  # noqa: BLE001 - every input error class of the package, named below
-        from analysis.results_diff import ResultsError
-        from .decode import ProfileError
-        if isinstance(e, (ProfileError, ResultsError)):
+        if isinstance(e, (ProfileError, results_diff.ResultsError)):
             sys.stderr.write(f"exsim: {e}\n")
             return EXIT_BAD_INPUT
         raise
     return 0
 
-
-if __name__ == "__main__":
-    sys.exit(main())

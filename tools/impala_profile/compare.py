@@ -10,7 +10,7 @@ which `profile import` keeps (executor 0 = the coordinator, then the daemons in 
 
 import math
 
-from analysis import tables
+from common import tables
 
 from .to_scenario import expected_exchange, expected_query
 

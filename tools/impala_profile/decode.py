@@ -1,4 +1,5 @@
-"""Reading Impala runtime profiles, whatever their encoding, into one neutral tree of `Node`s.
+"""Reading Impala runtime profiles, whatever their encoding, into one neutral tree of `Node`s
+(tree.py).
 
 Encodings read:
 - JSON: the web UI's /query_profile_json document ({"contents": ...}, optionally wrapped with
@@ -28,11 +29,9 @@ import json
 import re
 import struct
 import zlib
-from dataclasses import dataclass, field
 
-
-class ProfileError(Exception):
-    """The input is not a usable Impala profile; the message names the file and what is wrong."""
+from . import text as text_form
+from .tree import Counter, Node, ProfileDoc, ProfileError, SummaryStat, explode_aggregate
 
 
 # What one profile may make this process build, checked before building: a real query's profile
@@ -79,62 +78,6 @@ F_EXEC_STATE, F_EXEC_STATUS = 1, 2
 F_STATUS_MSGS = 2
 
 
-@dataclass
-class Counter:
-    unit: str
-    value: float  # int for every unit but DOUBLE_VALUE
-    stats: dict | None = None  # aggregated JSON rendering: count/min/max/mean over the instances
-
-
-@dataclass
-class SummaryStat:
-    """A SummaryStatsCounter: `count` samples of mean `mean` (RpcNetworkTime: one sample per RPC)."""
-    unit: str
-    count: int
-    mean: float
-    min: float
-    max: float
-
-    @property
-    def sum(self):
-        return self.mean * self.count
-
-
-@dataclass
-class Node:
-    name: str
-    counters: dict = field(default_factory=dict)  # name -> Counter
-    info: dict = field(default_factory=dict)  # key -> str
-    summary: dict = field(default_factory=dict)  # name -> SummaryStat
-    events: list = field(default_factory=list)  # [(sequence name or "", [(label, ns), ...])]
-    series: list = field(default_factory=list)  # names of time-series counters (kept only to list them)
-    children: list = field(default_factory=list, repr=False)
-    plan_node_id: int | None = None
-    data_sink_id: int | None = None
-
-    def child(self, prefix):
-        for c in self.children:
-            if c.name.startswith(prefix):
-                return c
-        return None
-
-    def value(self, name, default=None):
-        c = self.counters.get(name)
-        return default if c is None else c.value
-
-
-@dataclass
-class ProfileDoc:
-    """One query's profile tree, as decoded from one object or line of a file."""
-    root: Node
-    where: str  # "FILE" or "FILE:line N" / "FILE: object N", for messages
-    encoding: str  # how it was stored, for the provenance
-    profile_version: int  # 1, or 2 for an aggregated profile
-    approximate: bool = False  # per-instance values reconstructed from aggregates
-    exec_state: str | None = None  # from the Thrift exec summary, when present
-    exec_errors: list = field(default_factory=list)
-
-
 # ---------------------------------------------------------------------------
 # Entry point
 # ---------------------------------------------------------------------------
@@ -151,7 +94,6 @@ def read_profiles(path):
     text = data.lstrip()
     if not text:
         raise ProfileError(f"{path}: empty file, not an Impala profile")
-    from . import text as text_form
     if text[:1] == b"{":
         return _read_json(path, data)
     if text_form.looks_like_text(data):  # before '[': impala-shell's prompt line starts with one
@@ -299,35 +241,6 @@ def _explode_json_aggregates(doc):
         hosts = hosts_of.get(m.group(1)) or ["unknown"]
         exec_profile.children[i] = explode_aggregate(frag, [f"Instance {m.group(1)}#{k} (host={hosts[k % len(hosts)]})"
                                                             for k in range(n)])
-
-
-def explode_aggregate(frag, names):
-    """An aggregated fragment node -> a fragment node with one instance child per name, each
-    carrying the fragment's (mean) counters. A summary statistic of an aggregated profile is
-    merged over the instances, so each instance gets its share of the samples (same mean)."""
-    shell = Node(frag.name)
-    n = len(names)
-
-    def shared(node):
-        out = Node(node.name, counters=node.counters, info=node.info, events=node.events, series=node.series,
-                   plan_node_id=node.plan_node_id, data_sink_id=node.data_sink_id)
-        out.children = [shared(c) for c in node.children]
-        return out
-
-    for k, name in enumerate(names):
-        inst = shared(frag)
-        inst.name = name
-        _share_samples(inst, frag, k, n)
-        shell.children.append(inst)
-    return shell
-
-
-def _share_samples(inst, orig, k, n):
-    for name, st in orig.summary.items():
-        count = st.count // n + (1 if k < st.count % n else 0)
-        inst.summary[name] = SummaryStat(st.unit, count, st.mean, st.min, st.max)
-    for ci, co in zip(inst.children, orig.children):
-        _share_samples(ci, co, k, n)
 
 
 # ---------------------------------------------------------------------------

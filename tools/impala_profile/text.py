@@ -35,7 +35,7 @@ e.g. impala-shell's "Query Runtime Profile:" banner, is skipped). A file may hol
 import re
 from decimal import Decimal, InvalidOperation
 
-from .decode import Counter, Node, ProfileDoc, ProfileError, SummaryStat, explode_aggregate
+from .tree import Counter, Node, ProfileDoc, ProfileError, SummaryStat, explode_aggregate
 
 ENCODING = "text profile (impala-shell PROFILE / web UI text rendering)"
 

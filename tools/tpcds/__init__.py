@@ -5,12 +5,14 @@ One module per job:
     ddl        table row counts per scale factor, column types and slot sizes, scan ranges
     scaling    SF3000 (or SF1) -> SF100 re-estimation of every plan node (rules S1..R1, D1, J2)
     rowsize    the slots of every tuple, and the fixed and string bytes of an exchange's row
-    fragments  a scaled plan -> the scenario's fragments, operators and exchanges; placement
+    fragments  a scaled plan -> the scenario's fragments, operators and exchanges; placement; the two
+               shapes of a query (SECTIONS) and the built query (Built)
     profiles   numbers read off the real runtime profiles (q72's rows and skew, LZ4, start-up, codegen)
     variants   the eight statements without a plan file, derived from their SQL
-    workload   the scenario builder and its command line (python3 -m tools.tpcds.workload)
+    workload   the scenario builder and its command line (tools/tpcds_workload.py)
     readme     scenarios/tpcds_sf100/README.md
     calibrate  the published figures, candidate costs, cached simulations (tools/tpcds_calibrate.py)
+    uncertainty  the predictions' intervals from the inputs' ranges (tools/tpcds_uncertainty.py)
 """
 
 import os

@@ -20,7 +20,6 @@ rerun resimulates nothing); every run is recorded in calibration.json with its i
     tools/tpcds_calibrate.py --fit        # fit, check, write calibration.json, the READMEs, the workload
     tools/tpcds_calibrate.py              # evaluate the committed workload against every figure
     tools/tpcds_calibrate.py --results out/tpcds_sf100.json   # the figures of a baseline run already made
-    python3 -m tools.tpcds.calibrate ...
 """
 
 import argparse
@@ -30,14 +29,12 @@ import json
 import os
 import sys
 import time
-from pathlib import Path
 
-if not __package__:  # run as a script: the repository root on sys.path, as for every entry point
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-
-from analysis import exsim_runner  # noqa: E402
-from analysis.atomic import write_text  # noqa: E402
-from tools import tpcds as tp  # noqa: E402
+from common import exsim_runner
+from common.atomic import write_text
+from common.tables import markdown_table
+from tools import tpcds as tp
+from tools.tpcds import profiles as prof
 
 REPO = tp.REPO
 CALIBRATION = tp.CALIBRATION
@@ -244,37 +241,36 @@ PART_NAMES = {
 def readme_block(doc):
     """Markdown of a calibration document: parameters, the figures against the model, and the
     breakdowns of the four example queries."""
-    lines = ["| parameter | value | how |", "|---|---|---|"]
-    for k, p in doc["parameters"].items():
-        lines.append("| `%s` | %s %s | fitted to %s |" % (k, p["value"], p["unit"], p["fitted_to"]))
-    for k, p in doc["measured_inputs"].items():
-        lines.append("| `%s` | %s | measured: %s |" % (k, p["value"], p["source"]))
-    lines += ["", "| operator class | DEBUG ns/row in the profiles | evidence | cost in the workload (ns/row) |",
-              "|---|---|---|---|"]
+    parameters = [["`%s`" % k, "%s %s" % (p["value"], p["unit"]), "fitted to %s" % p["fitted_to"]]
+                  for k, p in doc["parameters"].items()]
+    parameters += [["`%s`" % k, p["value"], "measured: %s" % p["source"]] for k, p in doc["measured_inputs"].items()]
+    classes = []
     for cls, v in doc["relative_costs"].items():
         ev = ("%s rows, %d operators" % ("{:,}".format(v["rows"]), v["operators"]) if v["rows"] else "none")
         how = "measured" if v["how"] == "measured" else "stand-in: %s" % v["how"].split(": the ")[1].split("'s")[0]
-        lines.append("| %s | %s | %s; %s | %s |" % (cls.replace("_", " "), v["debug_ns_per_row"], ev, how,
-                                                    doc["costs"][v["key"]]))
-    lines += ["", "| figure (K=1; mt_dop=0 unless named) | measured | simulated | difference | role |",
-              "|---|---|---|---|---|"]
+        classes.append([cls.replace("_", " "), v["debug_ns_per_row"], "%s; %s" % (ev, how), doc["costs"][v["key"]]])
+    figures = []
     for r in doc["figures"].values():
         role = r["role"]
         if "tolerance" in r:
             role += ", tolerance %d%%: %s" % (100 * r["tolerance"],
                                                "within" if abs(r["relative"]) <= r["tolerance"] else "outside")
-        lines.append("| %s | %s | %s | %+.1f%% | %s |" % (r["label"], fmtn(r["target"]), fmtn(r["simulated"]),
-                                                          100 * r["relative"], role))
-    lines += ["", "| query | published blocked (s) | example exchange: blocked (s), RPCs, bound | runtime (s) | "
-              "breakdown along the critical path (s) |", "|---|---|---|---|---|"]
+        figures.append([r["label"], fmtn(r["target"]), fmtn(r["simulated"]), "%+.1f%%" % (100 * r["relative"]), role])
+    examples = []
     for q, e in doc["examples"].items():
         x = e["example_exchange"]
         xs = "none" if x is None else "%s: %.2f, %s, %s" % (x["id"], x["slowest_sender_blocked_s"],
                                                           "{:,}".format(x["rpcs"]), x["bound"])
         parts = ", ".join("%s %.2f" % (PART_NAMES.get(k, k), v) for k, v in e["breakdown"].items() if v >= 0.01)
         published = "-" if e["published_blocked_s"] is None else e["published_blocked_s"]
-        lines.append("| %s | %s | %s | %.2f | %s |" % (q, published, xs, e["runtime_s"], parts))
-    return "\n".join(lines) + "\n"
+        examples.append([q, published, xs, "%.2f" % e["runtime_s"], parts])
+    return "\n\n".join([
+        markdown_table(["parameter", "value", "how"], parameters),
+        markdown_table(["operator class", "DEBUG ns/row in the profiles", "evidence", "cost in the workload (ns/row)"],
+                       classes),
+        markdown_table(["figure (K=1; mt_dop=0 unless named)", "measured", "simulated", "difference", "role"], figures),
+        markdown_table(["query", "published blocked (s)", "example exchange: blocked (s), RPCs, bound", "runtime (s)",
+                        "breakdown along the critical path (s)"], examples)]) + "\n"
 
 
 def update_readme(path, block):
@@ -364,7 +360,6 @@ def fit(runner, base, relative, log=sys.stderr):
 
 
 def measured_relative_costs(profiles):
-    from tools.tpcds import profiles as prof
     return prof.operator_costs(profiles)
 
 
@@ -498,6 +493,3 @@ def main(argv=None):
                          os.path.relpath(args.out, REPO)))
     return 0
 
-
-if __name__ == "__main__":
-    sys.exit(main())

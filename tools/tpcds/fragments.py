@@ -30,6 +30,28 @@ from tools.tpcds.scaling import fmt_rows
 KIND_TO_PARTITIONING = {"HASH": "HASH_PARTITIONED", "BROADCAST": "UNPARTITIONED", "UNPARTITIONED": "UNPARTITIONED",
                         "MERGING": "UNPARTITIONED", "RANDOM": "RANDOM"}
 PARALLEL_MT_DOP = 8   # nominal mt_dop of the `parallel` plan's row estimates (calibration-data.md A: mt_dop=8)
+# The two shapes of every query: the plan file's section each is built from, whether JOIN BUILD
+# fragments fold into their join, and the nominal mt_dop of its row estimates.
+SECTIONS = {"mt_dop=0": ("DISTRIBUTEDPLAN", True, 0), "parallel": ("PARALLELPLANS", False, PARALLEL_MT_DOP)}
+
+
+class Built:
+    """One query of the workload: its scenario JSON and what the README reports about it."""
+
+    def __init__(self, name, doc, stats):
+        self.name = name
+        self.doc = doc
+        self.stats = stats
+
+
+def walk_ops(op):
+    """Every operator of a scenario operator tree, the root first."""
+    yield op
+    for k in ("input", "probe", "build"):
+        if isinstance(op.get(k), dict) and "op" in op[k]:
+            yield from walk_ops(op[k])
+    for c in op.get("inputs", []):
+        yield from walk_ops(c)
 
 
 def R(x):

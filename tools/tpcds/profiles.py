@@ -16,8 +16,14 @@ import os
 import re
 import statistics
 
+from tools.impala_profile import decode, model
+from tools.impala_profile.model import seconds
 from tools.tpcds import PROFILE_Q1, PROFILE_Q1_MT, PROFILE_Q72, PlanError
 from tools.tpcds.plans import METRIC, parse_lines
+
+# A sender instance that sent at least this share of an exchange's rows in a profile marks a skew,
+# which the workload then examines (README "Skew").
+SKEW_SHARE = 0.9
 
 SUMMARY_ROW_RE = re.compile(r"^[| -]*(?P<id>\d+):(?P<kind>[A-Z][A-Z -]*?[A-Z])\s{2,}(?P<hosts>\d+)\s+(?P<inst>\d+)\s+"
                             r"\S+\s+\S+\s+(?P<rows>[\d.]+)(?P<ru>[KMGT]?)\s+(?P<est>[\d.]+)(?P<eu>[KMGT]?)\s")
@@ -105,7 +111,6 @@ def sender_rows(path):
 
 def _profiled_query(path):
     """The profile as tools/impala_profile models it (operators, instances, exchanges)."""
-    from tools.impala_profile import decode, model
     try:
         docs = decode.read_profiles(path)
         return model.build_query(docs[0])
@@ -249,7 +254,6 @@ COST_STAND_INS = {
 
 def _own_cpu(op, k, kids):
     """(rows, seconds) of operator instance k by its class's timer (COST_CLASSES), or None."""
-    from tools.impala_profile.model import seconds
 
     n = op.per_instance[k]
     if n is None:
@@ -295,7 +299,6 @@ def operator_costs(profiles, names=(PROFILE_Q72, PROFILE_Q1, PROFILE_Q1_MT)):
     (seconds summed / rows summed). The profiles are DEBUG builds on one machine, so only the ratios
     between classes are meant: the calibration scales them by one fitted factor. A class with too
     little evidence takes its stand-in's value (COST_STAND_INS), which the result says."""
-    from tools.impala_profile.model import seconds
 
     samples = {c: [] for c, _, _ in COST_CLASSES}
     for name in names:

@@ -1,20 +1,15 @@
 """scenarios/tpcds_sf100/README.md: how every number of the workload was derived."""
 
+from common.tables import markdown_table
 from tools.tpcds import EXECUTORS, compression
+from tools.tpcds.calibrate import readme_block
 from tools.tpcds.ddl import BLOCK_BYTES, TABLE_ROWS
-from tools.tpcds.fragments import PARALLEL_MT_DOP
+from tools.tpcds.fragments import PARALLEL_MT_DOP, walk_ops
+from tools.tpcds.profiles import SKEW_SHARE
 from tools.tpcds.scaling import MN_OVERRIDES, SCALE_RULES, fmt_ratio
 from tools.tpcds.variants import DERIVATIONS
-from tools.tpcds.workload import SKEW_SHARE, walk_ops
 
 KINDS = ["HASH_PARTITIONED", "UNPARTITIONED", "MERGING", "RANDOM"]
-
-
-def md_table(header, rows):
-    out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    for r in rows:
-        out.append("| " + " | ".join(str(c) for c in r) + " |")
-    return "\n".join(out)
 
 
 def n(v):
@@ -109,7 +104,7 @@ def render_readme(scenario, sm):
         "`parallel` plan (every query has one), with the simulator's instance rule for N. Two folders of "
         "planner tests could give these shapes:")
     add("")
-    add(md_table(["folder", "statistics, executors", "DISTRIBUTEDPLAN", "PARALLELPLANS"], [
+    add(markdown_table(["folder", "statistics, executors", "DISTRIBUTEDPLAN", "PARALLELPLANS"], [
         ["top level (`tpcds_cpu_cost`)", "SF3000 (`stats-3TB.json`), 10",
          "COMPUTE_PROCESSING_COST planning: instance counts from CPU cost (up to 12 per host) and separate JOIN "
          "BUILD fragments, although MT_DOP is unset",
@@ -162,7 +157,7 @@ def render_readme(scenario, sm):
         "choice for all but a few joins, and those keep their printed choice (the planner saw something the "
         "rule does not model). `provenance.join_distribution` lists every change:")
     add("")
-    add(md_table(["plan", "hash joins", "changed", "kept as printed", "changed joins (query:join)"], [
+    add(markdown_table(["plan", "hash joins", "changed", "kept as printed", "changed joins (query:join)"], [
         [k + " (" + v["section"] + ")", str(v["joins"]), str(v["changed"]), str(len(v["kept_as_printed"])),
          ", ".join(v["changed_joins"]) or "none"] for k, v in jd.items()]))
     add("")
@@ -174,7 +169,7 @@ def render_readme(scenario, sm):
     add("")
     add("## Fragments and operators")
     add("")
-    add(md_table(["plan node", "scenario operator", "notes"], [
+    add(markdown_table(["plan node", "scenario operator", "notes"], [
         ["`SCAN HDFS`", "`scan`", "`rows` after predicates and runtime filters, `rows_read` = the rows of the "
          "partitions read, `scan_ranges` (below), `runtime_filters` = the plan's filters on the scan (`RFnnn -> "
          "column`) with their producing join and the share each keeps (rule F1): the scan waits for them up "
@@ -225,18 +220,18 @@ def render_readme(scenario, sm):
         "of the schema_version 1 workload, kept; A1, A2 and L1 now give per-instance rows in the simulator's "
         "terms):")
     add("")
-    add(md_table(["rule", "what"], sorted(SCALE_RULES.items())))
+    add(markdown_table(["rule", "what"], sorted(SCALE_RULES.items())))
     add("")
     add("Rule J2's caps chosen from the SQL (`keep` = the planner's multiplication is real; `min` = at most the "
         "smaller input; `left` = at most the left input):")
     add("")
-    add(md_table(["plan", "join node", "cap", "reason"],
+    add(markdown_table(["plan", "join node", "cap", "reason"],
                  [["tpcds-%s.test" % k[0], k[1], v[0], v[1]] for k, v in sorted(MN_OVERRIDES.items())]))
     add("")
     add("TPC-DS row counts. SF100: TPC-DS specification Table 3-2; SF3000: `numRows` of `stats-3TB.json` "
         "(checked); SF1: Impala's SF1 test load (`testdata/workloads/tpcds/queries/count.test`).")
     add("")
-    add(md_table(["table", "SF1", "SF100", "SF3000", "SF100/SF3000"],
+    add(markdown_table(["table", "SF1", "SF100", "SF3000", "SF100/SF3000"],
                  [[t, n(v[0]), n(v[1]), n(v[2]), fmt_ratio(v[1] / v[2])] for t, v in sorted(TABLE_ROWS.items())]))
     add("")
     add("Known biases: apart from D1 and M1 the rules rescale the planner's estimates, they do not fix them "
@@ -274,7 +269,7 @@ def render_readme(scenario, sm):
         "emits the planner's estimate of its groups (product of distinct values at SF100, at most its input); "
         "cloned nodes keep the base's rows.")
     add("")
-    add(md_table(["query", "derivation"], sorted(DERIVATIONS.items())))
+    add(markdown_table(["query", "derivation"], sorted(DERIVATIONS.items())))
     add("")
     add("## Row sizes")
     add("")
@@ -305,7 +300,7 @@ def render_readme(scenario, sm):
                       for c in compression.CLASSES),
             sum(1 for v in compression.EVIDENCE.values() if v[7])))
     add("")
-    add(md_table(["q72 exchange", "kind", "rows", "measured", "derived", "residual", "fitted"], [
+    add(markdown_table(["q72 exchange", "kind", "rows", "measured", "derived", "residual", "fitted"], [
         [str(x), v[0], n(v[1]), "%.4f" % v[4], "%.4f" % v[5], "%+.4f" % v[6], "yes" if v[7] else
          "no (batches too small for LZ4)"] for x, v in sorted(compression.EVIDENCE.items())]))
     add("")
@@ -356,7 +351,7 @@ def render_readme(scenario, sm):
     add("Operator classes (operator instances that handled at least %s rows; seconds summed / rows summed):" % (
         "{:,}".format(10000)))
     add("")
-    add(md_table(["class", "timer", "rows", "operators", "DEBUG ns/row", "used"],
+    add(markdown_table(["class", "timer", "rows", "operators", "DEBUG ns/row", "used"],
                  [[cls.replace("_", " "), v["timer"], "{:,}".format(v["rows"]), v["operators"],
                    v["ns_per_row"] if v["ns_per_row"] is not None else "-",
                    "%s (%s)" % (v["debug_ns_per_row"], v["how"])] for cls, v in oc.items()]))
@@ -364,10 +359,9 @@ def render_readme(scenario, sm):
     rows = []
     for k, p in sm["costs"].items():
         rows.append(["`%s`" % k, p["value"], p["status"], p.get("what", "")])
-    add(md_table(["cost", "value", "status", "what"], rows))
+    add(markdown_table(["cost", "value", "status", "what"], rows))
     add("")
     if fitted and "figures" in fitted:
-        from tools.tpcds.calibrate import readme_block
         add("The calibration (`calibration.json`: every run of the fit, inputs and residuals), every published "
             "figure against the model, and the breakdown of the four queries with a published per-exchange figure "
             "(their example exchange: the query's HASH_PARTITIONED exchange that did not push back whose slowest "
@@ -379,7 +373,7 @@ def render_readme(scenario, sm):
         "finished, admission = to completed admission, backend start = to all backends started, tear-down = "
         "last row fetched to unregister (the client's fetch is left out):")
     add("")
-    add(md_table(["profile", "planning", "admission", "backend start", "tear-down", "total"],
+    add(markdown_table(["profile", "planning", "admission", "backend start", "tear-down", "total"],
                  [[k, v["planning_s"], v["admission_s"], v["backend_start_s"], v["teardown_s"], v["total_s"]]
                   for k, v in sorted(meas["startup"].items())]))
     add("")
@@ -398,7 +392,7 @@ def render_readme(scenario, sm):
     add("")
     add("## Counts")
     add("")
-    add(md_table(["", "mt_dop=0 (`fragments`)", "mt_dop>0 (`parallel`)"], [
+    add(markdown_table(["", "mt_dop=0 (`fragments`)", "mt_dop>0 (`parallel`)"], [
         ["queries", c0["queries"], cp["queries"]],
         ["fragments", c0["fragments"], cp["fragments"]],
         ["of which join builds", c0["join_build_fragments"], cp["join_build_fragments"]],
@@ -409,7 +403,7 @@ def render_readme(scenario, sm):
     add("")
     add("Rows scanned at SF100, summed over the 104 queries (mt_dop=0 plans):")
     add("")
-    add(md_table(["table", "rows (after predicates)", "rows read"],
+    add(markdown_table(["table", "rows (after predicates)", "rows read"],
                  [[t, n(v), n(c0["scan_rows_read_by_table"][t])] for t, v in c0["scan_rows_by_table"].items()]))
     add("")
     per = []
@@ -429,7 +423,7 @@ def render_readme(scenario, sm):
         "hash rows and bytes = the sender fragments' output at the nominal instance counts, bytes = rows x "
         "(fixed + string bytes)):")
     add("")
-    add(md_table(["query", "fragments", "operators", "H", "U", "M", "R", "H (parallel)", "hash rows", "hash bytes"],
+    add(markdown_table(["query", "fragments", "operators", "H", "U", "M", "R", "H (parallel)", "hash rows", "hash bytes"],
                  per))
     add("")
     add("Hash rows in all: %s (%s before LZ4)." % (n(tot_hash_rows), gb(tot_hash_bytes)))

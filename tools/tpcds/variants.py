@@ -36,14 +36,12 @@ import os
 
 from tools.tpcds import PlanError
 from tools.tpcds.ddl import SCALE_INDEX, TABLE_ROWS
-from tools.tpcds.fragments import Converter, Shape, PARALLEL_MT_DOP
-from tools.tpcds.plans import EXCHANGE_KINDS, Fragment, Node, parse_plan_file, query_sql
+from tools.tpcds.fragments import SECTIONS, Built, Converter, Shape
+from tools.tpcds.plans import EXCHANGE_KINDS, VARIANT_BASE, Fragment, Node, parse_plan_file, query_sql
 from tools.tpcds.rowsize import Layout, RowSizes, Slot
 from tools.tpcds.scaling import Scaler, date_groups, preagg_output
 
 TABLE_ROWS_ITEM = TABLE_ROWS["item"]
-
-SECTIONS = {"mt_dop=0": ("DISTRIBUTEDPLAN", True, 0), "parallel": ("PARALLELPLANS", False, PARALLEL_MT_DOP)}
 
 # Per variant: the rollup levels (grouping columns of each UNION branch, in the SQL's order), the
 # grouping of the view `results` itself (None: it does not group), whether the union is DISTINCT.
@@ -392,8 +390,6 @@ def _derive_rows(b, root, fold, schema, mt_dop):
 
 def build(q, plans, schema):
     """The Built query of a variant (see the module docstring)."""
-    from tools.tpcds.workload import Built
-    from tools.tpcds.plans import VARIANT_BASE
     base = "q%02d" % int(VARIANT_BASE[q][1:])
     doc = {"name": q}
     out = {}

@@ -11,7 +11,6 @@ expectations: SF3000 statistics, 10 executors) and the runtime profiles of
 
 Usage:
     tools/tpcds_workload.py [--plans DIR] [--profiles DIR] [--out DIR] [--costs FILE]
-    python3 -m tools.tpcds.workload ...
 
 The output is a pure function of its inputs: same input, byte-identical output (no time stamps,
 no absolute paths). Standard library only.
@@ -24,30 +23,24 @@ import os
 import re
 import sys
 import time
-from pathlib import Path
 
-if not __package__:  # run as a script: the repository root on sys.path, as for every entry point
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-
-from analysis import atomic  # noqa: E402
-from tools.tpcds import (CALIBRATION, DEFAULT_OUT, DEFAULT_PLANS, DEFAULT_PROFILES, EXECUTORS, GENERATOR,  # noqa: E402
+from common import atomic
+from tools.tpcds import (CALIBRATION, DEFAULT_OUT, DEFAULT_PLANS, DEFAULT_PROFILES, EXECUTORS, GENERATOR,
                          PROFILE_Q72, REPO, PlanError)
-from tools.tpcds import profiles as prof  # noqa: E402
-from tools.tpcds.ddl import BLOCK_BYTES, TABLE_ROWS, Schema  # noqa: E402
-from tools.tpcds.fragments import PARALLEL_MT_DOP, Converter, Shape  # noqa: E402
-from tools.tpcds.joins import Redistributor  # noqa: E402
-from tools.tpcds.plans import (ROLLUP_BASES_REPLACED, VARIANT_BASE, parse_plan_file, query_sql,  # noqa: E402
+from tools.tpcds import profiles as prof
+from tools.tpcds import variants
+from tools.tpcds.ddl import BLOCK_BYTES, SF1_TEXT_TYPES, TABLE_ROWS, Schema, slot_size
+from tools.tpcds.fragments import PARALLEL_MT_DOP, SECTIONS, Built, Converter, Shape, walk_ops
+from tools.tpcds.joins import Redistributor
+from tools.tpcds.plans import (ROLLUP_BASES_REPLACED, VARIANT_BASE, parse_plan_file, query_sql,
                                select_queries)
-from tools.tpcds.rowsize import RowSizes, exchange_row  # noqa: E402
-from tools.tpcds.scaling import MN_OVERRIDES, SCALE_RULES, Scaler  # noqa: E402
+from tools.tpcds.rowsize import RowSizes, exchange_row
+from tools.tpcds.readme import render_readme
+from tools.tpcds.scaling import MN_OVERRIDES, SCALE_RULES, Scaler
 
-SECTIONS = {"mt_dop=0": ("DISTRIBUTEDPLAN", True, 0), "parallel": ("PARALLELPLANS", False, PARALLEL_MT_DOP)}
 # The mt_dop each section was planned with (impala-plans/README.md: the harness forces MT_DOP=2
 # for PARALLELPLANS): the join rule is checked against the printed choices at these.
 PLANNED_MT_DOP = {"DISTRIBUTEDPLAN": 0, "PARALLELPLANS": 2}
-# A sender instance that sent at least this share of an exchange's rows in a profile marks a skew,
-# which the workload then examines (README "Skew").
-SKEW_SHARE = 0.9
 
 # What each operator class's cost is; its value is cpu_scale (fitted by tools/tpcds_calibrate.py,
 # in calibration.json) x the class's CPU per row in the profiles (profiles.operator_costs).
@@ -61,15 +54,6 @@ CLASS_COSTS = {
     "other_ns_per_row": "select, union, limit per input row",
 }
 PLACEHOLDER_COMPRESS_NS_PER_BYTE = 0.72   # the schema_version 1 fit's value, a starting point
-
-
-class Built:
-    """One query of the workload: its scenario JSON and what the README reports about it."""
-
-    def __init__(self, name, doc, stats):
-        self.name = name
-        self.doc = doc
-        self.stats = stats
 
 
 def git_blob_sha1(data):
@@ -148,7 +132,7 @@ def build_q72(plans, profiles, schema):
         for x in plan.exchanges():
             sent = shares.get(x.nid, [])
             total = sum(r for _, r in sent)
-            if len(sent) < 2 or total == 0 or max(r for _, r in sent) < SKEW_SHARE * total:
+            if len(sent) < 2 or total == 0 or max(r for _, r in sent) < prof.SKEW_SHARE * total:
                 continue
             scan = _leftmost_scan(x.children[0], shape)
             if scan is None:
@@ -200,7 +184,6 @@ def q72_row_size_check(plans, profiles, schema):
     16384 / 176 = 93.1 B (capacity = floor(16384 / row size) = 176 for sizes 92.6 to 93.09 B).
     The rule here, applied to the same tuples with the column types of the run's schema (SF1 text
     tables: BIGINT item keys, STRING dates), gives the fixed size to compare."""
-    from tools.tpcds.ddl import SF1_TEXT_TYPES, slot_size
     top, data = parse_plan_file(os.path.join(plans, "tpcds-q72.test"), "DISTRIBUTEDPLAN")
     sql = query_sql(data.decode("utf-8"))
     cols = scan_columns(top, RowSizes(top, schema, sql))
@@ -277,15 +260,6 @@ def counts(built):
     return out
 
 
-def walk_ops(op):
-    yield op
-    for k in ("input", "probe", "build"):
-        if isinstance(op.get(k), dict) and "op" in op[k]:
-            yield from walk_ops(op[k])
-    for c in op.get("inputs", []):
-        yield from walk_ops(c)
-
-
 def load_costs(path):
     """Fitted costs from a calibration file: {"costs": {...}, "exchange_defaults": {...}, "source": str}."""
     try:
@@ -313,7 +287,6 @@ def load_costs(path):
 
 def build_workload(plans, profiles, fitted=None):
     """(scenario, summary) for the inputs; `fitted` replaces the placeholder costs (load_costs)."""
-    from tools.tpcds import variants
     schema = Schema(plans)
     with open(os.path.join(plans, "README.md"), "r", encoding="utf-8") as f:
         m = re.search(r"Snapshot used: commit `([0-9a-f]{40})`", f.read())
@@ -432,7 +405,6 @@ def costs_section(measured, fitted):
 
 
 def provenance_section(commit, built, selected, measured, cost_prov, cnt, check, fitted):
-    from tools.tpcds import variants
     return {
         "generator": GENERATOR + " (regenerate: /usr/bin/python3 tools/tpcds_workload.py)",
         "readme": "scenarios/tpcds_sf100/README.md explains every rule below",
@@ -560,7 +532,6 @@ def main(argv=None):
     except PlanError as e:
         sys.stderr.write("tpcds_workload: %s\n" % e)
         return 2
-    from tools.tpcds.readme import render_readme  # the README module reads this one's tables
     atomic.write_text(os.path.join(args.out, "workload.json"), dump_json(scenario))
     atomic.write_text(os.path.join(args.out, "README.md"), render_readme(scenario, summary))
     c = summary["counts"]["mt_dop=0"]
@@ -571,6 +542,3 @@ def main(argv=None):
         time.monotonic() - t0))
     return 0
 
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -4,7 +4,7 @@ Every Python entry point that simulates (run_sweep.py, tools/tpcds/calibrate.py,
 goes through here, so that the binary is found the same way ($EXSIM, else build/exsim) and a
 failed run is reported the same way (ExsimError with exsim's own message).
 
-    from analysis import exsim_runner
+    from common import exsim_runner
     results = exsim_runner.simulate(exsim_runner.default_exsim(), "scenarios/default.json",
                                     "out/r.json", sets=["rpcs_in_flight_per_channel=2"])
 """

@@ -1,7 +1,9 @@
-"""Rendering rows of figures as a readable text table, CSV or JSON: one place for the look of
-`exsim compare` and `exsim diff` output.
+"""Rendering rows of figures as a readable text table, a Markdown table, CSV or JSON: the one
+place for the look of a table, from `exsim compare` and `exsim diff` to the reports and the
+generated READMEs.
 
     text = tables.text_table(["counter", "measured"], [["rpcs", 93070]])
+    markdown = tables.markdown_table(["C", "makespan s"], [[64, "41.2"]])
 """
 
 import csv
@@ -68,7 +70,16 @@ def text_table(header, rows, indent="  "):
     return "\n".join(lines) + "\n"
 
 
+def markdown_table(header, rows):
+    """A Markdown table: the header, the rule, a line per row, no newline after the last. A cell is
+    str() of its value, with `|` escaped so that it stays in its column."""
+    def line(cells):
+        return "| " + " | ".join(str(c).replace("|", "\\|") for c in cells) + " |"
+    return "\n".join([line(header), "|" + "---|" * len(header)] + [line(r) for r in rows])
+
+
 def csv_text(header, rows):
+    """CSV with a header row and "\\n" line ends; None is an empty cell."""
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(header)
