@@ -45,7 +45,9 @@ Usage:
   exsim explain [SCENARIO] [--set NAME=VALUE]... [--format text|json]
   exsim summary RESULTS [--format F] [--top N]
   exsim schema            print the scenario JSON Schema (generated from the parameter table)
-  exsim params            print every scenario parameter with its unit, default and check
+  exsim params [--format json]
+                          print every scenario parameter with its unit, default and check (json: for
+                          other programs)
   exsim profile import PROFILE [--output SCENARIO] [--query ID] [--executors N]
   exsim compare RESULTS PROFILE [--format text|json|csv] [--query ID] [--changed [TOL]] [--top N]
                 [--output FILE]
@@ -393,8 +395,9 @@ int run_command(int argc, char** argv) {
       std::cout << "exsim " << EXSIM_VERSION << "\n";
       return kExitOk;
     }
-    if (a.explain_json && a.command != "explain")
-      throw exsim::InputError(fmt::format("--format json: only for explain; {} takes text, md or csv", a.command));
+    if (a.explain_json && a.command != "explain" && a.command != "params")
+      throw exsim::InputError(
+          fmt::format("--format json: only for explain and params; {} takes text, md or csv", a.command));
     if (a.command == "run") return run(a);
     if (a.command == "validate") {
       if (a.scenario.empty())
@@ -452,6 +455,12 @@ int run_command(int argc, char** argv) {
       return kExitOk;
     }
     if (a.command == "params") {
+      if (a.explain_json) {
+        std::cout << exsim::parameters_json().dump(1) << "\n";
+        return kExitOk;
+      }
+      if (a.summary_options.format != exsim::SummaryFormat::text)
+        throw exsim::InputError("params: --format: expected text or json");
       std::cout << "Scenario parameters (unit, default, check, meaning):\n" << exsim::parameters_help();
       return kExitOk;
     }

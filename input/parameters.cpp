@@ -766,12 +766,63 @@ json scenario_schema() {
   return top;
 }
 
+namespace {
+
+// The sections of the current format, in the order `exsim params` lists them.
+constexpr Section kListedSections[] = {
+    Section::scenario,        Section::cluster,           Section::flags,          Section::costs,
+    Section::query,           Section::plan,              Section::fragment,       Section::sink,
+    Section::op,              Section::exchange,          Section::fault,          Section::remote_scan,
+    Section::remote_scan_cluster, Section::remote_scan_s3, Section::remote_scan_splits,
+    Section::remote_scan_prefetch, Section::remote_scan_scan};
+
+} // namespace
+
+const char* section_key(Section s) {
+  switch (s) {
+  case Section::scenario:
+    return "scenario";
+  case Section::cluster:
+    return "cluster";
+  case Section::flags:
+    return "flags";
+  case Section::costs:
+    return "costs";
+  case Section::query_rows:
+    return "query_rows";
+  case Section::query:
+    return "query";
+  case Section::plan:
+    return "plan";
+  case Section::fragment:
+    return "fragment";
+  case Section::sink:
+    return "sink";
+  case Section::op:
+    return "op";
+  case Section::exchange:
+    return "exchange";
+  case Section::fault:
+    return "fault";
+  case Section::remote_scan:
+    return "remote_scan";
+  case Section::remote_scan_cluster:
+    return "remote_scan.cluster";
+  case Section::remote_scan_s3:
+    return "remote_scan.s3";
+  case Section::remote_scan_splits:
+    return "remote_scan.splits";
+  case Section::remote_scan_prefetch:
+    return "remote_scan.prefetch";
+  case Section::remote_scan_scan:
+    return "remote_scan.scan";
+  }
+  return "?";
+}
+
 std::string parameters_help() {
   std::string out;
-  for (Section s : {Section::scenario, Section::cluster, Section::flags, Section::costs, Section::query,
-                    Section::plan, Section::fragment, Section::sink, Section::op, Section::exchange, Section::fault,
-                    Section::remote_scan, Section::remote_scan_cluster, Section::remote_scan_s3,
-                    Section::remote_scan_splits, Section::remote_scan_prefetch, Section::remote_scan_scan}) {
+  for (Section s : kListedSections) {
     out += fmt::format("\n{}:\n", to_string(s));
     for (const ParamSpec* p : params_of(s)) {
       std::string def = p->required ? "required" : !p->derived.empty() ? p->derived : p->default_value.dump();
@@ -783,6 +834,31 @@ std::string parameters_help() {
     }
   }
   return out;
+}
+
+nlohmann::json parameters_json() {
+  nlohmann::json list = nlohmann::json::array();
+  for (Section s : kListedSections)
+    for (const ParamSpec* p : params_of(s)) {
+      nlohmann::json row = {{"section", section_key(s)},
+                            {"section_title", to_string(s)},
+                            {"name", p->name},
+                            {"type", to_string(p->type)},
+                            {"unit", p->unit},
+                            {"required", p->required},
+                            {"default", p->default_value},
+                            {"derived", p->derived},
+                            {"check", describe_expectation(*p)},
+                            {"description", p->description},
+                            {"standalone_only", p->standalone_only},
+                            {"since", p->since}};
+      if (p->min) row["min"] = *p->min;
+      if (p->max) row["max"] = *p->max;
+      if (p->min_exclusive) row["min_exclusive"] = true;
+      if (!p->choices.empty()) row["choices"] = p->choices;
+      list.push_back(std::move(row));
+    }
+  return {{"schema_version", kSchemaVersion}, {"parameters", list}};
 }
 
 } // namespace exsim

@@ -93,4 +93,13 @@ nlohmann::json scenario_schema();
 // Human-readable table of every parameter, for `exsim params` and --help.
 std::string parameters_help();
 
+// The same table for other programs (`exsim params --format json`): {"schema_version": N,
+// "parameters": [{"section", "section_title", "name", "type", "unit", "required", "default",
+// "derived", "check", "description", "standalone_only", "since", and "min", "max",
+// "min_exclusive", "choices" where set}]}, in the order of `exsim params`.
+nlohmann::json parameters_json();
+
+// A section's name in parameters_json(): "cluster", "flags", "exchange", "remote_scan.s3", ...
+const char* section_key(Section s);
+
 } // namespace exsim

@@ -8,28 +8,69 @@ references between fragments, exchanges and join builds, and the query-level exc
 contract forbids.
 
     problems = v2_contract.check(scenario)   # [] when the scenario conforms
+
+The keys of cluster, flags, costs and exchanges come from the simulator's parameter table
+(`exsim params --format json`); the structure (operators, fragments, references) is this file's.
 """
+
+import json
+import os
+import subprocess
+
+import pytest
+
+from common import exsim_runner
 
 TOP = {"schema_version", "name", "description", "seed", "provenance", "query_order", "cluster", "flags", "costs",
        "exchange_defaults", "exchanges", "queries"}
-CLUSTER = {"executors", "cores_per_executor", "threads_per_core", "second_thread_gain", "nic_bandwidth_gbps",
-           "rtt_us", "loopback_rtt_us", "loopback_bandwidth_gbps"}
-FLAGS = {"data_stream_sender_buffer_size", "exchg_node_buffer_size_bytes", "batch_size", "mt_dop",
-         "rpcs_in_flight_per_channel", "compression", "eos_flush", "datastream_service_num_svc_threads",
-         "datastream_service_num_deserialization_threads", "num_scanner_threads", "runtime_filter_mode",
-         "runtime_filter_wait_time_ms",
-         "runtime_bloom_filter_size"}
-COSTS = {"scan_ns_per_row", "join_build_ns_per_row", "join_probe_ns_per_row", "aggregate_ns_per_row",
-         "sort_ns_per_row", "analytic_ns_per_row", "other_ns_per_row", "query_startup_s", "codegen_s_per_fragment"}
-EXCHANGE_CPU = {"hash_ns_per_row", "copy_ns_per_row", "compress_ns_per_byte", "serialize_ns_per_byte",
-                "deserialize_ns_per_byte"}
-QUERY_EXCHANGE = {"id", "partitioning", "merging", "fixed_row_bytes", "var_row_bytes", "tuples_per_row",
-                  "compression_ratio", "receiver_weights", "flags", "source", "expected", "directed_fanout"} \
-    | EXCHANGE_CPU
-FORBIDDEN_IN_QUERY_EXCHANGE = {"rows_total", "sender_executors", "receiver_executors", "sender_first_executor",
-                               "receiver_first_executor", "sender_instances_per_executor",
-                               "receiver_instances_per_executor", "producer_ns_per_row", "consumer_ns_per_row",
-                               "receiver_consumer_slowdown", "start_s", "after", "query", "faults"}
+
+
+def table_keys():
+    """{section: {key names}} of the simulator's parameter table (`exsim params --format json` of
+    $EXSIM, else build/exsim), read once: the keys a scenario may hold come from there, not from a
+    list of this file's own."""
+    global _KEYS
+    if _KEYS is None:
+        exsim = exsim_runner.default_exsim()
+        if not os.access(exsim, os.X_OK):
+            pytest.skip(f"exsim not built ({exsim}): the contract's keys come from its parameter table")
+        out = subprocess.run([exsim, "params", "--format", "json"], capture_output=True, text=True,
+                             check=True).stdout
+        _KEYS = {}
+        for row in json.loads(out)["parameters"]:
+            _KEYS.setdefault(row["section"], {})[row["name"]] = row
+    return _KEYS
+
+
+_KEYS = None
+
+
+def cluster_keys():
+    return set(table_keys()["cluster"])
+
+
+def flag_keys():
+    return set(table_keys()["flags"])
+
+
+def cost_keys():
+    return set(table_keys()["costs"])
+
+
+def query_exchange_keys():
+    """An exchange's keys inside a query: the table's, without those of a standalone exchange."""
+    return {k for k, row in table_keys()["exchange"].items() if not row["standalone_only"]}
+
+
+def exchange_cpu_keys():
+    return {k for k in query_exchange_keys() if k.endswith(("_ns_per_row", "_ns_per_byte"))}
+
+
+def standalone_exchange_keys():
+    """Keys of a standalone exchange (exchanges[]) that a query's exchange may not hold."""
+    return {k for k, row in table_keys()["exchange"].items() if row["standalone_only"]}
+
+
 PARTITIONINGS = {"HASH_PARTITIONED", "RANDOM", "UNPARTITIONED", "KUDU", "DIRECTED"}
 QUERY = {"name", "source", "fragments", "exchanges", "parallel", "expected"}
 FRAGMENT = {"id", "executors", "first_executor", "instances_per_executor", "root", "sink"}
@@ -72,7 +113,7 @@ def check(sc):
     need(isinstance(sc.get("provenance", {}), dict), "provenance", "an object")
     need(sc.get("query_order", "concurrent") in ("concurrent", "sequential"), "query_order", "concurrent/sequential")
     cl = sc.get("cluster", {})
-    for k in sorted(set(cl) - CLUSTER):
+    for k in sorted(set(cl) - cluster_keys()):
         p.append(f"cluster.{k}: unknown key")
     executors = cl.get("executors", 5)
     need(_is_int(executors) and 1 <= executors <= 1000, "cluster.executors", "an integer 1..1000")
@@ -83,7 +124,7 @@ def check(sc):
         if k in cl:
             need(_is_num(cl[k]) and cl[k] > 0, f"cluster.{k}", "> 0")
     fl = sc.get("flags", {})
-    for k in sorted(set(fl) - FLAGS):
+    for k in sorted(set(fl) - flag_keys()):
         p.append(f"flags.{k}: unknown key")
     for k in ("data_stream_sender_buffer_size", "exchg_node_buffer_size_bytes", "batch_size"):
         if k in fl:
@@ -91,14 +132,14 @@ def check(sc):
     if "mt_dop" in fl:
         need(_is_int(fl["mt_dop"]) and 0 <= fl["mt_dop"] <= 64, "flags.mt_dop", "an integer 0..64")
     co = sc.get("costs", {})
-    for k in sorted(set(co) - COSTS):
+    for k in sorted(set(co) - cost_keys()):
         p.append(f"costs.{k}: unknown key")
     for k, v in co.items():
         need(_is_num(v) and v >= 0, f"costs.{k}", "a number >= 0")
     ed = sc.get("exchange_defaults", {})
-    for k in sorted(set(ed) - (QUERY_EXCHANGE - {"id", "source", "expected"})):
+    for k in sorted(set(ed) - (query_exchange_keys() - {"id", "source", "expected"})):
         p.append(f"exchange_defaults.{k}: not an exchange key")
-    for k in EXCHANGE_CPU & set(ed):
+    for k in exchange_cpu_keys() & set(ed):
         need(_is_num(ed[k]) and ed[k] >= 0, f"exchange_defaults.{k}", "a number >= 0")
     queries = sc.get("queries", [])
     need(isinstance(queries, list), "queries", "an array")
@@ -137,8 +178,8 @@ def _check_plan(p, path, fragments, exchanges, executors):
         if not isinstance(x, dict):
             p.append(f"{xp}: an object")
             continue
-        for k in sorted(set(x) - QUERY_EXCHANGE):
-            p.append(f"{xp}.{k}: " + ("not allowed in a query-level exchange" if k in FORBIDDEN_IN_QUERY_EXCHANGE
+        for k in sorted(set(x) - query_exchange_keys()):
+            p.append(f"{xp}.{k}: " + ("not allowed in a query-level exchange" if k in standalone_exchange_keys()
                                       else "unknown key"))
         xids.append(x.get("id"))
         if x.get("partitioning") not in PARTITIONINGS:
