@@ -14,7 +14,7 @@ void Scheduler::at(double t, Callback cb) {
     return;
   }
   heap_.push_back({t, seq_++, cb});
-  std::push_heap(heap_.begin(), heap_.end(), later);
+  std::push_heap(heap_.begin(), heap_.end(), Later{});
   if (t < before && on_earlier_event) on_earlier_event(t);
 }
 
@@ -46,7 +46,7 @@ void Scheduler::run_until(double t) {
   while (true) {
     // Heap events due now first (scheduled earlier), then those scheduled for now meanwhile.
     if (!heap_.empty() && heap_.front().t <= now_) {
-      std::pop_heap(heap_.begin(), heap_.end(), later);
+      std::pop_heap(heap_.begin(), heap_.end(), Later{});
       const Callback cb = heap_.back().cb;
       heap_.pop_back();
       cb();

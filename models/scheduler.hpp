@@ -59,7 +59,10 @@ private:
     uint64_t seq;
     Callback cb;
   };
-  static bool later(const Event& a, const Event& b) { return a.t != b.t ? a.t > b.t : a.seq > b.seq; }
+  // A type rather than a function pointer, so that the heap's comparisons are inlined.
+  struct Later {
+    bool operator()(const Event& a, const Event& b) const { return a.t != b.t ? a.t > b.t : a.seq > b.seq; }
+  };
 
   double now_ = 0;
   uint64_t seq_ = 0;

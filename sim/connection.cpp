@@ -1,7 +1,5 @@
 #include "sim/connection.hpp"
 
-#include <simgrid/s4u/Engine.hpp>
-
 namespace exsim {
 
 void Connection::send(Request* req, double latency_s) {
@@ -24,7 +22,7 @@ void Connection::arm(double at_s) {
 // Scheduler's: the engine's is the time.
 void Connection::pump(uint64_t) {
   armed_ = false;
-  const double now = simgrid::s4u::Engine::get_clock();
+  const double now = clock_.now();
   while (moving_ == nullptr && !queue_.empty()) {
     const Queued q = queue_.front();
     if (q.ready_s > now) {
@@ -42,7 +40,7 @@ void Connection::pump(uint64_t) {
 }
 
 void Connection::arrive(Request* req) {
-  req->arrived_at = simgrid::s4u::Engine::get_clock();
+  req->arrived_at = clock_.now();
   clock_.post_now(req->on_arrival);
 }
 

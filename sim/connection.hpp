@@ -68,6 +68,7 @@ class ConnectionNetwork : public Network {
 public:
   ConnectionNetwork(const Platform& p, NetworkModel model, SimClock& clock, Scheduler& sched);
   void send(int from_host, int to_host, Request* req) override;
+  TransferNetwork& transfers() { return *transfers_; }
 
 private:
   const Platform& platform_;

@@ -1,5 +1,7 @@
 #include "sim/network.hpp"
 
+#include "sim/clock.hpp"
+
 #include <simgrid/kernel/resource/Action.hpp>
 #include <simgrid/kernel/resource/Model.hpp>
 #include <simgrid/simix.hpp>
@@ -32,6 +34,13 @@ TransferNetwork::~TransferNetwork() {
   engine_model_->net_ = nullptr;
 } // the engine may outlive the network
 
+void TransferNetwork::follow(const SimClock& clock) {
+  clock_ = &clock;
+  engine_model_->net_ = nullptr;
+}
+
+double TransferNetwork::now() const { return clock_ != nullptr ? clock_->now() : sg4::Engine::get_clock(); }
+
 std::unique_ptr<TransferNetwork> make_transfer_network(NetworkModel model, const Platform& platform) {
   if (model == NetworkModel::simgrid) return std::make_unique<SimgridTransferNetwork>(platform);
   return std::make_unique<ExsimTransferNetwork>(platform);
@@ -58,7 +67,7 @@ ExsimTransferNetwork::ExsimTransferNetwork(const Platform& p)
              simgrid_precision()) {}
 
 void ExsimTransferNetwork::start(int from, int to, double bytes, TransferSink* sink) {
-  const uint64_t id = model_.start(sg4::Engine::get_clock(), from, to, bytes);
+  const uint64_t id = model_.start(now(), from, to, bytes);
   const size_t i = NetworkShare::index(id);
   if (i >= sinks_.size()) sinks_.resize(i + 1, nullptr);
   sinks_[i] = sink;

@@ -25,6 +25,8 @@
 
 namespace exsim {
 
+class SimClock;
+
 class TransferSink {
 public:
   // Called in the simulation kernel when the transfer's last byte has arrived: it may start
@@ -51,9 +53,17 @@ public:
   virtual double next_event(double now) = 0;
   virtual void clock_moved(double now) = 0;
 
+  // `clock` drives this network from now on (SimClock::run_ahead): the time of a start is its
+  // now(), and the engine no longer asks for next_event nor calls clock_moved.
+  void follow(const SimClock& clock);
+
+protected:
+  double now() const; // the engine's time, or the following clock's
+
 private:
   class EngineModel;
   std::shared_ptr<EngineModel> engine_model_;
+  const SimClock* clock_ = nullptr;
 };
 
 std::unique_ptr<TransferNetwork> make_transfer_network(NetworkModel model, const Platform& platform);

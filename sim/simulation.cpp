@@ -65,12 +65,14 @@ std::vector<QueryRun> run_queries(const Scenario& sc, const std::vector<size_t>&
     specs.push_back(sc.queries.at(q));
   Workload workload(sched, network, sc.cluster, sc.flags, sc.costs, specs, sc.seed);
 
+  // With exsim's network the engine has nothing else to simulate: the clock runs ahead on its own.
+  if (sc.cluster.network_model == NetworkModel::exsim) clock.run_ahead(network.transfers());
+
   bool deadlock = false;
   sg4::Engine::on_deadlock_cb([&deadlock] { deadlock = true; });
   if (progress) {
     // Wall-clock reading only decides when to print; it never reaches the results.
-    auto last = std::chrono::steady_clock::now();
-    sg4::Engine::on_time_advance_cb([&, last, calls = 0](double) mutable {
+    auto report = [&, last = std::chrono::steady_clock::now(), calls = 0](double) mutable {
       if (++calls % 4096 != 0) return;
       const auto now = std::chrono::steady_clock::now();
       if (now - last < std::chrono::seconds(1)) return;
@@ -78,10 +80,12 @@ std::vector<QueryRun> run_queries(const Scenario& sc, const std::vector<size_t>&
       size_t done = 0;
       for (const auto& q : workload.queries)
         done += q->finished() ? 1 : 0;
-      std::fprintf(stderr, "\rexsim: simulated %.3f s, %zu/%zu queries done ", sg4::Engine::get_clock(), done,
+      std::fprintf(stderr, "\rexsim: simulated %.3f s, %zu/%zu queries done ", clock.now(), done,
                    workload.queries.size());
       std::fflush(stderr);
-    });
+    };
+    clock.on_advance = report;
+    sg4::Engine::on_time_advance_cb(report);
   }
   // The driver: starts the workload and stays alive until it has finished (the models and the
   // connections run as engine events, not actors, and SimGrid stops when no actor is left).
@@ -96,7 +100,7 @@ std::vector<QueryRun> run_queries(const Scenario& sc, const std::vector<size_t>&
     done->acquire();
   });
   engine->run();
-  if (progress) std::fprintf(stderr, "\rexsim: simulated %.3f s%30s\n", sg4::Engine::get_clock(), "");
+  if (progress) std::fprintf(stderr, "\rexsim: simulated %.3f s%30s\n", clock.now(), "");
   workload.rethrow_failure();
   if (deadlock || !workload.finished())
     throw std::logic_error("the simulation deadlocked (a query never finished); this is a bug in exsim");
