@@ -6,7 +6,9 @@
 # The most important points first: K=1..4 at mt_dop 0 and 8, K=2 with 128 KiB and no compression
 # at both, the buffers; then compression off and the end of stream at 390 and 50 us. 20 workload
 # runs, each 2.5 to 5 minutes of one core here; JOBS sets the points run at once (default 2).
-# STAGE=1 stops after the first group.
+# STAGE=1 stops after the first group. INTERVALS=1 then also runs tools/tpcds_uncertainty.py: the
+# headline predictions again with each uncertain input at each end of its range (80 more runs),
+# for the intervals and the tornado plot.
 set -eu
 cd "$(dirname "$0")/.."
 scripts/setup.sh exsim >/dev/null
@@ -28,3 +30,6 @@ if [ "${STAGE:-2}" = 2 ]; then
     sweep --out sweeps/tpcds_eos_lan --grid eos_flush=pipelined,serial --grid cluster.rtt_us=50
 fi
 /usr/bin/python3 analysis/tpcds_predictions.py sweeps/tpcds_* --out docs --readme README.md
+if [ "${INTERVALS:-0}" = 1 ]; then
+    /usr/bin/python3 tools/tpcds_uncertainty.py --jobs "$J"
+fi

@@ -30,7 +30,7 @@ The inputs and why each range (the README block and docs/tpcds_uncertainty.md re
 Runs are cached by the hash of the scenario and the simulator (calibrate.Runner), so an
 interrupted run resumes. Order: the nominal predictions, then the inputs in the order above.
 
-    tools/tpcds_uncertainty.py            # all runs (about 85 of one to two minutes here), then the outputs
+    tools/tpcds_uncertainty.py            # all 80 runs (85 minutes here beside other work), then the outputs
     tools/tpcds_uncertainty.py --dry-run  # list the runs, simulate nothing
 """
 
@@ -323,8 +323,9 @@ def tornado(rows, path):
         ax.set_title("%s, mt_dop=%d: %+.1f%% (%+.1f .. %+.1f)" % (r["prediction"], r["mt_dop"], r["nominal"],
                                                                   r["low"], r["high"]), fontsize=9)
         ax.set_xlabel("runtime vs K=1 (%)", fontsize=8)
-    fig.suptitle("TPC-DS SF100: how far each input's range moves a prediction (blue: the input's low end, "
-                 "orange: high end; grey: the interval)", fontsize=10)
+    fig.suptitle("TPC-DS SF100: how far each input's range moves a prediction, runtime vs K=1 at the same "
+                 "mt_dop (blue: the end of its range that lowers it, orange: the end that raises it; black: nominal; "
+                 "grey: the interval)", fontsize=10)
     fig.tight_layout()
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=110, metadata={"Software": None})
