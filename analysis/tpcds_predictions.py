@@ -44,6 +44,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 from analysis import results  # noqa: E402
 from common import atomic  # noqa: E402
+from common import tables  # noqa: E402
 from common.tables import csv_text, markdown_table  # noqa: E402
 
 MIB = 1 << 20
@@ -262,11 +263,10 @@ def cdf_png(configs):
 
 
 def replace_block(text, block, path):
-    if BEGIN not in text or END not in text:
-        raise results.SweepError(f"{path}: no {BEGIN} ... {END} block to replace")
-    head, rest = text.split(BEGIN, 1)
-    _, tail = rest.split(END, 1)
-    return head + BEGIN + "\n" + block + END + tail
+    try:
+        return tables.replace_block(text, BEGIN, END, block)
+    except ValueError as e:
+        raise results.SweepError(f"{path}: {e}") from None
 
 
 def main(argv=None):

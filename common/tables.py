@@ -78,6 +78,17 @@ def markdown_table(header, rows):
     return "\n".join([line(header), "|" + "---|" * len(header)] + [line(r) for r in rows])
 
 
+def replace_block(text, begin, end, block):
+    """`text` with what lies between its marker lines `begin` and `end` replaced by `block` (which
+    ends with a newline); ValueError when a marker is missing. How a README's generated tables are
+    kept up to date."""
+    if begin not in text or end not in text:
+        raise ValueError("no %s ... %s block to replace" % (begin, end))
+    head, rest = text.split(begin, 1)
+    _, tail = rest.split(end, 1)
+    return head + begin + "\n" + block + end + tail
+
+
 def csv_text(header, rows):
     """CSV with a header row and "\\n" line ends; None is an empty cell."""
     buf = io.StringIO()

@@ -8,46 +8,51 @@ namespace exsim {
 
 using nlohmann::json;
 
+namespace {
+
+// Each section's name in parameters_json() and its title in `exsim params` and error messages.
+struct SectionName {
+  Section section;
+  const char* key;
+  const char* title;
+};
+
+constexpr SectionName kSectionNames[] = {
+    {Section::scenario, "scenario", "scenario"},
+    {Section::cluster, "cluster", "cluster"},
+    {Section::flags, "flags", "flags"},
+    {Section::costs, "costs", "costs"},
+    {Section::query_rows, "query_rows", "queries.<query> (schema 1)"},
+    {Section::query, "query", "queries[]"},
+    {Section::plan, "plan", "queries[].parallel"},
+    {Section::fragment, "fragment", "queries[].fragments[]"},
+    {Section::sink, "sink", "queries[].fragments[].sink"},
+    {Section::op, "op", "operators (queries[].fragments[].root and below)"},
+    {Section::exchange, "exchange", "exchanges[] and queries[].exchanges[]"},
+    {Section::fault, "fault", "exchanges[].faults[]"},
+    {Section::remote_scan, "remote_scan", "remote_scan (\"kind\": \"remote_scan\")"},
+    {Section::remote_scan_cluster, "remote_scan.cluster", "remote_scan: cluster"},
+    {Section::remote_scan_s3, "remote_scan.s3", "remote_scan: s3"},
+    {Section::remote_scan_splits, "remote_scan.splits", "remote_scan: splits"},
+    {Section::remote_scan_prefetch, "remote_scan.prefetch", "remote_scan: prefetch"},
+    {Section::remote_scan_scan, "remote_scan.scan", "remote_scan: scan"}};
+
+const SectionName* section_name(Section s) {
+  for (const SectionName& n : kSectionNames)
+    if (n.section == s) return &n;
+  return nullptr;
+}
+
+} // namespace
+
 const char* to_string(Section s) {
-  switch (s) {
-  case Section::scenario:
-    return "scenario";
-  case Section::cluster:
-    return "cluster";
-  case Section::flags:
-    return "flags";
-  case Section::costs:
-    return "costs";
-  case Section::query_rows:
-    return "queries.<query> (schema 1)";
-  case Section::query:
-    return "queries[]";
-  case Section::plan:
-    return "queries[].parallel";
-  case Section::fragment:
-    return "queries[].fragments[]";
-  case Section::sink:
-    return "queries[].fragments[].sink";
-  case Section::op:
-    return "operators (queries[].fragments[].root and below)";
-  case Section::exchange:
-    return "exchanges[] and queries[].exchanges[]";
-  case Section::fault:
-    return "exchanges[].faults[]";
-  case Section::remote_scan:
-    return "remote_scan (\"kind\": \"remote_scan\")";
-  case Section::remote_scan_cluster:
-    return "remote_scan: cluster";
-  case Section::remote_scan_s3:
-    return "remote_scan: s3";
-  case Section::remote_scan_splits:
-    return "remote_scan: splits";
-  case Section::remote_scan_prefetch:
-    return "remote_scan: prefetch";
-  case Section::remote_scan_scan:
-    return "remote_scan: scan";
-  }
-  return "?";
+  const SectionName* n = section_name(s);
+  return n != nullptr ? n->title : "?";
+}
+
+const char* section_key(Section s) {
+  const SectionName* n = section_name(s);
+  return n != nullptr ? n->key : "?";
 }
 
 const char* to_string(ParamType t) {
@@ -777,48 +782,6 @@ constexpr Section kListedSections[] = {
     Section::remote_scan_prefetch, Section::remote_scan_scan};
 
 } // namespace
-
-const char* section_key(Section s) {
-  switch (s) {
-  case Section::scenario:
-    return "scenario";
-  case Section::cluster:
-    return "cluster";
-  case Section::flags:
-    return "flags";
-  case Section::costs:
-    return "costs";
-  case Section::query_rows:
-    return "query_rows";
-  case Section::query:
-    return "query";
-  case Section::plan:
-    return "plan";
-  case Section::fragment:
-    return "fragment";
-  case Section::sink:
-    return "sink";
-  case Section::op:
-    return "op";
-  case Section::exchange:
-    return "exchange";
-  case Section::fault:
-    return "fault";
-  case Section::remote_scan:
-    return "remote_scan";
-  case Section::remote_scan_cluster:
-    return "remote_scan.cluster";
-  case Section::remote_scan_s3:
-    return "remote_scan.s3";
-  case Section::remote_scan_splits:
-    return "remote_scan.splits";
-  case Section::remote_scan_prefetch:
-    return "remote_scan.prefetch";
-  case Section::remote_scan_scan:
-    return "remote_scan.scan";
-  }
-  return "?";
-}
 
 std::string parameters_help() {
   std::string out;

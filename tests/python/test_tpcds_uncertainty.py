@@ -150,3 +150,14 @@ def test_bad_arguments_are_named():
     r = subprocess.run([sys.executable, os.path.join(REPO, "tools", "tpcds_uncertainty.py"), "--exsim",
                         "/nonexistent/exsim"], capture_output=True, text=True)
     assert r.returncode == 2 and "/nonexistent/exsim" in r.stderr
+
+
+def test_readme_block_is_replaced_between_its_markers_only(tmp_path):
+    readme = tmp_path / "README.md"
+    readme.write_text("intro\n%s\nold\n%s\ntail\n" % (u.BEGIN, u.END))
+    u.update_readme(readme, "| new |\n")
+    assert readme.read_text() == "intro\n%s\n| new |\n%s\ntail\n" % (u.BEGIN, u.END)
+    readme.write_text("no markers\n")
+    with pytest.raises(ValueError, match="tpcds-uncertainty:begin"):
+        u.update_readme(readme, "x\n")
+    assert readme.read_text() == "no markers\n"

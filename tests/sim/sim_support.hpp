@@ -5,16 +5,20 @@
 #include "input/scenario.hpp"
 #include "output/remote_scan_results.hpp"
 #include "output/results.hpp"
+#include "sim/platform.hpp"
 #include "sim/remote_scan.hpp"
 #include "sim/simulation.hpp"
 
 #include <catch2/catch.hpp>
+#include <simgrid/s4u/Engine.hpp>
+#include <xbt/log.h>
 #include <nlohmann/json.hpp>
 
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdio>
+#include <memory>
 #include <string>
 
 namespace exsim::test {
@@ -31,6 +35,18 @@ inline json free_cpu_exchange(json x) {
 
 inline json scenario(json cluster, json flags, json exchanges) {
   return {{"schema_version", 1}, {"cluster", cluster}, {"flags", flags}, {"exchanges", exchanges}};
+}
+
+// A SimGrid engine for a test's child process, configured as exsim configures its own, with
+// SimGrid's log quiet below critical; for tests that wire models onto SimGrid themselves.
+inline std::unique_ptr<simgrid::s4u::Engine> quiet_engine() {
+  static char name[] = "exsim-test";
+  static int argc = 1;
+  static char* argv[] = {name, nullptr};
+  xbt_log_control_set("root.thres:critical");
+  auto engine = std::make_unique<simgrid::s4u::Engine>(&argc, argv);
+  configure_engine(*engine);
+  return engine;
 }
 
 // SimGrid allows one engine per process and its clock never resets, so every simulation runs

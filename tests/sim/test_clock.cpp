@@ -51,12 +51,7 @@ struct Traffic {
 // Request i is sent at sends[i].
 json traffic_times(bool ahead, const std::vector<double>& sends) {
   return in_child([&] {
-    static char name[] = "exsim-test";
-    static int argc = 1;
-    static char* argv[] = {name, nullptr};
-    xbt_log_control_set("root.thres:critical");
-    sg4::Engine engine(&argc, argv);
-    exsim::configure_engine(engine);
+    const auto engine = exsim::test::quiet_engine();
     exsim::ClusterSpec cluster;
     cluster.executors = 4;
     cluster.cores_per_executor = 1;
@@ -73,7 +68,7 @@ json traffic_times(bool ahead, const std::vector<double>& sends) {
     for (size_t i = 0; i < sends.size(); ++i)
       sched.at(sends[i], exsim::Callback::of<&Traffic::send>(&t, i));
     sg4::Actor::create("driver", p.hosts.at(0), [] {}); // the engine runs while an actor lives
-    engine.run();
+    engine->run();
     return json(t.times);
   });
 }

@@ -34,12 +34,7 @@ struct Piece {
 // each); returns both lists of finish times.
 json finish_times(const std::vector<Piece>& pieces, int cores) {
   return in_child([&] {
-    static char name[] = "exsim-test";
-    static int argc = 1;
-    static char* argv[] = {name, nullptr};
-    xbt_log_control_set("root.thres:critical");
-    sg4::Engine engine(&argc, argv);
-    exsim::configure_engine(engine);
+    const auto engine = exsim::test::quiet_engine();
     exsim::ClusterSpec cluster;
     cluster.executors = 2;
     cluster.cores_per_executor = cores;
@@ -69,7 +64,7 @@ json finish_times(const std::vector<Piece>& pieces, int cores) {
     } starter{&cpu, &pieces, &hostcpu_end, &sched};
     for (size_t i = 0; i < pieces.size(); ++i)
       sched.at(pieces[i].start_s, exsim::Callback::of<&Starter::start>(&starter, i));
-    engine.run();
+    engine->run();
     return json{{"simgrid", simgrid_end}, {"hostcpu", hostcpu_end}};
   });
 }

@@ -60,12 +60,7 @@ private:
 // and returns every transfer's end time, chain by chain.
 json end_times(const std::vector<Chain>& chains, int hosts, Path path) {
   return in_child([&] {
-    static char name[] = "exsim-test";
-    static int argc = 1;
-    static char* argv[] = {name, nullptr};
-    xbt_log_control_set("root.thres:critical");
-    sg4::Engine engine(&argc, argv);
-    exsim::configure_engine(engine);
+    const auto engine = exsim::test::quiet_engine();
     exsim::ClusterSpec cluster;
     cluster.executors = hosts;
     cluster.cores_per_executor = 1;
@@ -100,7 +95,7 @@ json end_times(const std::vector<Chain>& chains, int hosts, Path path) {
         });
       }
     }
-    engine.run();
+    engine->run();
     return json(ends);
   });
 }

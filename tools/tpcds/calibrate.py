@@ -32,7 +32,7 @@ import time
 
 from common import exsim_runner
 from common.atomic import write_text
-from common.tables import markdown_table
+from common.tables import markdown_table, replace_block
 from tools import tpcds as tp
 from tools.tpcds import profiles as prof
 
@@ -102,6 +102,15 @@ def candidate(base, relative, values):
     """The workload with the fitted parameters at `values` ({cpu_scale, compress_ns_per_byte})."""
     return with_costs(base, scaled_costs(relative, values["cpu_scale"]),
                       {"compress_ns_per_byte": values["compress_ns_per_byte"]})
+
+
+def load_workload(path):
+    """The TPC-DS workload at `path`; OSError or ValueError (saying what was expected) otherwise."""
+    with open(path, "r", encoding="utf-8") as f:
+        scenario = json.load(f)
+    if not isinstance(scenario, dict) or scenario.get("schema_version") != 2:
+        raise ValueError("expected a schema_version 2 workload (tools/tpcds_workload.py writes one)")
+    return scenario
 
 
 def file_sha256(path):
@@ -276,11 +285,7 @@ def readme_block(doc):
 def update_readme(path, block):
     with open(path, "r", encoding="utf-8") as f:
         text = f.read()
-    if README_BEGIN not in text or README_END not in text:
-        raise ValueError("%s has no %s ... %s block" % (path, README_BEGIN, README_END))
-    head, rest = text.split(README_BEGIN, 1)
-    _, tail = rest.split(README_END, 1)
-    write_text(path, head + README_BEGIN + "\n" + block + README_END + tail)
+    write_text(path, replace_block(text, README_BEGIN, README_END, block))
 
 
 def pick(summary):
@@ -454,10 +459,7 @@ def main(argv=None):
         sys.stderr.write("tpcds_calibrate: %s not found; build first (scripts/setup.sh)\n" % args.exsim)
         return 2
     try:
-        with open(args.workload, "r", encoding="utf-8") as f:
-            scenario = json.load(f)
-        if scenario.get("schema_version") != 2:
-            raise ValueError("expected a schema_version 2 workload (tools/tpcds_workload.py writes one)")
+        scenario = load_workload(args.workload)
     except (OSError, ValueError) as e:
         sys.stderr.write("tpcds_calibrate: %s: %s\n" % (args.workload, e))
         return 2

@@ -43,7 +43,7 @@ import os
 import sys
 
 from common import atomic, exsim_runner
-from common.tables import csv_text, markdown_table
+from common.tables import csv_text, markdown_table, replace_block
 from tools import tpcds as tp
 from tools.tpcds import calibrate, compression
 
@@ -336,11 +336,7 @@ def tornado(rows, path):
 def update_readme(path, block):
     with open(path, "r", encoding="utf-8") as f:
         text = f.read()
-    if BEGIN not in text or END not in text:
-        raise ValueError("%s has no %s ... %s block" % (path, BEGIN, END))
-    head, rest = text.split(BEGIN, 1)
-    _, tail = rest.split(END, 1)
-    atomic.write_text(path, head + BEGIN + "\n" + block + END + tail)
+    atomic.write_text(path, replace_block(text, BEGIN, END, block))
 
 
 def main(argv=None):
@@ -364,10 +360,7 @@ def main(argv=None):
         sys.stderr.write("tpcds_uncertainty: %s not found; build first (scripts/setup.sh exsim)\n" % args.exsim)
         return 2
     try:
-        with open(args.workload, "r", encoding="utf-8") as f:
-            scenario = json.load(f)
-        if scenario.get("schema_version") != 2:
-            raise ValueError("expected a schema_version 2 workload (tools/tpcds_workload.py writes one)")
+        scenario = calibrate.load_workload(args.workload)
     except (OSError, ValueError) as e:
         sys.stderr.write("tpcds_uncertainty: %s: %s\n" % (args.workload, e))
         return 2
