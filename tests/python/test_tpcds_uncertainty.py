@@ -89,17 +89,17 @@ def test_filter_walk_through_a_union_scales_by_the_input_share_and_stops_at_an_a
     f1 = p["fragments"][1]
     other = {"op": "scan", "id": "o", "table": "u", "rows": 150, "rows_read": 150}
     f1["root"] = {"op": "union", "id": "un", "rows": 200, "inputs": [f1["root"], other]}
-    parents, scans = u._parents(p)
+    parents, scans, senders = u._parents(p)
     scan = next(s for s in scans if s["id"] == "s")
-    assert u.scale_filter_path(p, parents, scan, "j", 2.0) is True
+    assert u.scale_filter_path(parents, senders, scan, "j", 2.0) is True
     # the select's 50 rows become 100; the union's 200 (of 50 + 150 in) become 250
     assert f1["root"]["inputs"][0]["rows"] == 100 and f1["root"]["rows"] == 250 and other["rows"] == 150
     p = plan()
     f1 = p["fragments"][1]
     f1["root"] = {"op": "aggregate", "id": "pre", "rows": 7, "input": f1["root"]}
-    parents, scans = u._parents(p)
+    parents, scans, senders = u._parents(p)
     scan = next(s for s in scans if s["id"] == "s")
-    assert u.scale_filter_path(p, parents, scan, "j", 2.0) is False
+    assert u.scale_filter_path(parents, senders, scan, "j", 2.0) is False
     assert f1["root"]["rows"] == 7 and f1["root"]["input"]["rows"] == 100
 
 
@@ -161,3 +161,18 @@ def test_readme_block_is_replaced_between_its_markers_only(tmp_path):
     with pytest.raises(ValueError, match="tpcds-uncertainty:begin"):
         u.update_readme(readme, "x\n")
     assert readme.read_text() == "no markers\n"
+
+
+def test_union_counts_an_exchange_input_at_its_senders_rows():
+    # F1's union reads the filtered select (50 rows) and exchange x2, whose sender F2 emits 150:
+    # doubling the select's rows takes the union from 200 to 250, as with a local input of 150
+    p = plan()
+    f1 = p["fragments"][1]
+    f1["root"] = {"op": "union", "id": "un", "rows": 200,
+                  "inputs": [f1["root"], {"op": "exchange", "id": "e2", "exchange": "x2"}]}
+    p["fragments"].append({"id": "F2", "root": {"op": "scan", "id": "o", "table": "u", "rows": 150},
+                           "sink": {"exchange": "x2"}})
+    parents, scans, senders = u._parents(p)
+    scan = next(s for s in scans if s["id"] == "s")
+    assert u.scale_filter_path(parents, senders, scan, "j", 2.0) is True
+    assert f1["root"]["rows"] == 250

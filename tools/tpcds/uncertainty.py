@@ -129,9 +129,9 @@ def _children(op):
 
 
 def _parents(plan):
-    """{id(op): (parent op, key)} over a plan's fragments, an exchange's sender root's parent being
-    the exchange op that receives it; and [scan ops]."""
-    parents, scans, receiver = {}, [], {}
+    """({id(op): (parent op, key)} over a plan's fragments, an exchange's sender root's parent being
+    the exchange op that receives it; [scan ops]; {exchange id: its sender fragment's root})."""
+    parents, scans, receiver, senders = {}, [], {}, {}
 
     def walk(op):
         if op["op"] == "scan":
@@ -145,20 +145,25 @@ def _parents(plan):
         walk(f["root"])
     for f in plan.get("fragments", []):
         x = f.get("sink", {}).get("exchange")
+        if x is not None:
+            senders[x] = f["root"]
         if x in receiver:
             parents[id(f["root"])] = (receiver[x], "input")
-    return parents, scans
+    return parents, scans, senders
 
 
-def _expected(op):
+def _expected(op, senders):
     """The rows an op passes on, as the engine expects them (an exchange: its sender's root's)."""
+    if op["op"] == "exchange":
+        root = senders.get(op["exchange"])
+        return _expected(root, senders) if root is not None else 0
     return op.get("rows", 0)
 
 
 STOPS = ("aggregate", "limit", "top_n")   # their output does not grow with their input
 
 
-def scale_filter_path(plan, parents, scan, join_id, factor):
+def scale_filter_path(parents, senders, scan, join_id, factor):
     """Multiply the rows from `scan` up to (not including) the join `join_id` by `factor`, as the
     engine passes them on (an op keeps its ratio of output to input rows): a union by its input's
     share; an aggregation, limit or top-n ends the walk (its output is its groups or limit)."""
@@ -176,7 +181,7 @@ def scale_filter_path(plan, parents, scan, join_id, factor):
         if parent["op"] in STOPS or not parent.get("rows"):
             return False
         if parent["op"] == "union":
-            total = sum(_expected(c) for c in parent["inputs"]) - _expected(op) + old
+            total = sum(_expected(c, senders) for c in parent["inputs"]) - _expected(op, senders) + old
             ratio = 1.0 + (ratio - 1.0) * old / (total or 1)
         op, old = parent, parent["rows"]
         op["rows"] = max(1, round(old * ratio))
@@ -188,7 +193,7 @@ def scale_filters(scenario, exponent):
     out = copy.deepcopy(scenario)
     for q in out["queries"]:
         for plan in (q, q.get("parallel") or {}):
-            parents, scans = _parents(plan)
+            parents, scans, senders = _parents(plan)
             for s in scans:
                 for rf in s.get("runtime_filters", []):
                     keep = rf["keep"]
@@ -196,7 +201,7 @@ def scale_filters(scenario, exponent):
                     if new == keep:
                         continue
                     rf["keep"] = round(new, 6)
-                    scale_filter_path(plan, parents, s, rf["join"], rf["keep"] / keep)
+                    scale_filter_path(parents, senders, s, rf["join"], rf["keep"] / keep)
     return out
 
 
