@@ -60,8 +60,8 @@ CONFIGS = (
 MT_DOPS = (0, 8)
 OPERATOR_CPU = ("cpu_scan_s", "cpu_join_build_s", "cpu_join_probe_s", "cpu_aggregate_s", "cpu_sort_s",
                 "cpu_analytic_s", "cpu_other_s")
-COST_PER_ROW = ("scan_ns_per_row", "join_build_ns_per_row", "join_probe_ns_per_row", "aggregate_ns_per_row",
-                "sort_ns_per_row", "analytic_ns_per_row", "other_ns_per_row")
+# The operator classes' costs per row (not start-up or code generation): what cpu_scale multiplies.
+COST_PER_ROW = tuple(k for k in calibrate.COST_KEYS if k.endswith("_ns_per_row"))
 FILTER_EXPONENTS = (1.5, 0.5)      # keep ** e: stronger, weaker
 SECOND_THREAD_GAIN = (0.0, 0.30)   # nominal: the simulator's default, 0.26
 NIC_GBPS = (5.0, 12.5)             # nominal 12.5
@@ -77,16 +77,13 @@ def lz4_relative_residual():
     return math.sqrt(sum(r * r for r in rel) / len(rel))
 
 
-def breakdown_total(results, keys):
-    return sum(q["breakdown"].get(k, 0.0) for q in results["queries"] for k in keys)
-
-
 def cpu_scale_residual(results):
     """The relative range of cpu_scale from the fit's largest residual (module docstring), and how."""
     rpcs = results["summary"]["hash_rpcs"]
     measured = calibrate.CHECKS["hash_rpcs"][0]
-    rtt = breakdown_total(results, ("rtt_s",))
-    cpu = breakdown_total(results, OPERATOR_CPU)
+    parts = results["summary"]["breakdown_s_total"]   # the queries' breakdowns, summed by the simulator
+    rtt = parts.get("rtt_s", 0.0)
+    cpu = sum(parts.get(k, 0.0) for k in OPERATOR_CPU)
     moved = rtt * max(0.0, 1.0 - measured / rpcs)
     rel = moved / cpu if cpu > 0 else 0.0
     how = ("hash RPCs %.2f M simulated / %.1f M measured: %.1f s of the %.1f s of round trips on the critical "
@@ -382,7 +379,7 @@ def main(argv=None):
         if os.path.isfile(path):
             with open(path, "r", encoding="utf-8") as f:
                 return json.load(f)
-        return {"summary": {"runtime_s_total": 1.0, "hash_rpcs": 1.0}, "queries": []}
+        return {"summary": {"runtime_s_total": 1.0, "hash_rpcs": 1.0, "breakdown_s_total": {}}, "queries": []}
 
     try:
         nominal = predictions_of(run, scenario, "nominal")
