@@ -59,7 +59,7 @@ MIB = 1 << 20
 KIB = 1 << 10
 SIZE_CLASSES = (("small", 16 * MIB), ("medium", 1024 * MIB), ("large", float("inf")))
 FLAGS_ON_AXES = ("rpcs_in_flight_per_channel", "data_stream_sender_buffer_size")
-NEW_CODE = "new Impala code (K>1)"
+NEW_CODE = "new Impala code (K>1 or adaptive K)"
 FLAGS_ONLY = "flags only"
 
 
@@ -99,8 +99,19 @@ class Config:
 
     @property
     def new_code(self):
-        """True when some exchange runs at K > 1, which today's Impala cannot do."""
+        """True when some exchange runs at K > 1 or adapts K, which today's Impala cannot do."""
         return needs_new_code(self.exchanges)
+
+    @property
+    def k_text(self):
+        """'2', or under an adaptive policy its name, start and cap with the K it kept on average
+        (time-weighted over the channels of the exchanges that adapt): 'bdp 1..8 (mean 5.2)'."""
+        windows = [x["k_window"] for x in self.exchanges if "k_window" in x]
+        if not windows:
+            return str(self.k)
+        w = windows[0]
+        mean = sum(v["k_mean"] for v in windows) / len(windows)
+        return f"{w['policy']} {w['k_start']}..{w['k_cap']} (mean {mean:.1f})"
 
     def label(self, with_k=True):
         """Short text: K and buffer, plus any other grid parameter that varies in the sweep (a grid
@@ -108,11 +119,12 @@ class Config:
         without K where it does not apply."""
         others = (f"{n}={v}" for n, v in self.point.overrides.items()
                   if n not in FLAGS_ON_AXES and n not in self.fixed_names)
-        return ", ".join([*([f"K={self.k}"] if with_k else []), f"buffer {buffer_text(self.buffer_bytes)}", *others])
+        return ", ".join([*([f"K={self.k_text}"] if with_k else []), f"buffer {buffer_text(self.buffer_bytes)}",
+                          *others])
 
 
 def needs_new_code(exchanges):
-    return any(x["k"] > 1 for x in exchanges)
+    return any(x["k"] > 1 or "k_window" in x for x in exchanges)
 
 
 @dataclass(frozen=True)
@@ -237,7 +249,7 @@ def config_table(manifest, points, configs, budget_bytes, choice, unit):
         c = by_id.get(p.id)
         figures = [""] * 9
         if c:
-            figures = [str(c.k), buffer_text(c.buffer_bytes), sig3(c.runtime_s * scale), sig3(c.blocked_s * scale),
+            figures = [c.k_text, buffer_text(c.buffer_bytes), sig3(c.runtime_s * scale), sig3(c.blocked_s * scale),
                        sig3(c.memory_bytes / MIB), "yes" if fits(c.memory_bytes, budget_bytes) else "no",
                        "yes" if p.id in equal else "", "yes" if p.id in front else "",
                        NEW_CODE if c.new_code else FLAGS_ONLY]
@@ -259,7 +271,7 @@ def cost_text(other, best, unit):
     mem = (other.memory_bytes - best.memory_bytes) / MIB
     parts.append(f"{sig3(abs(mem))} MiB {'more' if mem > 0 else 'less'} memory" if mem else "same memory")
     if other.new_code and not best.new_code:
-        parts.append("needs new Impala code (K>1)")
+        parts.append("needs new Impala code (K>1 or adaptive K)")
     elif best.new_code and not other.new_code:
         parts.append("flags only")
     return ", ".join(parts)
@@ -309,7 +321,7 @@ def workload_sentences(choice, configs, budget_bytes, tolerance, unit):
     first = (f"Recommended for the whole workload: {best.label()} (point `{best.point.id}`): runtime "
              f"{sig3(best.runtime_s * scale)} {name}, blocked {sig3(best.blocked_s * scale)} {name}, "
              f"memory estimate {sig3(best.memory_bytes / MIB)} MiB; "
-             + ("needs new Impala code (K>1)." if best.new_code else "a flag-only change (no new Impala code)."))
+             + ("needs new Impala code (K>1 or adaptive K)." if best.new_code else "a flag-only change (no new Impala code)."))
     if best is fastest:
         why = f"It is the fastest configuration{within}"
     else:
@@ -389,7 +401,7 @@ def plot_runtime_vs_memory(configs, best, budget_bytes, unit):
     legend_below = -0.15
     if best and best.point.id not in {c.point.id for c in front}:
         ax.text(0, -0.13, "The recommendation lies off the front: within the tie tolerance of the fastest,\n"
-                "a flag-only change (K=1) comes before a faster or smaller one that needs new Impala code (K>1).",
+                "a flag-only change (K=1) comes before a faster or smaller one that needs new Impala code (K>1 or adaptive K).",
                 transform=ax.transAxes, fontsize="small", va="top")
         legend_below = -0.25
     ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(0, legend_below), ncols=2)

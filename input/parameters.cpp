@@ -244,6 +244,25 @@ std::vector<ParamSpec> build_table() {
   t.push_back(P(S::flags, "rpcs_in_flight_per_channel", T::integer, "RPCs (K)", 1, 1, 64,
                 "TransmitData RPCs a channel may keep in flight; applies to non-merging HASH_PARTITIONED and "
                 "RANDOM senders unless an exchange sets it in its own flags"));
+  // Absent from a file unless set (as the runtime filter flags), so that results of scenarios
+  // without them keep their settings as they were.
+  t.push_back(derived(
+      choices(P(S::flags, "rpcs_in_flight_policy", T::enumeration, "", null, none, none,
+                "how a channel's K moves at run time (a what-if: Impala has no such flag): fixed keeps "
+                "rpcs_in_flight_per_channel; bdp grows it from a bandwidth-delay-product estimate (gRPC's "
+                "BDP estimator) up to rpcs_in_flight_max; gradient follows the round trip against its "
+                "minimum (concurrency-limits' GradientLimit) between 1 and rpcs_in_flight_max. Both start "
+                "at rpcs_in_flight_per_channel and apply where K does"),
+              {"fixed", "bdp", "gradient"}),
+      "\"fixed\""));
+  t.push_back(derived(P(S::flags, "rpcs_in_flight_max", T::integer, "RPCs (K_max)", null, 1, 64,
+                        "an adaptive policy's cap on K (a what-if); its channels budget K_max + 1 batches in "
+                        "the memory estimate. 8: one channel's share of a 12.5 Gbit/s NIC over a 390 us round "
+                        "trip in 16 KiB batches with 5 receivers (37 batches / 5)"),
+                      "8"));
+  t.push_back(derived(P(S::flags, "rpcs_in_flight_series", T::boolean, "", null, none, none,
+                        "results list each channel's K over time under an adaptive policy (change points)"),
+                      "false"));
   t.push_back(P(S::flags, "compression", T::boolean, "", true, none, none,
                 "LZ4-compress batches sent to another daemon"));
   t.push_back(P(S::flags, "datastream_service_num_svc_threads", T::integer, "threads", 0, 0, 1024,
@@ -531,6 +550,19 @@ std::vector<ParamSpec> build_table() {
                 100000,
                 "splits each executor keeps prefetching at once, from the start of a split's data load to "
                 "its end (Velox's default min(16, prefetchThreads))"));
+  // Absent from a file unless set, so that results of scenarios without them keep their settings.
+  t.push_back(derived(
+      choices(P(S::remote_scan_prefetch, "split_prefetch_policy", T::enumeration, "", null, none, none,
+                "how an executor's C moves at run time (a what-if: Velox has no such setting): fixed keeps "
+                "executorSplitPrefetchConcurrency; bdp and gradient adapt it from the splits' load times "
+                "(as rpcs_in_flight_policy does K), starting at executorSplitPrefetchConcurrency, up to "
+                "split_prefetch_max"),
+              {"fixed", "bdp", "gradient"}),
+      "\"fixed\""));
+  t.push_back(derived(P(S::remote_scan_prefetch, "split_prefetch_max", T::integer, "splits (C_max)", null, 1, 100000,
+                        "an adaptive policy's cap on C (a what-if: Velox has no such setting); by default "
+                        "plan_ahead_splits, the most splits that can be registered for loading at once"),
+                      "plan_ahead_splits"));
   t.push_back(P(S::remote_scan_prefetch, "prefetchMaxInFlightBytes", T::integer, "bytes", 4294967296, 1, 1e16,
                 "bytes of splits loading or loaded and not yet taken by a scan driver; a split a driver "
                 "waits for may exceed it"));

@@ -141,6 +141,14 @@ Scenario load_remote_scan(json doc, const std::string& file) {
   p.split_concurrency = pf.at("executorSplitPrefetchConcurrency").get<int>();
   p.max_in_flight_bytes = pf.at("prefetchMaxInFlightBytes").get<int64_t>();
   p.plan_ahead_splits = pf.at("plan_ahead_splits").get<int>();
+  if (pf.contains("split_prefetch_policy"))
+    parse_window_policy(pf.at("split_prefetch_policy").get<std::string>(), p.split_policy); // checked
+  p.split_max = pf.contains("split_prefetch_max") ? pf.at("split_prefetch_max").get<int>() : p.plan_ahead_splits;
+  if (p.split_policy != WindowPolicyKind::fixed && p.split_max < p.split_concurrency)
+    err.add(pf.contains("split_prefetch_max") ? "prefetch.split_prefetch_max" : "prefetch.plan_ahead_splits",
+            fmt::format("expected at least executorSplitPrefetchConcurrency ({}), where an adaptive policy ({}) "
+                        "starts; got {}",
+                        p.split_concurrency, to_string(p.split_policy), p.split_max));
   p.max_gets_in_flight = pf.at("max_gets_in_flight").get<int>();
   p.part_bytes = pf.at("part_bytes").get<int64_t>();
   p.footer_bytes = sp.at("footer_bytes").get<int64_t>();

@@ -34,6 +34,10 @@ Flags flags_from(const json& f) {
   out.batch_size = f.at("batch_size").get<int64_t>();
   out.mt_dop = f.at("mt_dop").get<int>();
   out.rpcs_in_flight_per_channel = f.at("rpcs_in_flight_per_channel").get<int>();
+  if (f.contains("rpcs_in_flight_policy"))
+    parse_window_policy(f.at("rpcs_in_flight_policy").get<std::string>(), out.rpcs_in_flight_policy);
+  if (f.contains("rpcs_in_flight_max")) out.rpcs_in_flight_max = f.at("rpcs_in_flight_max").get<int>();
+  if (f.contains("rpcs_in_flight_series")) out.rpcs_in_flight_series = f.at("rpcs_in_flight_series").get<bool>();
   out.compression = f.at("compression").get<bool>();
   out.eos_flush = f.at("eos_flush").get<std::string>() == "serial" ? EosFlush::serial : EosFlush::pipelined;
   out.datastream_service_num_svc_threads = f.at("datastream_service_num_svc_threads").get<int>();
@@ -51,6 +55,16 @@ Flags flags_from(const json& f) {
   if (f.contains("runtime_bloom_filter_size"))
     out.runtime_bloom_filter_size = f.at("runtime_bloom_filter_size").get<int64_t>();
   return out;
+}
+
+// An adaptive K starts at rpcs_in_flight_per_channel and may not start above its cap. `path` names
+// the flags object that set them.
+void check_window_flags(const Flags& f, const std::string& path, Errors& err) {
+  if (f.rpcs_in_flight_policy != WindowPolicyKind::fixed && f.rpcs_in_flight_max < f.rpcs_in_flight_per_channel)
+    err.add(path + ".rpcs_in_flight_max",
+            fmt::format("expected at least rpcs_in_flight_per_channel ({}), where an adaptive policy ({}) starts; "
+                        "got {}",
+                        f.rpcs_in_flight_per_channel, to_string(f.rpcs_in_flight_policy), f.rpcs_in_flight_max));
 }
 
 // Reads the keys an exchange has in both forms (standalone and in a query). `x` has its
@@ -76,6 +90,12 @@ void read_exchange(const json& x, const std::string& xp, const json& global_flag
     err.add(xp + ".flags.rpcs_in_flight_per_channel",
             fmt::format("a merging exchange keeps K=1 (batches of one sender must arrive in order); got {}",
                         e.flags.rpcs_in_flight_per_channel));
+  if (e.merging && xflags.contains("rpcs_in_flight_policy") && e.flags.rpcs_in_flight_policy != WindowPolicyKind::fixed)
+    err.add(xp + ".flags.rpcs_in_flight_policy",
+            fmt::format("a merging exchange keeps K=1 (batches of one sender must arrive in order); got {}",
+                        to_string(e.flags.rpcs_in_flight_policy)));
+  if (k_explicit || xflags.contains("rpcs_in_flight_policy") || xflags.contains("rpcs_in_flight_max"))
+    check_window_flags(e.flags, xp + ".flags", err);
   e.shape.fixed_row_bytes = x.at("fixed_row_bytes").get<int64_t>();
   e.shape.var_row_bytes = x.at("var_row_bytes").get<int64_t>();
   e.shape.tuples_per_row = x.at("tuples_per_row").get<int64_t>();
@@ -115,7 +135,9 @@ void configure_sender(ExchangeSpec& e) {
                             .buffer_bytes = e.flags.data_stream_sender_buffer_size,
                             .batch_size = e.flags.batch_size,
                             .k_flag = e.flags.rpcs_in_flight_per_channel,
-                            .k_set_by_exchange = e.k_set_by_exchange});
+                            .k_set_by_exchange = e.k_set_by_exchange,
+                            .k_policy = e.flags.rpcs_in_flight_policy,
+                            .k_max = e.flags.rpcs_in_flight_max});
 }
 
 // Merges exchange_defaults into an exchange (its flags key by key).
@@ -1070,6 +1092,7 @@ Scenario build_scenario(json doc, const std::string& file, const std::vector<Ove
   json global_flags = with_defaults(Section::flags, doc.value("flags", json::object()), version);
   normalise_integers(Section::flags, global_flags, version);
   sc.flags = flags_from(global_flags);
+  check_window_flags(sc.flags, "flags", err);
 
   json costs = with_defaults(Section::costs, doc.value("costs", json::object()), version);
   if (version >= 2) {

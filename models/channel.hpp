@@ -1,7 +1,8 @@
 // A sender channel with K slots (the IMPALA-15519 design): each slot holds the state of one
 // in-flight RPC; TransmitData may start only while fewer than K RPCs are in flight; flush and
 // end of stream wait for all of them; the first RPC error is kept; teardown waits for every slot.
-// The slots are a models/window.hpp window of K (no byte limit) plus each RPC's own state.
+// The slots are a models/window.hpp window (no byte limit) plus each RPC's own state; its policy
+// says how many may be in flight now: K, or an adaptive K up to its cap.
 // The channel is pure bookkeeping: the engine glue decides when time passes.
 //   exsim::Channel ch(/*k=*/2);
 //   int slot = ch.start_rpc(now, bytes, rows, /*eos=*/false);   // requires ch.has_free_slot()
@@ -40,8 +41,11 @@ struct RpcOutcome {
 class Channel {
 public:
   explicit Channel(int k);
+  explicit Channel(const WindowPolicySpec& policy);
 
-  int k() const { return window_.capacity(); }
+  // RPCs that may be in flight now.
+  int k() const { return window_.limit(); }
+  const WindowPolicy& policy() const { return window_.policy(); }
   int in_flight() const { return window_.in_flight(); }
   bool has_free_slot() const { return window_.has_free_slot(); }
   bool idle() const { return window_.idle(); }

@@ -37,6 +37,12 @@ struct SenderCounters {
   int64_t TransmitDataRpcs = 0;
   int64_t PeakBytes = 0;
   int slots_in_flight_after_teardown = 0;
+  // Under an adaptive K: the channels' K integrated over their lives (from their first RPC to the
+  // sender's end) and those lives' total, the largest K, and each channel's change points when asked.
+  double k_area = 0;
+  double k_span_s = 0;
+  int k_max = 0;
+  std::vector<std::vector<std::pair<double, int>>> k_series; // per receiver: (time, K from then on)
   std::string error;
   double start_s = 0;
   double end_s = 0;

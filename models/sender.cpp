@@ -18,7 +18,7 @@ Sender::Sender(ExchangeRuntime& x, int index, SimThread& t)
   c_.host = spec_.sender_host(index);
   c_.start_s = now();
   for (int r = 0; r < receivers_; ++r) {
-    channels_.emplace_back(spec_.sender.k);
+    channels_.emplace_back(spec_.sender.window);
     local_.push_back(spec_.receiver_host(r) == c_.host);
   }
   const uint64_t seed =
@@ -109,7 +109,7 @@ Task Sender::send_batch(int r, int64_t rows) {
 // Waits for a free slot on channel r, then starts TransmitData (skipped once r is closed).
 Task Sender::transmit(int r, int64_t rows, bool compressed) {
   Channel& ch = channels_[static_cast<size_t>(r)];
-  co_await wait_for_slot(r, ch.k() - 1);
+  co_await wait_for_slot(r, kFreeSlot);
   if (ch.receiver_closed()) {
     c_.RowsDropped += rows;
     co_return;
@@ -158,15 +158,20 @@ bool Sender::wait_satisfied() const {
       if (!ch.idle()) return false;
     return true;
   }
-  return wait_channel_ >= 0 && channels_[static_cast<size_t>(wait_channel_)].in_flight() <= wait_max_;
+  return wait_channel_ >= 0 && holds(channels_[static_cast<size_t>(wait_channel_)], wait_max_);
 }
 
-// Waits (InactiveTotalTime) until channel r has at most `max_in_flight` RPCs in flight. The CPU
-// work owed so far runs first: it is what the thread did before it reached the wait.
+bool Sender::holds(const Channel& ch, int max_in_flight) {
+  return max_in_flight == kFreeSlot ? ch.has_free_slot() : ch.in_flight() <= max_in_flight;
+}
+
+// Waits (InactiveTotalTime) until channel r has at most `max_in_flight` RPCs in flight (kFreeSlot:
+// fewer than its K now, which an adaptive K may move while the thread waits). The CPU work owed
+// so far runs first: it is what the thread did before it reached the wait.
 Task Sender::wait_for_slot(int r, int max_in_flight) {
   co_await t_.flush();
   check_stop();
-  if (channels_[static_cast<size_t>(r)].in_flight() <= max_in_flight) co_return;
+  if (holds(channels_[static_cast<size_t>(r)], max_in_flight)) co_return;
   const double t0 = now();
   wait_channel_ = r;
   wait_max_ = max_in_flight;
@@ -270,7 +275,23 @@ void Sender::end() {
   ended_ = true;
   c_.CpuTime = t_.cpu_time_s;
   c_.end_s = now();
+  if (spec_.sender.window.adaptive()) record_k();
   x_.instance_done();
+}
+
+// Each channel's K over its life, from its first RPC to now.
+void Sender::record_k() {
+  for (const Channel& ch : channels_) {
+    const LimitTrace& trace = ch.policy().trace();
+    if (trace.changes.empty()) continue; // never sent
+    const double span = now() - trace.changes.front().first;
+    c_.k_area += trace.mean(now()) * span;
+    c_.k_span_s += span;
+    c_.k_max = std::max(c_.k_max, trace.max);
+  }
+  if (spec_.flags.rpcs_in_flight_series)
+    for (const Channel& ch : channels_)
+      c_.k_series.push_back(ch.policy().trace().changes);
 }
 
 // --- memory ------------------------------------------------------------------------------

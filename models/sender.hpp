@@ -46,12 +46,15 @@ private:
   Task transmit(int r, int64_t rows, bool compressed);
   Task send_eos(int r);
   void start_rpc(int r, Request* req);
+  static constexpr int kFreeSlot = -1; // wait_for_slot: until the channel has a free slot
+  static bool holds(const Channel& ch, int max_in_flight);
   Task wait_for_slot(int r, int max_in_flight);
   bool wait_satisfied() const;
   void serialize(int64_t rows, bool compressed);
   void set_collector_rows(int r, int64_t rows);
   void add_held(int64_t delta);
   void end();
+  void record_k();
 
   ExchangeRuntime& x_;
   const ExchangeSpec& spec_;

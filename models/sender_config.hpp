@@ -9,6 +9,7 @@
 
 #include "models/batch.hpp"
 #include "models/partitioner.hpp"
+#include "models/window_policy.hpp"
 
 #include <cstdint>
 #include <string>
@@ -25,20 +26,26 @@ struct SenderInputs {
   int64_t batch_size = 0;       // rows of an input batch
   int k_flag = 1;               // rpcs_in_flight_per_channel, as the effective flags set it
   bool k_set_by_exchange = false; // the exchange's own flags set K: a what-if that applies to any kind
+  WindowPolicyKind k_policy = WindowPolicyKind::fixed; // rpcs_in_flight_policy
+  int k_max = 1;                // rpcs_in_flight_max: an adaptive policy's cap
 };
 
 struct SenderConfig {
   int k_configured = 1; // the K the flags ask for
   int k = 1;            // RPCs in flight per channel the sender runs with
   std::string k_reason; // why k differs from k_configured ("" where it does not)
+  // How each channel's K moves: fixed at k, or adapted from k up to the policy's cap (where the K
+  // rule keeps K=1, fixed at 1 whatever the flags ask).
+  WindowPolicySpec window;
   SendMode mode = SendMode::collectors;
   int64_t collector_rows = 1;       // rows a channel's collector holds before it is sent (used by collectors)
   int64_t planned_batch_bytes = 0;  // the average outbound batch the planner budgets for
-  int64_t memory_estimate_bytes = 0; // the planner's estimate per sender instance
+  int64_t memory_estimate_bytes = 0; // the planner's estimate per sender instance (K_max + 1 batches per
+                                     // channel under an adaptive policy)
 };
 
-// The default K rule: the configured K applies to non-merging HASH_PARTITIONED and RANDOM senders;
-// every other kind keeps K=1 unless the exchange sets K in its own flags.
+// The default K rule: the configured K (and its policy) applies to non-merging HASH_PARTITIONED and
+// RANDOM senders; every other kind keeps K=1 unless the exchange sets K in its own flags.
 SenderConfig sender_config(const SenderInputs& in);
 
 } // namespace exsim

@@ -44,6 +44,9 @@ struct Flags {
   int64_t batch_size = 0;
   int mt_dop = 0;
   int rpcs_in_flight_per_channel = 1;
+  WindowPolicyKind rpcs_in_flight_policy = WindowPolicyKind::fixed; // how a channel's K moves at run time
+  int rpcs_in_flight_max = 8; // an adaptive policy's cap (K_max)
+  bool rpcs_in_flight_series = false; // results list each channel's K over time (adaptive policies)
   bool compression = false;
   EosFlush eos_flush = EosFlush::pipelined;
   int datastream_service_num_svc_threads = 0; // 0: logical CPUs

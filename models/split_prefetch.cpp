@@ -90,7 +90,12 @@ SplitPrefetcher::SplitPrefetcher(const PrefetchConfig& config, std::vector<int64
     : cfg_(config), port_(port), rng_(config.seed),
       ttfb_(LogNormal::from_p50_p99(config.ttfb_p50_s, config.ttfb_p99_s)),
       footer_ttfb_(LogNormal::from_p50_p99(config.footer_ttfb_p50_s, config.footer_ttfb_p99_s)),
-      window_(config.split_concurrency, config.max_in_flight_bytes), gets_(config.max_gets_in_flight),
+      window_(WindowPolicySpec{.kind = config.split_policy,
+                               .initial = config.split_concurrency,
+                               .max = config.split_policy == WindowPolicyKind::fixed ? config.split_concurrency
+                                                                                     : config.split_max},
+              config.max_in_flight_bytes),
+      gets_(config.max_gets_in_flight),
       drivers_(static_cast<size_t>(std::max(1, config.scan_drivers))), consumer_(1) {
   if (cfg_.plan_ahead_splits < 1 || cfg_.part_bytes < 1 || cfg_.series_step_s <= 0)
     throw std::logic_error(
@@ -112,14 +117,21 @@ void SplitPrefetcher::start() {
     begin();
 }
 
+void SplitPrefetcher::finish(double now) {
+  c_.end_s = now;
+  sample_until(now);
+  const LimitTrace& trace = window_.policy().trace();
+  c_.split_limit_mean = trace.mean(now);
+  c_.split_limit_max = trace.max;
+}
+
 void SplitPrefetcher::begin() {
   const double now = port_.now();
   account(now);
   begun_ = true;
   c_.begin_s = now;
   if (done()) {
-    c_.end_s = now;
-    sample_until(now);
+    finish(now);
     return;
   }
   after_event();
@@ -178,7 +190,7 @@ void SplitPrefetcher::get_done(uint64_t id) {
   if (g.footer)
     --footers_in_flight_;
   else
-    gets_.finish(g.slot);
+    gets_.finish(g.slot, now);
   Split& s = splits_[static_cast<size_t>(g.split)];
   if (g.footer) {
     c_.footer_bytes += g.bytes;
@@ -190,7 +202,7 @@ void SplitPrefetcher::get_done(uint64_t id) {
     c_.data_ttfb_s += g.ttfb_s;
     c_.data_transfer_s += now - g.started_s - g.ttfb_s;
     if (--s.parts_left == 0) {
-      window_.finish(s.slot, Window::Release::later); // the bytes stay until a driver takes it
+      window_.finish(s.slot, now, Window::Release::later); // the bytes stay until a driver takes it
       s.slot = -1;
       s.state = State::loaded;
       if (c_.first_split_s < 0) {
@@ -222,8 +234,7 @@ void SplitPrefetcher::timer(uint64_t token) {
         d.split = -1;
       }
   if (done()) {
-    c_.end_s = now;
-    sample_until(now);
+    finish(now);
     return;
   }
   after_event();
@@ -280,7 +291,7 @@ void SplitPrefetcher::pump() {
 
 void SplitPrefetcher::schedule(int s) {
   Split& split = splits_[static_cast<size_t>(s)];
-  split.slot = window_.start(split.bytes);
+  split.slot = window_.start(port_.now(), split.bytes);
   split.state = State::loading;
   const std::vector<int64_t> parts = parts_of(split.bytes, cfg_.part_bytes);
   split.parts_left = static_cast<int>(parts.size());
@@ -305,7 +316,7 @@ void SplitPrefetcher::issue(uint64_t id) {
     ++footers_in_flight_;
     ++c_.footer_gets;
   } else {
-    g.slot = gets_.start();
+    g.slot = gets_.start(g.started_s);
     ++c_.data_gets;
   }
   port_.start_get(id, g.bytes, g.ttfb_s);

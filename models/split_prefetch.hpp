@@ -38,6 +38,8 @@ const char* to_string(Consumption c);
 
 struct PrefetchConfig {
   int split_concurrency = 16;                     // executorSplitPrefetchConcurrency (C), splits
+  WindowPolicyKind split_policy = WindowPolicyKind::fixed; // how C moves at run time (fixed: it does not)
+  int split_max = 64;                             // an adaptive policy's cap on C, splits
   int64_t max_in_flight_bytes = int64_t{1} << 32; // prefetchMaxInFlightBytes (B); Window::kNoByteLimit: none
   int plan_ahead_splits = 64;                     // splits planned ahead of the scan drivers
   int max_gets_in_flight = 256;                   // GET requests in flight per executor process
@@ -91,6 +93,8 @@ struct PrefetchCounters {
   double limited_s[kPrefetchLimits] = {0, 0, 0, 0};
   double data_ttfb_s = 0;     // summed over data GETs
   double data_transfer_s = 0; // summed over data GETs: from first to last byte
+  double split_limit_mean = 0; // under an adaptive C: time-weighted from the first load to the end
+  int split_limit_max = 0;
 
   int64_t bytes() const { return footer_bytes + data_bytes; }
 };
@@ -151,6 +155,7 @@ private:
   };
 
   void begin();
+  void finish(double now);  // the last split consumed
   void account(double now); // time totals and series up to `now`, before the state changes
   void after_event();       // every rule that may act after a state change
   void plan();

@@ -3,11 +3,15 @@
 // C splits (and its byte window). A request holds a slot from start() to finish(); its bytes stay
 // reserved until the caller releases them, at finish() or later (a prefetched split keeps its
 // bytes until a consumer takes it). A priority request may exceed the byte window, never the
-// count. "Wait for all" is idle(). Pure bookkeeping: the caller decides when time passes.
+// count. "Wait for all" is idle(). How many may be in flight is its policy's limit
+// (models/window_policy.hpp): fixed, or adapted at run time from the requests' round trips up
+// to the policy's cap, which is the number of slots. Pure bookkeeping: the caller passes the time.
 //   exsim::Window w(/*max_in_flight=*/2, /*max_reserved_bytes=*/1 << 20);
-//   if (w.can_start(bytes, /*priority=*/false)) slot = w.start(bytes);
-//   w.finish(slot, exsim::Window::Release::later);   // ...  w.release(bytes);
+//   if (w.can_start(bytes, /*priority=*/false)) slot = w.start(now, bytes);
+//   w.finish(slot, now, exsim::Window::Release::later);   // ...  w.release(bytes);
 #pragma once
+
+#include "models/window_policy.hpp"
 
 #include <cstdint>
 #include <optional>
@@ -21,11 +25,16 @@ public:
   static constexpr int64_t kNoByteLimit = -1;
   enum class Release { at_finish, later };
 
+  // A fixed limit of `max_in_flight`.
   explicit Window(int max_in_flight, int64_t max_reserved_bytes = kNoByteLimit);
+  explicit Window(const WindowPolicySpec& policy, int64_t max_reserved_bytes = kNoByteLimit);
 
+  // Slots: the most requests the policy may ever let in flight.
   int capacity() const { return static_cast<int>(in_flight_slot_.size()); }
+  // How many may be in flight now.
+  int limit() const { return policy_.limit(); }
   int in_flight() const { return in_flight_; }
-  bool has_free_slot() const { return in_flight_ < capacity(); }
+  bool has_free_slot() const { return in_flight_ < policy_.limit(); }
   bool idle() const { return in_flight_ == 0; }
   int64_t reserved_bytes() const { return reserved_; }
   bool byte_limited() const { return max_bytes_ != kNoByteLimit; }
@@ -37,12 +46,12 @@ public:
     return has_free_slot() && (priority || fits(bytes));
   }
 
-  // Occupies the lowest free slot, reserves `bytes` and returns the slot. Precondition:
+  // Occupies the lowest free slot at `now`, reserves `bytes` and returns the slot. Precondition:
   // has_free_slot() (the byte window is the caller's choice: see can_start).
-  int start(int64_t bytes = 0);
+  int start(double now, int64_t bytes = 0);
 
-  // Frees the slot; with Release::at_finish also the bytes it reserved. Returns those bytes.
-  int64_t finish(int slot, Release release = Release::at_finish);
+  // Frees the slot at `now`; with Release::at_finish also the bytes it reserved. Returns those bytes.
+  int64_t finish(int slot, double now, Release release = Release::at_finish);
   // Releases bytes kept reserved past finish().
   void release(int64_t bytes);
 
@@ -50,7 +59,10 @@ public:
   void record_error(const std::string& what);
   const std::optional<std::string>& first_error() const { return first_error_; }
 
+  const WindowPolicy& policy() const { return policy_; }
+
 private:
+  WindowPolicy policy_;
   std::vector<bool> in_flight_slot_;
   std::vector<int64_t> slot_bytes_;
   int in_flight_ = 0;

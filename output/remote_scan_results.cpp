@@ -122,6 +122,22 @@ json remote_scan_results(const Scenario& sc, const RemoteScanRun& run) {
                   {"critical_executor", critical.at("index")},
                   {"bound", critical.at("bound")},
                   {"window_limit", critical.at("window_limit")}};
+  if (rs.prefetch.split_policy != WindowPolicyKind::fixed) {
+    // What C did under an adaptive policy: per executor in its entry, here their mean and the largest.
+    double mean = 0;
+    int cap_seen = 0;
+    for (size_t i = 0; i < run.executors.size(); ++i) {
+      const PrefetchCounters& c = run.executors[i].counters;
+      mean += c.split_limit_mean / static_cast<double>(run.executors.size());
+      cap_seen = std::max(cap_seen, c.split_limit_max);
+      executors[i]["c_window"] = {{"c_mean", c.split_limit_mean}, {"c_max", c.split_limit_max}};
+    }
+    summary["c_window"] = {{"policy", to_string(rs.prefetch.split_policy)},
+                           {"c_start", rs.prefetch.split_concurrency},
+                           {"c_cap", rs.prefetch.split_max},
+                           {"c_mean", mean},
+                           {"c_max", cap_seen}};
+  }
   return {{"exsim_version", EXSIM_VERSION},
           {"kind", "remote_scan"},
           {"scenario", {{"name", sc.name}, {"description", sc.description}, {"seed", sc.seed}}},

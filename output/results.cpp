@@ -106,6 +106,37 @@ ExchangeFigures exchange_figures(const ExchangeSpec& e, const ExchangeRun& x) {
   return f;
 }
 
+// What K did under an adaptive policy: its time-weighted mean over the channels' lives, the
+// largest, and (rpcs_in_flight_series) each channel's change points.
+json k_window_json(const ExchangeSpec& e, const ExchangeRun& x, double offset) {
+  double area = 0, span = 0;
+  int k_max = 0;
+  for (const SenderCounters& c : x.senders) {
+    area += c.k_area;
+    span += c.k_span_s;
+    k_max = std::max(k_max, c.k_max);
+  }
+  json out = {{"policy", to_string(e.sender.window.kind)},
+              {"k_start", e.sender.window.initial},
+              {"k_cap", e.sender.window.max},
+              {"k_mean", span > 0 ? area / span : static_cast<double>(e.sender.window.initial)},
+              {"k_max", k_max}};
+  if (e.flags.rpcs_in_flight_series) {
+    json series = json::array();
+    for (size_t s = 0; s < x.senders.size(); ++s)
+      for (size_t r = 0; r < x.senders[s].k_series.size(); ++r) {
+        json t = json::array(), k = json::array();
+        for (const auto& [at, limit] : x.senders[s].k_series[r]) {
+          t.push_back(at + offset);
+          k.push_back(limit);
+        }
+        series.push_back({{"sender", s}, {"receiver", r}, {"t_s", t}, {"k", k}});
+      }
+    out["series"] = series;
+  }
+  return out;
+}
+
 // Times of the entry are on the workload's clock: the run's own plus `offset`.
 json exchange_json(const ExchangeSpec& e, const ExchangeRun& x, const ExchangeFigures& f, double offset,
                    const Scenario& sc) {
@@ -162,6 +193,7 @@ json exchange_json(const ExchangeSpec& e, const ExchangeRun& x, const ExchangeFi
               {"peak_receiver_bytes", x.receiver_bytes_peak},
               {"sender_instances", senders},
               {"receiver_instances", receivers}};
+  if (e.sender.window.adaptive()) out["k_window"] = k_window_json(e, x, offset);
   if (!e.expected_json.empty()) out["expected"] = parse_or_empty(e.expected_json);
   return out;
 }

@@ -127,7 +127,7 @@ def check_report(sweep_dir, tmp_path):
         assert close(row["memory MiB"], memory(result) / MIB)
         assert row["fits budget"] == ("yes" if memory(result) <= budget else "no")
         new_code = any(x["k"] > 1 for x in result["exchanges"])
-        assert row["change"] == ("new Impala code (K>1)" if new_code else "flags only")
+        assert row["change"] == ("new Impala code (K>1 or adaptive K)" if new_code else "flags only")
 
     faulty = {x["id"] for _, r in points for x in r["exchanges"] if x["status"] != "ok"}
     for xid in faulty:
@@ -221,7 +221,7 @@ def test_two_options_that_tie_prefer_the_flag_only_change(tmp_path):
     # The runner-up, with what it costs next to B: 1.5% faster (1 - 1/1.015 = 1.48%), 10 MiB less, new code.
     runner_ups = markdown_table(markdown, "runner-up")
     assert [r["runner-up"] for r in runner_ups] == ["K=2, buffer 16 KiB"]
-    assert runner_ups[0]["next to the recommendation"] == "1.5% faster, 10.0 MiB less memory, needs new Impala code (K>1)"
+    assert runner_ups[0]["next to the recommendation"] == "1.5% faster, 10.0 MiB less memory, needs new Impala code (K>1 or adaptive K)"
     assert "K=1, buffer 16 KiB" not in {r["runner-up"] for r in runner_ups}  # 50% slower is not equal
     # A tolerance below 1.5% separates them: the fastest wins.
     _, markdown = report(sweep, tmp_path, None, "--tie-tolerance", "1")

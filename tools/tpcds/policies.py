@@ -1,0 +1,159 @@
+"""Adaptive in-flight windows on the TPC-DS workload: each policy against the best fixed K.
+
+At mt_dop 0 and 8 and round trips of 50, 390 and 1,000 us, the workload runs with fixed K = 1, 2,
+4 and 8 and with the adaptive policies (bdp and gradient, starting at K=1, capped at K_max = 8).
+For each point the table gives each policy's total runtime against the best fixed K there and
+against K=2 (what a user would pick without sweeping), the largest per-query sender memory estimate
+(K_max + 1 batches per channel under an adaptive policy) and the largest per-query sum of the
+bytes the senders actually held at their peaks. Runs are cached by scenario, overrides and binary
+(build/policies), so an interrupted run resumes. Predictions of the model, not measurements.
+
+    tools/tpcds_policies.py                 # 36 workload runs (about 25 min here), then the outputs
+    tools/tpcds_policies.py --dry-run       # what would run, and what is cached
+"""
+
+import argparse
+import json
+import os
+import sys
+
+from common import atomic, exsim_runner
+from common.tables import csv_text, markdown_table, replace_block
+from tools.tpcds import calibrate
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+MT_DOPS = (0, 8)
+RTTS_US = (50, 390, 1000)
+FIXED_KS = (1, 2, 4, 8)
+POLICIES = ("bdp", "gradient")
+K_MAX = 8
+USER_K = 2  # the K a user would pick without sweeping
+BLOCK = "tpcds-window-policies"
+MIB = 1 << 20
+
+
+def configurations():
+    """(name, overrides) of every configuration at one point."""
+    out = [("K=%d" % k, ("rpcs_in_flight_per_channel=%d" % k,)) for k in FIXED_KS]
+    out += [(p, ("rpcs_in_flight_policy=%s" % p, "rpcs_in_flight_max=%d" % K_MAX)) for p in POLICIES]
+    return out
+
+
+def figures(results):
+    """Runtime, the largest per-query sender memory estimate and held peak, and K kept under a policy."""
+    est = held = 0
+    k_means, k_max = [], 0
+    for q in results["queries"]:
+        est = max(est, sum(x["memory_estimate_bytes"] for x in q["exchanges"]))
+        held = max(held, sum(x["peak_sender_bytes"] for x in q["exchanges"]))
+        for x in q["exchanges"]:
+            if "k_window" in x:
+                k_means.append(x["k_window"]["k_mean"])
+                k_max = max(k_max, x["k_window"]["k_max"])
+    return {"runtime_s": results["summary"]["runtime_s_total"], "memory_estimate_bytes": est,
+            "held_peak_bytes": held, "k_mean": sum(k_means) / len(k_means) if k_means else None,
+            "k_max": k_max or None}
+
+
+def pct(a, b):
+    return "%+.1f%%" % (100.0 * (a / b - 1)) if b else ""
+
+
+def rows_of(points):
+    """One row per (mt_dop, rtt, policy): against the best fixed K and against K=2."""
+    rows = []
+    for (mt, rtt), by_config in points.items():
+        fixed = {k: by_config["K=%d" % k] for k in FIXED_KS}
+        best_k = min(FIXED_KS, key=lambda k: (fixed[k]["runtime_s"], k))
+        best, user = fixed[best_k], fixed[USER_K]
+        for name in ("K=%d" % k for k in FIXED_KS):
+            f = by_config[name]
+            rows.append([str(mt), str(rtt), name, "%.1f" % f["runtime_s"], pct(f["runtime_s"], best["runtime_s"]),
+                         pct(f["runtime_s"], user["runtime_s"]), "%.0f" % (f["memory_estimate_bytes"] / MIB),
+                         "%.1f" % (f["held_peak_bytes"] / MIB), "", "best fixed" if name == "K=%d" % best_k else ""])
+        for p in POLICIES:
+            f = by_config[p]
+            rows.append([str(mt), str(rtt), "%s 1..%d" % (p, K_MAX), "%.1f" % f["runtime_s"],
+                         pct(f["runtime_s"], best["runtime_s"]), pct(f["runtime_s"], user["runtime_s"]),
+                         "%.0f" % (f["memory_estimate_bytes"] / MIB), "%.1f" % (f["held_peak_bytes"] / MIB),
+                         "%.2f / %d" % (f["k_mean"], f["k_max"]) if f["k_mean"] is not None else "", ""])
+    return rows
+
+
+HEADER = ["mt_dop", "round trip us", "K", "runtime s (99 queries)", "vs best fixed K", "vs K=2",
+          "memory estimate MiB (largest query)", "held at peak MiB (largest query)",
+          "K kept: mean over exchanges / max", ""]
+
+
+def markdown(points):
+    return markdown_table(HEADER, rows_of(points))
+
+
+def runs_csv(points):
+    rows = [[mt, rtt, name, "%.6f" % f["runtime_s"], f["memory_estimate_bytes"], f["held_peak_bytes"],
+             None if f["k_mean"] is None else "%.4f" % f["k_mean"], f["k_max"]]
+            for (mt, rtt), by_config in points.items() for name, f in by_config.items()]
+    return csv_text(["mt_dop", "rtt_us", "config", "runtime_s", "memory_estimate_bytes", "held_peak_bytes",
+                     "k_mean", "k_max"], rows)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
+    ap.add_argument("--workload", default=calibrate.WORKLOAD, help="the workload (default: "
+                    "scenarios/tpcds_sf100/workload.json); never modified")
+    ap.add_argument("--exsim", default=exsim_runner.default_exsim(), help="simulator (default: $EXSIM, else build/exsim)")
+    ap.add_argument("--jobs", type=int, default=2, help="queries simulated at once (default 2)")
+    ap.add_argument("--work", default=os.path.join(REPO, "build", "policies"),
+                    help="cache of simulation runs (default build/policies)")
+    ap.add_argument("--out", default=os.path.join(REPO, "docs"),
+                    help="where tpcds_window_policies.{md,csv} go (default docs)")
+    ap.add_argument("--readme", default=os.path.join(REPO, "README.md"),
+                    help="README whose window-policies block is rewritten (default README.md; '' for none)")
+    ap.add_argument("--dry-run", action="store_true", help="list the runs and their cache state; simulate nothing")
+    args = ap.parse_args(argv)
+    if args.jobs < 1:
+        ap.error("--jobs: expected an integer >= 1, got %d" % args.jobs)
+    if not os.path.isfile(args.exsim):
+        sys.stderr.write("tpcds_policies: %s not found; build first (scripts/setup.sh)\n" % args.exsim)
+        return 2
+    try:
+        scenario = calibrate.load_workload(args.workload)
+    except (OSError, ValueError) as e:
+        sys.stderr.write("tpcds_policies: %s: %s\n" % (args.workload, e))
+        return 2
+    runner = calibrate.Runner(args.exsim, args.jobs, args.work, tool="tpcds_policies")
+    points, to_run = {}, 0
+    for mt in MT_DOPS:
+        for rtt in RTTS_US:
+            for name, sets in configurations():
+                sets = ("mt_dop=%d" % mt, "cluster.rtt_us=%d" % rtt) + sets
+                label = "mt_dop=%d rtt=%d us %s" % (mt, rtt, name)
+                if args.dry_run:
+                    key = calibrate.cache_key(scenario, sets, runner.simulator_sha256)
+                    cached = os.path.isfile(os.path.join(args.work, "run-%s.json" % key))
+                    to_run += 0 if cached else 1
+                    print("%-7s %s" % ("cached" if cached else "to run", label))
+                    continue
+                try:
+                    res = runner.run(scenario, label, sets)
+                except exsim_runner.ExsimError as e:
+                    sys.stderr.write("tpcds_policies: %s\n" % e)
+                    return 1
+                points.setdefault((mt, rtt), {})[name] = figures(res)
+    if args.dry_run:
+        print("%d runs, %d to run" % (len(MT_DOPS) * len(RTTS_US) * len(configurations()), to_run))
+        return 0
+    md = markdown(points)
+    os.makedirs(args.out, exist_ok=True)
+    atomic.write_text(os.path.join(args.out, "tpcds_window_policies.md"),
+                      "# Adaptive in-flight windows on TPC-DS\n\nGenerated by tools/tpcds_policies.py. Predictions "
+                      "of the model, not measurements.\n\n" + md)
+    atomic.write_text(os.path.join(args.out, "tpcds_window_policies.csv"), runs_csv(points))
+    if args.readme:
+        with open(args.readme, "r", encoding="utf-8") as f:
+            text = f.read()
+        atomic.write_text(args.readme, replace_block(text, "<!-- %s:begin -->" % BLOCK, "<!-- %s:end -->" % BLOCK,
+                                                     md + "\n"))
+    print(md)
+    return 0
