@@ -9,7 +9,6 @@ rpcs_per_wall_s, peak_rss_mib) and writes a PNG:
 
 import argparse
 import csv
-import io
 import sys
 from pathlib import Path
 
@@ -17,6 +16,7 @@ if not __package__:  # run as a script: the repository root on sys.path, as for 
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from common import atomic  # noqa: E402
+from common.figures import png_bytes  # noqa: E402
 
 
 def read(path):
@@ -57,10 +57,7 @@ def plot(series, out):
     ax.legend()
     ax.set_title("Simulation speed against cluster size (labels: wall time)", fontsize=9)
     fig.tight_layout()
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=120, metadata={"Software": None})
-    plt.close(fig)
-    atomic.write_bytes(out, buf.getvalue())
+    atomic.write_bytes(out, png_bytes(fig, dpi=120))
 
 
 def main(argv=None):

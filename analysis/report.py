@@ -59,6 +59,7 @@ MIB = 1 << 20
 KIB = 1 << 10
 SIZE_CLASSES = (("small", 16 * MIB), ("medium", 1024 * MIB), ("large", float("inf")))
 FLAGS_ON_AXES = ("rpcs_in_flight_per_channel", "data_stream_sender_buffer_size")
+K_POLICY_FLAGS = ("rpcs_in_flight_policy", "rpcs_in_flight_max")  # said by the K text (Config.k_text)
 NEW_CODE = "new Impala code (K>1 or adaptive K)"
 FLAGS_ONLY = "flags only"
 
@@ -118,7 +119,7 @@ class Config:
         name of one value is a fixed setting: repeating it on every label hides what differs);
         without K where it does not apply."""
         others = (f"{n}={v}" for n, v in self.point.overrides.items()
-                  if n not in FLAGS_ON_AXES and n not in self.fixed_names)
+                  if n not in FLAGS_ON_AXES and n not in self.fixed_names and (n not in K_POLICY_FLAGS or not with_k))
         return ", ".join([*([f"K={self.k_text}"] if with_k else []), f"buffer {buffer_text(self.buffer_bytes)}",
                           *others])
 
@@ -344,7 +345,7 @@ def plot_blocked_vs_k(configs, unit):
     name, scale = unit
     lines = {}
     for c in configs:
-        label = c.label().split(", ", 1)[1]  # all but K, which is the x axis
+        label = c.label(with_k=False)  # K is the x axis (an adaptive policy's: where it starts)
         lines.setdefault(label, []).append((c.k, c.blocked_s * scale))
     fig, ax = plt.subplots(figsize=(7, 4.5))
     n = len(lines)

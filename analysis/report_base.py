@@ -10,14 +10,10 @@ then the order given.
 
 import base64
 import html
-import io
 import math
 from dataclasses import dataclass
 
-import matplotlib
-
-matplotlib.use("Agg")  # no display needed; must precede pyplot
-import matplotlib.pyplot as plt  # noqa: E402
+from common.figures import png_bytes
 
 DEFAULT_TIE_TOLERANCE = 0.02
 
@@ -93,7 +89,4 @@ def html_text(markdown_line):
 
 def png(fig):
     """A figure as an inline data URI; fixed metadata keeps the bytes reproducible."""
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=100, bbox_inches="tight", metadata={"Software": None})
-    plt.close(fig)
-    return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
+    return "data:image/png;base64," + base64.b64encode(png_bytes(fig, dpi=100, tight=True)).decode("ascii")

@@ -29,7 +29,6 @@ weighs the same, whatever its length).
 """
 
 import argparse
-import io
 import math
 import sys
 from pathlib import Path
@@ -46,6 +45,7 @@ from analysis import results  # noqa: E402
 from common import atomic  # noqa: E402
 from common import tables  # noqa: E402
 from common.tables import csv_text, markdown_table  # noqa: E402
+from common.figures import png_bytes  # noqa: E402
 
 MIB = 1 << 20
 BASELINE = {"rpcs_in_flight_per_channel": "1", "data_stream_sender_buffer_size": "16384", "compression": "true",
@@ -256,10 +256,7 @@ def cdf_png(configs):
     ax.set_title("TPC-DS SF100, 5 executors, 16 KiB, LZ4, mt_dop=0 (prediction)")
     ax.legend(loc="upper left")
     ax.grid(alpha=0.3, which="both")
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=100, bbox_inches="tight", metadata={"Software": None})
-    plt.close(fig)
-    return buf.getvalue()
+    return png_bytes(fig, dpi=100, tight=True)
 
 
 def replace_block(text, block, path):

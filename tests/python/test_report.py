@@ -332,3 +332,29 @@ def test_runtime_vs_memory_plot_labels_the_front_and_says_why_the_pick_is_off_it
     assert labels == ["K=1, buffer 16 KiB", "K=1, buffer 64 KiB", "K=2, buffer 16 KiB"]  # not K=2, 64 KiB
     assert any("lies off the front" in t.get_text() for t in ax.texts)
     assert ax.get_legend().get_bbox_to_anchor().y0 < ax.get_window_extent().y0  # below the axes
+
+
+def test_adaptive_policies_are_listed_beside_fixed_k_as_new_code(exsim, tmp_path):
+    """A sweep over rpcs_in_flight_policy: each adaptive configuration's K column names its policy,
+    start and cap and the mean K its exchanges kept (read here from the results), counts as new
+    Impala code, and is budgeted K_max + 1 batches per channel (more memory than fixed K=1)."""
+    sweep_dir = tmp_path / "sweep"
+    proc = run_script("run_sweep.py", SCENARIO, "--grid", "rpcs_in_flight_policy=fixed,bdp,gradient",
+                      "--exsim", exsim, "--out", sweep_dir)
+    assert proc.returncode == 0, proc.stderr
+    points = load(sweep_dir)
+    _, markdown = report(sweep_dir, tmp_path)
+    rows = markdown_table(markdown, "within tolerance")
+    assert len(rows) == len(points) == 3
+    fixed = next(r for _, r in points if r["settings"]["flags"].get("rpcs_in_flight_policy") == "fixed")
+    for row, (_, result) in zip(rows, points):
+        policy = result["settings"]["flags"]["rpcs_in_flight_policy"]
+        windows = [x["k_window"] for x in result["exchanges"] if "k_window" in x]
+        if policy == "fixed":
+            assert not windows and row["K"] == "1" and row["change"] == "flags only"
+            continue
+        assert windows, "an adaptive policy reports what K did"
+        mean = sum(w["k_mean"] for w in windows) / len(windows)
+        assert row["K"] == f"{policy} 1..8 (mean {mean:.1f})"
+        assert row["change"] == "new Impala code (K>1 or adaptive K)"
+        assert memory(result) > memory(fixed)

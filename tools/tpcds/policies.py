@@ -13,7 +13,6 @@ bytes the senders actually held at their peaks. Runs are cached by scenario, ove
 """
 
 import argparse
-import json
 import os
 import sys
 
@@ -41,17 +40,16 @@ def configurations():
 
 def figures(results):
     """Runtime, the largest per-query sender memory estimate and held peak, and K kept under a policy."""
-    est = held = 0
+    est, held = {}, {}
     k_means, k_max = [], 0
-    for q in results["queries"]:
-        est = max(est, sum(x["memory_estimate_bytes"] for x in q["exchanges"]))
-        held = max(held, sum(x["peak_sender_bytes"] for x in q["exchanges"]))
-        for x in q["exchanges"]:
-            if "k_window" in x:
-                k_means.append(x["k_window"]["k_mean"])
-                k_max = max(k_max, x["k_window"]["k_max"])
-    return {"runtime_s": results["summary"]["runtime_s_total"], "memory_estimate_bytes": est,
-            "held_peak_bytes": held, "k_mean": sum(k_means) / len(k_means) if k_means else None,
+    for x in results["exchanges"]:
+        est[x["query"]] = est.get(x["query"], 0) + x["memory_estimate_bytes"]
+        held[x["query"]] = held.get(x["query"], 0) + x["peak_sender_bytes"]
+        if "k_window" in x:
+            k_means.append(x["k_window"]["k_mean"])
+            k_max = max(k_max, x["k_window"]["k_max"])
+    return {"runtime_s": results["summary"]["runtime_s_total"], "memory_estimate_bytes": max(est.values()),
+            "held_peak_bytes": max(held.values()), "k_mean": sum(k_means) / len(k_means) if k_means else None,
             "k_max": k_max or None}
 
 

@@ -36,7 +36,6 @@ interrupted run resumes. Order: the nominal predictions, then the inputs in the 
 
 import argparse
 import copy
-import io
 import json
 import math
 import os
@@ -44,6 +43,7 @@ import sys
 
 from common import atomic, exsim_runner
 from common.tables import csv_text, markdown_table, replace_block
+from common.figures import png_bytes
 from tools import tpcds as tp
 from tools.tpcds import calibrate, compression
 
@@ -329,10 +329,7 @@ def tornado(rows, path):
                  "mt_dop (blue: the end of its range that lowers it, orange: the end that raises it; black: nominal; "
                  "grey: the interval)", fontsize=10)
     fig.tight_layout()
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=110, metadata={"Software": None})
-    plt.close(fig)
-    atomic.write_bytes(path, buf.getvalue())
+    atomic.write_bytes(path, png_bytes(fig, dpi=110))
 
 
 def update_readme(path, block):
