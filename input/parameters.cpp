@@ -525,6 +525,23 @@ std::vector<ParamSpec> build_table() {
   t.push_back(
       P(S::remote_scan_s3, "footer_ttfb_p99_ms", T::number, "ms", 40, 1e-3, 1e6,
                       "99th percentile of a footer GET's time to first byte; at least footer_ttfb_p50_ms"));
+  t.push_back(choices(
+      P(S::remote_scan_s3, "ttfb_distribution", T::enumeration, "", "lognormal", none, none,
+        "shape of both kinds' time to first byte: lognormal, from each kind's p50 and p99; quantiles, "
+        "the table ttfb_quantiles_ms at ttfb_quantile_levels moved to each kind's p50 (the difference "
+        "added to every draw), the p99s unused"),
+      {"lognormal", "quantiles"}));
+  t.push_back(exclusive_min(P(S::remote_scan_s3, "ttfb_quantile_levels", T::number_array, "probability",
+                              json::array({0.002, 0.25, 0.5, 0.75, 0.9, 0.99, 0.998}), 0, 1,
+                              "probabilities of ttfb_quantiles_ms, increasing, below 1, the median among "
+                              "them (the defaults: s3-benchmark's min, p25, p50, p75, p90, p99 and max of "
+                              "500 samples)")));
+  t.push_back(exclusive_min(P(S::remote_scan_s3, "ttfb_quantiles_ms", T::number_array, "ms",
+                              json::array({7, 9, 10, 12, 17, 75, 230}), 0, 1e6,
+                              "time to first byte at each of ttfb_quantile_levels, non-decreasing; "
+                              "draws interpolate ln(ms) linearly and stay within the first and last "
+                              "(the defaults: s3-benchmark's 8 MB GETs from a c5.4xlarge, 8-12 threads, "
+                              "the median of its five rows)")));
   t.push_back(
       P(S::remote_scan_s3, "stream_mb_per_s", T::number, "MB/s (10^6 bytes)", 90, 1e-3, 1e6,
                       "throughput of one GET stream once its first byte arrived (the S3 guide: "

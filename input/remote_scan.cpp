@@ -32,6 +32,58 @@ const std::vector<std::pair<const char*, Section>>& nested_sections() {
   return n;
 }
 
+// The quantile table of the time to first byte (s3.ttfb_distribution = quantiles): each element's
+// range is checked against the table already; here the table as a whole, and that every kind's
+// median leaves its draws non-negative.
+void read_ttfb_quantiles(const json& s3, PrefetchConfig& p, Errors& err) {
+  const json& levels = s3.at("ttfb_quantile_levels");
+  const json& ms = s3.at("ttfb_quantiles_ms");
+  if (!levels.is_array() || !ms.is_array()) return; // reported by the structure check
+  if (levels.size() != ms.size() || levels.size() < 2) {
+    err.add("s3.ttfb_quantiles_ms",
+            fmt::format("expected one value per level of s3.ttfb_quantile_levels ({}), at least two, got {}",
+                        levels.size(), ms.size()));
+    return;
+  }
+  std::vector<double> q, x;
+  for (size_t i = 0; i < levels.size(); ++i) {
+    if (!levels[i].is_number() || !ms[i].is_number()) return;
+    q.push_back(levels[i].get<double>());
+    x.push_back(ms[i].get<double>());
+  }
+  bool bad = false;
+  for (size_t i = 0; i < q.size(); ++i) {
+    if (q[i] >= 1 || (i > 0 && q[i] <= q[i - 1])) {
+      bad = true;
+      err.add(fmt::format("s3.ttfb_quantile_levels[{}]", i),
+              fmt::format("expected increasing levels below 1, got {}", q[i]));
+    }
+    if (i > 0 && x[i] < x[i - 1]) {
+      bad = true;
+      err.add(fmt::format("s3.ttfb_quantiles_ms[{}]", i),
+              fmt::format("expected at least the value before it ({}), got {}", x[i - 1], x[i]));
+    }
+  }
+  if (!(q.front() <= 0.5 && q.back() >= 0.5)) {
+    bad = true;
+    err.add("s3.ttfb_quantile_levels", "expected the median (0.5) between the first and the last level");
+  }
+  if (bad) return;
+  const QuantileTable table(q, x);
+  for (const char* kind : {"data", "footer"}) {
+    const std::string key = fmt::format("{}_ttfb_p50_ms", kind);
+    const double least = table.median() - table.min();
+    if (s3.at(key).get<double>() < least)
+      err.add("s3." + key, fmt::format("expected at least {:.6g} ms with s3.ttfb_distribution = quantiles (the table's "
+                                       "median minus its minimum: no draw below zero), got {}",
+                                       least, s3.at(key).get<double>()));
+  }
+  for (double& v : x)
+    v *= 1e-3;
+  p.ttfb_quantile_levels = q;
+  p.ttfb_quantiles_s = x;
+}
+
 // The top level: the keys every kind has plus the remote_scan section.
 void check_top(const json& doc, Errors& err) {
   if (!doc.is_object()) {
@@ -121,7 +173,9 @@ Scenario load_remote_scan(json doc, const std::string& file) {
   rs->stream_mb_per_s = s3.at("stream_mb_per_s").get<double>();
 
   PrefetchConfig& p = rs->prefetch;
+  const bool quantiles = s3.at("ttfb_distribution").get<std::string>() == "quantiles";
   for (const char* kind : {"data", "footer"}) {
+    if (quantiles) break; // the p99s belong to the lognormal
     const std::string p50 = fmt::format("{}_ttfb_p50_ms", kind), p99 = fmt::format("{}_ttfb_p99_ms", kind);
     if (s3.at(p99).get<double>() < s3.at(p50).get<double>())
       err.add("s3." + p99, fmt::format("expected at least s3.{} = {}, got {}", p50, s3.at(p50).get<double>(),
@@ -129,11 +183,13 @@ Scenario load_remote_scan(json doc, const std::string& file) {
   }
   // The lognormal's spread: a p99 far above the median draws times that no time series can follow.
   for (const char* kind : {"data", "footer"}) {
+    if (quantiles) break;
     const std::string p50 = fmt::format("{}_ttfb_p50_ms", kind), p99 = fmt::format("{}_ttfb_p99_ms", kind);
     if (s3.at(p99).get<double>() > kMaxTtfbSpread * s3.at(p50).get<double>())
       err.add("s3." + p99, fmt::format("expected at most {} x s3.{} = {}, got {}", kMaxTtfbSpread, p50,
                                        kMaxTtfbSpread * s3.at(p50).get<double>(), s3.at(p99).get<double>()));
   }
+  if (quantiles) read_ttfb_quantiles(s3, p, err);
   p.ttfb_p50_s = s3.at("data_ttfb_p50_ms").get<double>() * 1e-3;
   p.ttfb_p99_s = s3.at("data_ttfb_p99_ms").get<double>() * 1e-3;
   p.footer_ttfb_p50_s = s3.at("footer_ttfb_p50_ms").get<double>() * 1e-3;

@@ -1,8 +1,10 @@
 // Seeded distributions (see distribution.hpp).
 #include "models/distribution.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
+#include <utility>
 
 namespace exsim {
 
@@ -30,6 +32,55 @@ double LogNormal::mean() const {
 }
 double LogNormal::quantile_at_z(double z) const {
   return std::exp(mu_ + sigma_ * z);
+}
+
+QuantileTable::QuantileTable(std::vector<double> levels, std::vector<double> values)
+    : levels_(std::move(levels)), values_(std::move(values)) {
+  if (levels_.size() < 2 || levels_.size() != values_.size())
+    throw std::logic_error("QuantileTable: expected as many levels as values, at least two");
+  for (size_t i = 0; i < levels_.size(); ++i) {
+    if (!(levels_[i] > 0 && levels_[i] < 1) || !(values_[i] > 0))
+      throw std::logic_error("QuantileTable: expected levels in (0, 1) and positive values");
+    if (i > 0 && !(levels_[i] > levels_[i - 1] && values_[i] >= values_[i - 1]))
+      throw std::logic_error("QuantileTable: expected increasing levels and non-decreasing values");
+  }
+}
+
+double QuantileTable::quantile(double u) const {
+  if (u <= levels_.front()) return values_.front();
+  if (u >= levels_.back()) return values_.back();
+  const size_t i = static_cast<size_t>(std::upper_bound(levels_.begin(), levels_.end(), u) - levels_.begin());
+  if (u == levels_[i - 1]) return values_[i - 1]; // a table point exactly, not through exp(log)
+  const double f = (u - levels_[i - 1]) / (levels_[i] - levels_[i - 1]);
+  return std::exp(std::log(values_[i - 1]) + f * (std::log(values_[i]) - std::log(values_[i - 1])));
+}
+
+TtfbDistribution::TtfbDistribution(LogNormal l, const QuantileTable* shape, double shift)
+    : lognormal_(l), shift_(shift) {
+  if (shape) shape_.push_back(*shape);
+}
+
+TtfbDistribution TtfbDistribution::lognormal(double p50, double p99) {
+  return TtfbDistribution(LogNormal::from_p50_p99(p50, p99), nullptr, 0);
+}
+
+TtfbDistribution TtfbDistribution::shifted(const QuantileTable& shape, double p50) {
+  const double shift = p50 - shape.median();
+  if (!(shape.min() + shift >= 0))
+    throw std::logic_error("TtfbDistribution: the median is below the table's median minus its minimum");
+  return TtfbDistribution(LogNormal::from_p50_p99(1, 1), &shape, shift);
+}
+
+double TtfbDistribution::draw(Rng& rng) const {
+  return shape_.empty() ? lognormal_.draw(rng) : shift_ + shape_.front().draw(rng);
+}
+
+double TtfbDistribution::median() const {
+  return shape_.empty() ? lognormal_.median() : shift_ + shape_.front().median();
+}
+
+double TtfbDistribution::quantile_99() const {
+  return shape_.empty() ? lognormal_.quantile_at_z(kNormalZ99) : shift_ + shape_.front().quantile(0.99);
 }
 
 } // namespace exsim

@@ -43,6 +43,11 @@ bool parse_consumption(const std::string& name, Consumption& out) {
 
 namespace {
 constexpr uint64_t kStartupToken = 0;
+
+TtfbDistribution ttfb_of(const PrefetchConfig& c, double p50_s, double p99_s) {
+  if (c.ttfb_quantiles_s.empty()) return TtfbDistribution::lognormal(p50_s, p99_s);
+  return TtfbDistribution::shifted(QuantileTable(c.ttfb_quantile_levels, c.ttfb_quantiles_s), p50_s);
+}
 } // namespace
 
 std::vector<int64_t> spread_split_bytes(int64_t count, int64_t total, double cv, uint64_t seed) {
@@ -88,8 +93,8 @@ std::vector<int64_t> SplitPrefetcher::parts_of(int64_t bytes, int64_t part_bytes
 SplitPrefetcher::SplitPrefetcher(const PrefetchConfig& config, std::vector<int64_t> split_bytes,
                                  PrefetchPort& port)
     : cfg_(config), port_(port), rng_(config.seed),
-      ttfb_(LogNormal::from_p50_p99(config.ttfb_p50_s, config.ttfb_p99_s)),
-      footer_ttfb_(LogNormal::from_p50_p99(config.footer_ttfb_p50_s, config.footer_ttfb_p99_s)),
+      ttfb_(ttfb_of(config, config.ttfb_p50_s, config.ttfb_p99_s)),
+      footer_ttfb_(ttfb_of(config, config.footer_ttfb_p50_s, config.footer_ttfb_p99_s)),
       window_(WindowPolicySpec{.kind = config.split_policy,
                                .initial = config.split_concurrency,
                                .max = config.split_policy == WindowPolicyKind::fixed ? config.split_concurrency

@@ -55,6 +55,10 @@ struct PrefetchConfig {
   double ttfb_p99_s = 0.4;         // ...and 99th percentile
   double footer_ttfb_p50_s = 0.01; // the same for a footer GET (a small request)
   double footer_ttfb_p99_s = 0.04;
+  // Non-empty: both kinds' time to first byte take this table's shape (QuantileTable, levels and
+  // seconds) moved to their medians (TtfbDistribution::shifted); the p99s are then unused.
+  std::vector<double> ttfb_quantile_levels;
+  std::vector<double> ttfb_quantiles_s;
   uint64_t seed = 1; // the executor's random stream (time to first byte)
 };
 
@@ -175,8 +179,8 @@ private:
   PrefetchConfig cfg_;
   PrefetchPort& port_;
   Rng rng_;
-  LogNormal ttfb_;
-  LogNormal footer_ttfb_;
+  TtfbDistribution ttfb_;
+  TtfbDistribution footer_ttfb_;
   std::vector<Split> splits_;
   std::deque<int> queue_;    // not yet taken by a driver, in order
   std::vector<int> pending_; // registered, not yet scheduled, in registration order

@@ -95,9 +95,49 @@ def test_fit_record_matches_the_scenario():
     fit = json.loads(FIT.read_text())
     assert fit["target"]["value_s"] == 8.343
     assert scenario["s3"]["data_ttfb_p50_ms"] == fit["result"]["data_ttfb_p50_ms"]
-    assert scenario["s3"]["data_ttfb_p99_ms"] == fit["result"]["data_ttfb_p99_ms"]
+    # S3's spread is the published table moved to the median: no p99 is fitted or tied to it.
+    assert scenario["s3"]["ttfb_distribution"] == "quantiles"
+    assert "data_ttfb_p99_ms" not in scenario["s3"] and "data_ttfb_p99_ms" not in fit["result"]
     assert abs(fit["result"]["residual_relative"]) < 0.01
     assert len(fit["evaluations"]) >= 3 and all(len(e["runs"]) == 3 for e in fit["evaluations"])
+
+
+CALIBRATION = (REPO / ".." / "shared" / "reference" / "calibration-data.md").resolve()
+MEASURED_CV = 0.014757764043766127  # population CV of 8.105, 8.343, 8.381 s (calibration-data.md C)
+
+
+def population_cv(xs):
+    mean = sum(xs) / len(xs)
+    return (sum((x - mean) ** 2 for x in xs) / len(xs)) ** 0.5 / mean
+
+
+def test_spread_over_seeds_is_of_the_measured_size(exsim):
+    """The three measured cold runs at C=64 spread by a population CV of 1.48%, a figure the fit
+    does not see. Expected of the model, with S3's first-byte spread taken from s3-benchmark and
+    only the median fitted: a CV over at least 10 seeds within twice the measured one, and at least
+    a quarter of the three-seed triples as tight as the measured three (the lognormal with its p99
+    tied at 4x the median gave 5.1% and 15%). Seeds 1-10 are rerun: fit.json records what the
+    simulator gives."""
+    spread = json.loads(FIT.read_text())["spread"]
+    spans = spread["makespan_s"]
+    assert len(spans) == len(spread["seeds"]) >= 10
+    assert spread["measured_population_cv"] == pytest.approx(MEASURED_CV)
+    assert spread["population_cv"] == pytest.approx(population_cv(spans))
+    assert spread["population_cv"] <= 2 * MEASURED_CV
+    assert spread["triples_at_most_measured_cv"] >= spread["triples"] / 4
+    rerun = [json.loads(run(exsim, Q1, "--set", f"seed={seed}"))["summary"]["makespan_s"]
+             for seed in spread["seeds"][:10]]
+    assert rerun == spans[:10]
+    assert population_cv(rerun) <= 2 * MEASURED_CV
+
+
+@pytest.mark.skipif(not CALIBRATION.exists(), reason="../shared/reference/calibration-data.md is absent")
+def test_measured_spread_is_the_reference_one():
+    """The three measured runs the spread is compared with are those of calibration-data.md C."""
+    section = CALIBRATION.read_text().split("## C.")[1].split("\n## ")[0]
+    assert "Cold Q1: 8.105, 8.343, 8.381 s" in section
+    assert json.loads(FIT.read_text())["spread"]["measured_s"] == [8.105, 8.343, 8.381]
+    assert population_cv([8.105, 8.343, 8.381]) == pytest.approx(MEASURED_CV)
 
 
 @pytest.mark.parametrize("doc, message", [
