@@ -95,3 +95,33 @@ TEST_CASE("a collector holds the buffer over the fixed row bytes, and the estima
   wide.shape = BatchShape{100000, 0, 1, 0.5};
   CHECK(sender_config(wide).collector_rows == 1);
 }
+
+TEST_CASE("an adaptive policy starts at K, applies where K does, and budgets K_max + 1 batches",
+          "[unit][sender_config]") {
+  SenderInputs in = asking_k3(Partitioning::hash_partitioned);
+  in.k_policy = WindowPolicyKind::gradient;
+  in.k_max = 8;
+  const SenderConfig c = sender_config(in);
+  CHECK(c.window.kind == WindowPolicyKind::gradient);
+  CHECK(c.window.initial == 3);
+  CHECK(c.window.capacity() == 8);
+  // 5 channels x (K_max + 1) batches x 2 (tuple data and compression scratch) x the planned batch,
+  // against the same at a fixed K=3: the estimate grows by (8 + 1) / (3 + 1).
+  const SenderConfig fixed = sender_config(asking_k3(Partitioning::hash_partitioned));
+  CHECK(c.memory_estimate_bytes == 5 * 9 * 2 * c.planned_batch_bytes);
+  CHECK(c.memory_estimate_bytes * 4 == fixed.memory_estimate_bytes * 9);
+
+  SenderInputs merging = in;
+  merging.merging = true;
+  const SenderConfig m = sender_config(merging);
+  CHECK(m.window.kind == WindowPolicyKind::fixed);
+  CHECK(m.window.capacity() == 1);
+  CHECK(m.k_reason.find("merging") != std::string::npos);
+
+  SenderInputs broadcast = in;
+  broadcast.partitioning = Partitioning::unpartitioned;
+  broadcast.k_flag = 1; // the policy alone asks for more than the kind runs with: the reason says so
+  const SenderConfig b = sender_config(broadcast);
+  CHECK(b.window.kind == WindowPolicyKind::fixed);
+  CHECK_FALSE(b.k_reason.empty());
+}
