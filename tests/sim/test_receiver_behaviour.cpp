@@ -124,3 +124,30 @@ TEST_CASE("deserialization runs on the service threads in parallel", "[sim][rece
   CHECK(one["exchanges"][0]["receiver_instances"][0]["DeserializeRowBatchTime_s"].get<double>() ==
         Approx(4 * n * d).epsilon(1e-6));
 }
+
+TEST_CASE("an adaptive K: gradient grows to its cap unless the receiver pushes back, then settles at 4",
+          "[sim][receiver][window]") {
+  // One channel, whole 16 KiB batches, no CPU on the sender: the window is the bound. With a fast
+  // consumer the round trip stays at its minimum, the gradient is 1 and K climbs to K_max = 8.
+  // With a consumer of 2 ms a batch and a buffer of 4 batches, deferred RPCs hold their answers
+  // for batches of the consumer's time: the round trip is many times its minimum, the gradient
+  // is held at 0.5 and K settles where 0.1 K = 0.2 sqrt(K): K = 4.
+  auto adaptive = [](json doc) {
+    doc["flags"]["rpcs_in_flight_policy"] = "gradient";
+    doc["flags"]["rpcs_in_flight_max"] = 8;
+    doc["flags"]["rpcs_in_flight_series"] = true;
+    return doc;
+  };
+  const json free_run = simulate_doc(adaptive(one_to_one(1, 400, 0, 10485760)));
+  const json pushed = simulate_doc(adaptive(one_to_one(1, 400, 2000, 4 * 1024 * (16 + 8))));
+  const json& wf = free_run["exchanges"][0]["k_window"];
+  const json& wp = pushed["exchanges"][0]["k_window"];
+  show("fast consumer: largest K", 8, wf["k_max"].get<double>());
+  show("pushed back: last K", 4, wp["series"][0]["k"].back().get<double>());
+  CHECK(free_run["exchanges"][0]["pushed_back"] == false);
+  CHECK(wf["k_max"] == 8);
+  CHECK(wf["series"][0]["k"].back() == 8);
+  CHECK(pushed["exchanges"][0]["pushed_back"] == true);
+  CHECK(wp["series"][0]["k"].back() == 4);
+  CHECK(wp["k_mean"].get<double>() < wf["k_mean"].get<double>());
+}
