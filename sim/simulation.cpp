@@ -27,7 +27,8 @@ namespace exsim {
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(SenderCounters, host, InactiveTotalTime, SerializeBatchTime, CpuTime,
                                    RpcNetworkTime, RpcRecvrTime, RpcSuccess, RpcFailure, TotalBytesSent,
                                    UncompressedRowBatchSize, RowsSent, RowsDropped, EosSent, TransmitDataRpcs,
-                                   PeakBytes, slots_in_flight_after_teardown, error, start_s, end_s)
+                                   PeakBytes, slots_in_flight_after_teardown, k_area, k_span_s, k_max, k_series, error,
+                                   start_s, end_s)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ReceiverCounters, host, TotalBytesReceived, TotalBatchesReceived,
                                    TotalBatchesEnqueued, TotalRPCsDeferred, DeferredQueueSize,
                                    TotalHasDeferredRPCsTime, DeserializeRowBatchTime, TotalEosReceived, DataWaitTime,

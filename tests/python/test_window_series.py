@@ -20,14 +20,12 @@ def simulate(exsim, tmp_path, policy, series=True):
     return out
 
 
-def test_series_agree_with_the_summary_and_draw(exsim, tmp_path):
+def check_series_against_summary(x):
     """The change points of every channel give back the exchange's largest K and, integrated from
-    each channel's first point to the sender's end, its time-weighted mean (k_window)."""
-    path = simulate(exsim, tmp_path, "gradient")
-    x = next(x for x in json.loads(path.read_text())["exchanges"] if "k_window" in x)
+    each channel's first point to its sender's end, its time-weighted mean (k_window)."""
     w = x["k_window"]
     assert len(w["series"]) == x["channels"]
-    assert max(k for s in w["series"] for k in s["k"]) == w["k_max"]
+    assert max(k for s in w["series"] for k in s["k"]) == w["k_max"] >= w["k_start"]
     ends = {s["index"]: s["end_s"] for s in x["sender_instances"]}
     area = span = 0.0
     for s in w["series"]:
@@ -36,10 +34,30 @@ def test_series_agree_with_the_summary_and_draw(exsim, tmp_path):
         area += sum((times[i + 1] - times[i]) * k for i, k in enumerate(s["k"]))
         span += end - s["t_s"][0]
     assert area / span == pytest.approx(w["k_mean"], rel=1e-9)
+
+
+def test_series_agree_with_the_summary_and_draw(exsim, tmp_path):
+    path = simulate(exsim, tmp_path, "gradient")
+    check_series_against_summary(next(x for x in json.loads(path.read_text())["exchanges"] if "k_window" in x))
     png = tmp_path / "k.png"
     proc = run_script("analysis/window_series.py", path, simulate(exsim, tmp_path, "bdp"), "--output", png)
     assert proc.returncode == 0, proc.stderr
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_what_k_did_survives_the_query_processes(exsim, tmp_path):
+    """Queries run one after another are simulated in processes of their own, whose runs reach the
+    results through JSON: what K did must come through too."""
+    out = tmp_path / "stats.json"
+    subprocess.run([exsim, "run", str(REPO / "scenarios" / "profiles" / "compute_stats_v2.json"), "--no-progress",
+                    "--set", "rpcs_in_flight_policy=gradient", "--set", "rpcs_in_flight_series=true",
+                    "--output", str(out)], check=True, capture_output=True)
+    results = json.loads(out.read_text())
+    assert results["settings"]["query_order"] == "sequential"
+    adaptive = [x for x in results["exchanges"] if "k_window" in x]
+    assert adaptive
+    for x in adaptive:
+        check_series_against_summary(x)
 
 
 def test_results_without_series_are_refused_with_the_reason(exsim, tmp_path):
