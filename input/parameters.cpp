@@ -578,8 +578,9 @@ std::vector<ParamSpec> build_table() {
       "\"fixed\""));
   t.push_back(derived(P(S::remote_scan_prefetch, "split_prefetch_max", T::integer, "splits (C_max)", null, 1, 100000,
                         "an adaptive policy's cap on C (a what-if: Velox has no such setting); by default "
-                        "plan_ahead_splits, the most splits that can be registered for loading at once"),
-                      "plan_ahead_splits"));
+                        "plan_ahead_splits + scan.drivers, the most splits that can be registered at once (the "
+                        "plan-ahead window and one held by each driver)"),
+                      "plan_ahead_splits + scan.drivers"));
   t.push_back(P(S::remote_scan_prefetch, "prefetchMaxInFlightBytes", T::integer, "bytes", 4294967296, 1, 1e16,
                 "bytes of splits loading or loaded and not yet taken by a scan driver; a split a driver "
                 "waits for may exceed it"));

@@ -197,18 +197,22 @@ Scenario load_remote_scan(json doc, const std::string& file) {
   p.split_concurrency = pf.at("executorSplitPrefetchConcurrency").get<int>();
   p.max_in_flight_bytes = pf.at("prefetchMaxInFlightBytes").get<int64_t>();
   p.plan_ahead_splits = pf.at("plan_ahead_splits").get<int>();
-  if (pf.contains("split_prefetch_policy"))
-    parse_window_policy(pf.at("split_prefetch_policy").get<std::string>(), p.split_policy); // checked
-  p.split_max = pf.contains("split_prefetch_max") ? pf.at("split_prefetch_max").get<int>() : p.plan_ahead_splits;
-  if (p.split_policy != WindowPolicyKind::fixed && p.split_max < p.split_concurrency)
-    err.add(pf.contains("split_prefetch_max") ? "prefetch.split_prefetch_max" : "prefetch.plan_ahead_splits",
-            fmt::format("expected at least executorSplitPrefetchConcurrency ({}), where an adaptive policy ({}) "
-                        "starts; got {}",
-                        p.split_concurrency, to_string(p.split_policy), p.split_max));
   p.max_gets_in_flight = pf.at("max_gets_in_flight").get<int>();
   p.part_bytes = pf.at("part_bytes").get<int64_t>();
   p.footer_bytes = sp.at("footer_bytes").get<int64_t>();
   p.scan_drivers = sc.at("drivers").get<int>();
+  // An adaptive C: by default capped where more splits cannot be registered at once (the plan-ahead
+  // window, and one split held by each driver).
+  if (pf.contains("split_prefetch_policy"))
+    parse_window_policy(pf.at("split_prefetch_policy").get<std::string>(), p.split_policy); // checked
+  p.split_max = pf.contains("split_prefetch_max") ? pf.at("split_prefetch_max").get<int>()
+                                                  : p.plan_ahead_splits + p.scan_drivers;
+  if (p.split_policy != WindowPolicyKind::fixed && p.split_max < p.split_concurrency)
+    err.add(pf.contains("split_prefetch_max") ? "prefetch.split_prefetch_max" : "prefetch.plan_ahead_splits",
+            fmt::format("expected {} at least executorSplitPrefetchConcurrency ({}), where an adaptive policy ({}) "
+                        "starts; got {}",
+                        pf.contains("split_prefetch_max") ? "split_prefetch_max" : "plan_ahead_splits + scan.drivers",
+                        p.split_concurrency, to_string(p.split_policy), p.split_max));
   parse_consumption(sc.at("consumption").get<std::string>(), p.consumption); // checked against the table
   p.consumer_ns_per_byte = sc.at("consumer_ns_per_byte").get<double>();
   p.startup_s = sc.at("startup_s").get<double>();

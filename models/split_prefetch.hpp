@@ -39,7 +39,7 @@ const char* to_string(Consumption c);
 struct PrefetchConfig {
   int split_concurrency = 16;                     // executorSplitPrefetchConcurrency (C), splits
   WindowPolicyKind split_policy = WindowPolicyKind::fixed; // how C moves at run time (fixed: it does not)
-  int split_max = 64;                             // an adaptive policy's cap on C, splits
+  int split_max = 68;                             // an adaptive policy's cap on C, splits
   int64_t max_in_flight_bytes = int64_t{1} << 32; // prefetchMaxInFlightBytes (B); Window::kNoByteLimit: none
   int plan_ahead_splits = 64;                     // splits planned ahead of the scan drivers
   int max_gets_in_flight = 256;                   // GET requests in flight per executor process
