@@ -54,6 +54,7 @@ WindowPolicy::WindowPolicy(const WindowPolicySpec& spec)
     : spec_(spec), limit_(spec.initial), estimated_limit_(spec.initial) {
   if (spec.initial < 1 || spec.capacity() < spec.initial)
     throw std::logic_error("WindowPolicy: expected 1 <= initial <= max");
+  if (!spec.adaptive()) return; // a fixed limit keeps no per-request state (one per channel adds up)
   const size_t slots = static_cast<size_t>(spec.capacity());
   start_s_.assign(slots, 0);
   bytes_.assign(slots, 0);
