@@ -8,13 +8,15 @@ Runs run_sweep.py on scenarios/velox_s3_q1/q1_cold.json three times, each over C
   - the other reading of the drivers: ready_first instead of planned_first.
 Then it writes the table (median makespan over the seeds, its range, the bound of the median run,
 bytes reserved peak) to docs/velox_q1_predictions.md, and into README.md between its markers.
+A fourth sweep lets C adapt (split_prefetch_policy bdp and gradient, starting at C = 16 and 32,
+capped by default where no more splits can be registered): its table says whether an adaptive C
+finds what the C sweep finds.
 
     tools/velox_q1_predictions.py [--out sweeps/velox_q1] [--jobs 2]
 """
 
 import argparse
 import os
-import re
 import subprocess
 import sys
 from pathlib import Path
@@ -24,7 +26,7 @@ if not __package__:  # run as a script: the repository root on sys.path, as for 
 
 from analysis import results  # noqa: E402
 from common import atomic  # noqa: E402
-from common.tables import markdown_table  # noqa: E402
+from common.tables import markdown_table, replace_block  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -37,11 +39,12 @@ VARIANTS = [  # name, extra --grid arguments (single values), label
     ("ready_first", ["scan.consumption=ready_first"], "4 hosts, ready_first drivers"),
 ]
 MIB = 1 << 20
-BEGIN, END = "<!-- velox-q1-predictions:begin -->", "<!-- velox-q1-predictions:end -->"
+ADAPTIVE_STARTS = [16, 32]
+POLICIES = ["bdp", "gradient"]
 
 
-def sweep(out, name, extra, jobs):
-    grid = ["--grid", "executorSplitPrefetchConcurrency=" + ",".join(map(str, CS)),
+def sweep(out, name, extra, jobs, cs=CS):
+    grid = ["--grid", "executorSplitPrefetchConcurrency=" + ",".join(map(str, cs)),
             "--grid", "seed=" + ",".join(map(str, SEEDS))]
     for g in extra:
         grid += ["--grid", g]
@@ -50,11 +53,11 @@ def sweep(out, name, extra, jobs):
     return results.load_points(out / name)
 
 
-def by_c(points):
-    """{C: (median point, [makespans])} over the seeds."""
+def by_c(points, key=lambda p: int(p.overrides["executorSplitPrefetchConcurrency"])):
+    """{C (or key(point)): (median point, [makespans])} over the seeds."""
     groups = {}
     for p in results.finished(points):
-        groups.setdefault(int(p.overrides["executorSplitPrefetchConcurrency"]), []).append(p)
+        groups.setdefault(key(p), []).append(p)
     out = {}
     for c, ps in groups.items():
         ps.sort(key=lambda p: p.summary["makespan_s"])
@@ -86,6 +89,31 @@ def table(variants):
     return markdown_table(header, rows)
 
 
+def adaptive_table(fixed, adaptive):
+    """Each policy from each start against the fixed C the sweep finds best (the fastest median; a C
+    within 2% of it and smaller counts as found)."""
+    best_c = min(CS, key=lambda c: (fixed[c][0].summary["makespan_s"], c))
+    best = fixed[best_c][0].summary["makespan_s"]
+    found = min(c for c in CS if fixed[c][0].summary["makespan_s"] <= best * 1.02)
+    header = ["policy", "C starts at", "makespan s (median, range over seeds)", "vs best fixed C",
+              "vs fixed C at its start", "C kept: mean / max (median run)", "bytes reserved peak MiB", "bound (window)"]
+    rows = []
+    for policy in POLICIES:
+        for start in ADAPTIVE_STARTS:
+            p, spans = adaptive[(policy, start)]
+            s = p.summary
+            w = s["c_window"]
+            at_start = fixed[start][0].summary["makespan_s"]
+            rows.append([policy, str(start), f"{s['makespan_s']:.2f} ({min(spans):.2f}-{max(spans):.2f})",
+                         f"{(s['makespan_s'] / best - 1) * 100:+.1f}%", f"{(s['makespan_s'] / at_start - 1) * 100:+.0f}%",
+                         f"{w['c_mean']:.1f} / {w['c_max']}", f"{s['bytes_reserved_peak'] / MIB:,.0f}", why(s)])
+    cap = next(iter(adaptive.values()))[0].summary["c_window"]["c_cap"]
+    note = (f"The C sweep's fastest median is C = {best_c} ({best:.2f} s); the smallest C within 2% of it is "
+            f"C = {found}. Adaptive runs are capped at C_max = {cap} (split_prefetch_max's default: the plan-ahead "
+            "window plus one split per driver, the most that can be registered at once).")
+    return note + "\n\n" + markdown_table(header, rows)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      epilog=__doc__.split("\n\n", 1)[1],
@@ -95,18 +123,25 @@ def main(argv=None):
     args = parser.parse_args(argv)
     out = Path(args.out)
     variants = {name: by_c(sweep(out, name, extra, args.jobs)) for name, extra, _ in VARIANTS}
+    adaptive = by_c(sweep(out, "adaptive", ["split_prefetch_policy=" + ",".join(POLICIES)], args.jobs,
+                          ADAPTIVE_STARTS),
+                    key=lambda p: (p.overrides["split_prefetch_policy"],
+                                   int(p.overrides["executorSplitPrefetchConcurrency"])))
     text = table(variants)
+    adaptive_text = adaptive_table(variants["four_hosts"], adaptive)
     note = ("**Predictions of the model, not measurements.** Generated by `tools/velox_q1_predictions.py` "
             "from three `run_sweep.py` sweeps of `scenarios/velox_s3_q1/q1_cold.json` (C x seeds 1-3); "
             "the median run's bound is shown.")
     atomic.write_text(REPO / "docs" / "velox_q1_predictions.md",
-                      f"# Cold TPC-H Q1 from S3: predictions vs executorSplitPrefetchConcurrency\n\n{note}\n\n{text}\n")
+                      f"# Cold TPC-H Q1 from S3: predictions vs executorSplitPrefetchConcurrency\n\n{note}\n\n{text}\n"
+                      f"\n## An adaptive C\n\n{adaptive_text}\n")
     readme = (REPO / "README.md").read_text()
-    if BEGIN in readme and END in readme:
-        readme = re.sub(re.escape(BEGIN) + ".*?" + re.escape(END), lambda _: f"{BEGIN}\n{text}\n{END}", readme,
-                        flags=re.S)
-        atomic.write_text(REPO / "README.md", readme)
-    print(text)
+    for name, block in (("velox-q1-predictions", text), ("velox-q1-adaptive", adaptive_text)):
+        begin, end = f"<!-- {name}:begin -->", f"<!-- {name}:end -->"
+        if begin in readme and end in readme:
+            readme = replace_block(readme, begin, end, block + "\n")
+    atomic.write_text(REPO / "README.md", readme)
+    print(text + "\n\n" + adaptive_text)
     return 0
 
 
