@@ -18,6 +18,7 @@
 //   net.send(from_host, to_host, req);               // req->on_arrival runs once it has arrived
 #pragma once
 
+#include "models/core/network_port.hpp"
 #include "models/core/scheduler.hpp"
 #include "models/exchange/rpc.hpp"
 #include "sim/clock.hpp"

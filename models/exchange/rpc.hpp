@@ -1,12 +1,13 @@
 // The data-stream RPCs as the models exchange them: a TransmitData or EndDataStream request
-// travels from a sender to a receiver through the engine's network (the Network port), and the
-// same object travels back as the response, which carries no payload and costs only the route's
-// latency. The request records when each leg ended, so that the time a sender or a consumer
-// waited for it can be split by cause (models/core/critical_path.hpp).
+// travels from a sender to a receiver through the engine's network (the Network port,
+// models/core/network_port.hpp), and the same object travels back as the response, which carries
+// no payload and costs only the route's latency. The request records when each leg ended, so that
+// the time a sender or a consumer waited for it can be split by cause (models/core/critical_path.hpp).
 //   exsim::Request* r = pool.get();  ...;  network.send(from_host, to_host, r);
 #pragma once
 
 #include "models/core/critical_path.hpp"
+#include "models/core/network_port.hpp"
 #include "models/core/scheduler.hpp"
 #include "models/exchange/channel.hpp"
 #include "models/spec.hpp"
@@ -60,16 +61,6 @@ public:
 private:
   std::vector<Request*> free_;
   std::vector<Request*> all_;
-};
-
-// The engine's network, as the models see it: carries a request from one daemon to another,
-// spending the route's one-way latency, then moving its payload on the connection between the
-// two daemons (one per ordered pair, FIFO); sets ready_at and arrived_at, then runs
-// `req->on_arrival` as an event.
-class Network {
-public:
-  virtual ~Network() = default;
-  virtual void send(int from_host, int to_host, Request* req) = 0;
 };
 
 // Route latencies of the cluster (half a round trip each way), for requests and responses alike.
