@@ -1,6 +1,6 @@
 #include "input/parameters.hpp"
 
-#include "models/partitioner.hpp"
+#include "models/exchange/partitioner.hpp"
 
 #include <fmt/format.h>
 

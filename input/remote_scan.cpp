@@ -3,7 +3,7 @@
 
 #include "input/check.hpp"
 #include "input/parameters.hpp"
-#include "models/rng.hpp"
+#include "models/core/rng.hpp"
 
 #include <fmt/format.h>
 

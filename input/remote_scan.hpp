@@ -5,7 +5,7 @@
 #pragma once
 
 #include "input/scenario.hpp"
-#include "models/split_prefetch.hpp"
+#include "models/remote_scan/split_prefetch.hpp"
 
 #include <nlohmann/json.hpp>
 

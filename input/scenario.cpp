@@ -4,7 +4,7 @@
 #include "input/migrate.hpp"
 #include "input/parameters.hpp"
 #include "input/suggest.hpp"
-#include "models/plan.hpp"
+#include "models/query/plan.hpp"
 #include "input/remote_scan.hpp"
 
 #include <fmt/format.h>

@@ -6,11 +6,12 @@
 //   c.cpu(host).start(ns, cb);   c.service_threads(host).submit(ns, cb);
 #pragma once
 
-#include "models/host_cpu.hpp"
-#include "models/rpc.hpp"
-#include "models/scheduler.hpp"
+#include "models/core/network_port.hpp"
+#include "models/core/scheduler.hpp"
+#include "models/cpu/host_cpu.hpp"
+#include "models/cpu/thread_pool.hpp"
+#include "models/exchange/rpc.hpp"
 #include "models/spec.hpp"
-#include "models/thread_pool.hpp"
 
 #include <memory>
 #include <vector>

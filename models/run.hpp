@@ -5,10 +5,10 @@
 //   nlohmann::json doc = exsim::results_document(scenario, run);   // output/results.hpp
 #pragma once
 
-#include "models/critical_path.hpp"
-#include "models/exchange.hpp"
-#include "models/query.hpp"
-#include "models/split_prefetch.hpp"
+#include "models/core/critical_path.hpp"
+#include "models/exchange/exchange.hpp"
+#include "models/query/query.hpp"
+#include "models/remote_scan/split_prefetch.hpp"
 
 #include <cstdint>
 #include <string>

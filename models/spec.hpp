@@ -4,10 +4,10 @@
 // (input/parameters.cpp), never from these declarations.
 #pragma once
 
-#include "models/batch.hpp"
-#include "models/cost.hpp"
-#include "models/partitioner.hpp"
-#include "models/sender_config.hpp"
+#include "models/exchange/batch.hpp"
+#include "models/exchange/cost.hpp"
+#include "models/exchange/partitioner.hpp"
+#include "models/exchange/sender_config.hpp"
 
 #include <cstdint>
 #include <string>
@@ -15,7 +15,7 @@
 
 namespace exsim {
 
-// How bandwidth is shared: exsim's own max-min solver (models/network_share) or SimGrid's CM02
+// How bandwidth is shared: exsim's own max-min solver (models/network/network_share) or SimGrid's CM02
 // model through its comms, the reference the first is tested against (README: Network model).
 enum class NetworkModel { exsim, simgrid };
 

@@ -1,6 +1,6 @@
 #include "output/explain.hpp"
 
-#include "models/plan.hpp"
+#include "models/query/plan.hpp"
 
 #include <fmt/format.h>
 

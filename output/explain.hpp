@@ -1,7 +1,7 @@
 // `exsim explain`: what a scenario's queries will run, without simulating: each fragment's
 // placement, its threads and pipelines (source, streaming operators, sink, the builds a pipeline
 // waits for), and each exchange's senders, receivers and K. The same decomposition the models run
-// (models/plan.hpp), as JSON or as text.
+// (models/query/plan.hpp), as JSON or as text.
 //   nlohmann::json plan = exsim::explain(scenario);
 #pragma once
 

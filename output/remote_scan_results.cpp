@@ -2,8 +2,8 @@
 #include "output/remote_scan_results.hpp"
 
 #include "input/remote_scan.hpp"
+#include "models/remote_scan/scan_bound.hpp"
 #include "models/run.hpp"
-#include "models/scan_bound.hpp"
 
 #include <algorithm>
 

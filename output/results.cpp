@@ -1,9 +1,9 @@
 #include "output/results.hpp"
 
 #include "input/scenario.hpp"
-#include "models/bound.hpp"
-#include "models/memory.hpp"
-#include "models/query.hpp"
+#include "models/exchange/bound.hpp"
+#include "models/exchange/memory.hpp"
+#include "models/query/query.hpp"
 #include "models/run.hpp"
 
 #include <algorithm>

@@ -13,7 +13,7 @@
 //   clock.run_ahead(transfers);     // optional: nothing but the models and `transfers` to simulate
 #pragma once
 
-#include "models/scheduler.hpp"
+#include "models/core/scheduler.hpp"
 
 #include <functional>
 

@@ -18,8 +18,9 @@
 //   net.send(from_host, to_host, req);               // req->on_arrival runs once it has arrived
 #pragma once
 
-#include "models/rpc.hpp"
-#include "models/scheduler.hpp"
+#include "models/core/network_port.hpp"
+#include "models/core/scheduler.hpp"
+#include "models/exchange/rpc.hpp"
 #include "sim/clock.hpp"
 #include "sim/network.hpp"
 #include "sim/platform.hpp"

@@ -1,6 +1,6 @@
 // How a transfer's bytes cross the cluster, for the data-stream connections (sim/connection.hpp).
 // Two implementations of one interface, chosen by the scenario's cluster.network_model:
-// - "exsim": exsim's own max-min sharing (models/network_share), plugged into SimGrid's engine as
+// - "exsim": exsim's own max-min sharing (models/network/network_share), plugged into SimGrid's engine as
 //   a resource model of its own: the engine asks it for its next completion with the other
 //   models and tells it each time the clock moves. Its cost per event does not grow with hosts
 //   squared, as SimGrid's solver's does on this topology.
@@ -13,7 +13,7 @@
 //   net->start(from_host, to_host, bytes, &sink);   // sink.transfer_done() once it has arrived
 #pragma once
 
-#include "models/network_share.hpp"
+#include "models/network/network_share.hpp"
 #include "models/spec.hpp"
 #include "sim/platform.hpp"
 

@@ -1,4 +1,4 @@
-// A remote scan on SimGrid: one actor per executor runs its models/split_prefetch.hpp prefetcher
+// A remote scan on SimGrid: one actor per executor runs its models/remote_scan/split_prefetch.hpp prefetcher
 // on the events the engine delivers; every GET is a SimGrid transfer from an "s3" host to the
 // executor's host, started after its time to first byte and capped at S3's per-stream rate
 // (Comm::set_rate), so that GETs share the host's NIC by SimGrid's max-min sharing.

@@ -1,6 +1,6 @@
 #include "sim/simulation.hpp"
 
-#include "models/workload.hpp"
+#include "models/query/workload.hpp"
 #include "sim/clock.hpp"
 #include "sim/connection.hpp"
 #include "sim/platform.hpp"

@@ -4,7 +4,7 @@
 #pragma once
 
 #include "input/scenario.hpp"
-#include "models/workload.hpp"
+#include "models/query/workload.hpp"
 
 #include <deque>
 #include <map>

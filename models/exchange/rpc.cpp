@@ -1,0 +1,53 @@
+#include "models/exchange/rpc.hpp"
+
+#include <algorithm>
+
+namespace exsim {
+
+Path Request::path_at(double until) const {
+  Path p = path;
+  // The legs of the journey, each ending when the next begins; only what lies after path_time
+  // and before `until` counts.
+  const double admitted = std::max(arrived_at, admitted_at);
+  const double enqueued = std::max(admitted, enqueued_at);
+  const double answered = std::max(enqueued, responded_at);
+  const struct {
+    double end;
+    PathPart part;
+  } legs[] = {{ready_at, PathPart::rtt},              // the route's latency
+              {arrived_at, PathPart::bandwidth},      // behind other transfers, then its own
+              {admitted, PathPart::backpressure},     // deferred by a full receiver
+              {enqueued, PathPart::cpu_deserialize},  // waiting for a service thread, deserialized
+              {answered, PathPart::cpu_deserialize},
+              {until, PathPart::rtt}};                // the response's way back
+  double at = path_time;
+  for (const auto& leg : legs) {
+    const double end = std::min(leg.end, until);
+    if (end > at) {
+      p.add(leg.part, end - at);
+      at = end;
+    }
+    if (at >= until) break;
+  }
+  return p;
+}
+
+RequestPool::~RequestPool() {
+  for (Request* r : all_)
+    delete r;
+}
+
+Request* RequestPool::get() {
+  if (free_.empty()) {
+    all_.push_back(new Request);
+    return all_.back();
+  }
+  Request* r = free_.back();
+  free_.pop_back();
+  *r = Request{};
+  return r;
+}
+
+void RequestPool::put(Request* r) { free_.push_back(r); }
+
+} // namespace exsim

@@ -1,0 +1,87 @@
+// A scan node instance at mt_dop=0 (HdfsScanNode): scanner threads decode row batches and put
+// them in a bounded row-batch queue that the fragment thread reads. Impala starts the scanner
+// threads at the first GetNext, up to num_scanner_threads (0 = one per logical CPU) and no more
+// than the instance has scan ranges; the queue holds 5 batches per scanner thread. At mt_dop > 0
+// the fragment instance decodes on its own thread and no ScanNode is used.
+//   exsim::ScanNode scan(...);   co_await scan.next(thread, rows);   // rows == 0: done
+#pragma once
+
+#include "models/core/coro.hpp"
+#include "models/cpu/thread.hpp"
+
+#include <cmath>
+#include <deque>
+#include <memory>
+#include <vector>
+
+namespace exsim {
+
+// What a scan with runtime filters emits: its rows are counted with every filter applied, and
+// while some have not arrived it passes 1/keep times more of what it reads for each of those.
+// Rounded on running totals, so that nothing drifts; a batch of n >= 1 filtered rows passes >= 1.
+struct FilterGate {
+  double factor = 1;   // rows passed per filtered row: the product of 1/keep over missing filters
+  int64_t filtered = 0; // rows taken, as counted with every filter applied
+  double exact = 0;    // rows passed, unrounded
+  int64_t passed = 0;  // rows passed
+
+  int64_t pass(int64_t n) {
+    filtered += n;
+    exact += static_cast<double>(n) * factor;
+    const int64_t target = std::llround(exact);
+    const int64_t out = target - passed;
+    passed = target;
+    return out;
+  }
+  // Rows that left the scan only because a filter had not arrived.
+  int64_t passed_before_filters() const { return passed - filtered; }
+};
+
+struct ScanWork {
+  int64_t rows = 0;         // output rows of this instance
+  double read_per_row = 1;  // rows read per output row (predicates)
+  double ns_per_row_read = 0;
+  int64_t batch_size = 1024;
+  FilterGate* gate = nullptr; // runtime filters: rows passed per batch taken (none: the batch)
+};
+
+class ScanNode {
+public:
+  // Max `threads` scanner threads and `queue_batches` queued batches, on `cpu`.
+  ScanNode(Scheduler& s, HostCpu& cpu, const bool& stopping, ScanWork work, int threads, int queue_batches);
+  ScanNode(const ScanNode&) = delete;
+  ScanNode& operator=(const ScanNode&) = delete;
+
+  // The fragment thread takes the next batch (rows == 0 when the scan is done). The first call
+  // starts the scanner threads; a thread that waits takes the path of the scanner that fed it.
+  Task next(SimThread& t, int64_t& rows);
+  // The query is stopping: every waiting thread is woken.
+  void wake_all();
+  double scanner_cpu_s() const;
+
+private:
+  struct Queued {
+    int64_t rows;
+    Path path;
+  };
+  Task scanner(int k);
+  void scanner_done();
+
+  Scheduler& sched_;
+  HostCpu& cpu_;
+  const bool& stopping_;
+  ScanWork work_;
+  int max_threads_;
+  size_t capacity_;
+  bool started_ = false;
+  int64_t rows_left_ = 0; // not yet taken by a scanner thread
+  int running_ = 0;
+  std::deque<Queued> queue_;
+  std::vector<std::unique_ptr<SimThread>> threads_;
+  std::vector<Task> tasks_;
+  Waiter reader_;
+  std::vector<std::coroutine_handle<>> full_waiters_; // scanner threads waiting for room
+  Path last_pop_path_; // the reader's path when it last made room
+};
+
+} // namespace exsim

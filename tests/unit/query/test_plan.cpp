@@ -1,0 +1,145 @@
+// Pipelines of a fragment and instance placement (models/query/plan), no SimGrid.
+#include "models/query/plan.hpp"
+
+#include <catch2/catch.hpp>
+
+using namespace exsim;
+
+namespace {
+
+OpSpec op(OpKind k, const char* id, std::vector<int> inputs = {}) {
+  OpSpec o;
+  o.kind = k;
+  o.id = id;
+  o.inputs = std::move(inputs);
+  return o;
+}
+
+// scan(0) -> join(2) <- build exchange(1); join -> aggregate finalize(3): the root.
+FragmentSpec join_then_aggregate() {
+  FragmentSpec f;
+  f.id = "F";
+  f.ops = {op(OpKind::scan, "0"), op(OpKind::exchange, "1"), op(OpKind::hash_join, "2", {0, 1}),
+           op(OpKind::aggregate, "3", {2})};
+  f.root = 3;
+  return f;
+}
+
+} // namespace
+
+TEST_CASE("plan: a join builds on its own thread, a blocking operator splits the pipeline", "[unit][plan]") {
+  const FragmentPlan p = plan_fragment(join_then_aggregate());
+  REQUIRE(p.threads == 2);
+  REQUIRE(p.pipelines.size() == 3);
+  // Thread 1: the build, from the exchange into the join's hash table.
+  CHECK(p.pipelines[0].thread == 1);
+  CHECK(p.pipelines[0].source == SourceKind::exchange);
+  CHECK(p.pipelines[0].sink == PipelineSinkKind::join_build);
+  CHECK(p.pipelines[0].sink_op == 2);
+  // Main thread: the aggregate drains scan -> probe while it is opened; the probe waits for the build.
+  CHECK(p.pipelines[1].thread == 0);
+  CHECK(p.pipelines[1].source == SourceKind::scan);
+  CHECK(p.pipelines[1].ops == std::vector<int>{2});
+  CHECK(p.pipelines[1].build_waits == std::vector<int>{2});
+  CHECK(p.pipelines[1].sink == PipelineSinkKind::blocking_input);
+  // Then its output goes to the fragment's sink.
+  CHECK(p.pipelines[2].source == SourceKind::blocking_output);
+  CHECK(p.pipelines[2].source_op == 3);
+  CHECK(p.pipelines[2].sink == PipelineSinkKind::fragment);
+}
+
+TEST_CASE("plan: a union reads its inputs one after another and closes its sink once", "[unit][plan]") {
+  FragmentSpec f;
+  f.ops = {op(OpKind::scan, "0"), op(OpKind::scan, "1"), op(OpKind::union_all, "2", {0, 1}),
+           op(OpKind::select, "3", {2})};
+  f.root = 3;
+  const FragmentPlan p = plan_fragment(f);
+  REQUIRE(p.pipelines.size() == 2);
+  CHECK(p.pipelines[0].source_op == 0);
+  CHECK(p.pipelines[0].ops == std::vector<int>{2, 3});
+  CHECK_FALSE(p.pipelines[0].closes_sink);
+  CHECK(p.pipelines[1].source_op == 1);
+  CHECK(p.pipelines[1].closes_sink);
+}
+
+TEST_CASE("plan: malformed trees are refused", "[unit][plan]") {
+  FragmentSpec f;
+  f.ops = {op(OpKind::select, "0", {1}), op(OpKind::select, "1", {0})};
+  f.root = 0;
+  CHECK_THROWS_AS(plan_fragment(f), PlanError); // a cycle
+  FragmentSpec g;
+  g.ops = {op(OpKind::hash_join, "0", {1}), op(OpKind::scan, "1")};
+  g.root = 0;
+  CHECK_THROWS_AS(plan_fragment(g), PlanError); // a join without its build
+}
+
+namespace {
+
+// F0 scans (ranges given) and sends on x0 to F1 (interior, copies F0), which sends on x1 to the
+// coordinator fragment F2 (one instance); F1's join builds in F3, a separate build fragment.
+QuerySpec three_shapes(int64_t ranges, bool shared) {
+  QuerySpec q;
+  FragmentSpec f0;
+  f0.id = "F0";
+  f0.ops = {op(OpKind::scan, "0")};
+  f0.ops[0].scan_ranges = ranges;
+  f0.sink = SinkKind::exchange;
+  f0.sink_exchange = 0;
+  FragmentSpec f1;
+  f1.id = "F1";
+  f1.ops = {op(OpKind::exchange, "1"), op(OpKind::hash_join, "2", {0})};
+  f1.ops[0].exchange = 0;
+  f1.ops[1].build_fragment = 3;
+  f1.ops[1].shared_build = shared;
+  f1.root = 1;
+  f1.sink = SinkKind::exchange;
+  f1.sink_exchange = 1;
+  FragmentSpec f2;
+  f2.id = "F2";
+  f2.executors = 1;
+  f2.instances_per_executor = 1;
+  f2.ops = {op(OpKind::exchange, "3")};
+  f2.ops[0].exchange = 1;
+  FragmentSpec f3;
+  f3.id = "F3";
+  f3.ops = {op(OpKind::scan, "4")};
+  f3.sink = SinkKind::join_build;
+  f3.sink_join_fragment = 1;
+  f3.sink_join_op = 1;
+  q.fragments = {f0, f1, f2, f3};
+  ExchangeSpec x0, x1;
+  x0.sender_fragment = 0;
+  x0.receiver_fragment = 1;
+  x1.sender_fragment = 1;
+  x1.receiver_fragment = 2;
+  q.exchanges = {x0, x1};
+  return q;
+}
+
+} // namespace
+
+TEST_CASE("placement: Impala's instance rules for mt_dop 0, 2 and 8", "[unit][plan]") {
+  struct Case {
+    int mt_dop;
+    int64_t ranges;
+    bool shared;
+    int scan_per_exec, build_per_exec;
+  };
+  // 5 executors. A scan fragment runs min(mt_dop, ranges per executor) instances per executor
+  // (1 at mt_dop 0); the interior fragment copies it; the coordinator fragment runs one; a shared
+  // (broadcast) build runs one per executor, a partitioned build one per probe instance.
+  for (const Case c : {Case{0, 0, true, 1, 1}, Case{2, 0, true, 2, 1}, Case{8, 0, true, 8, 1},
+                       Case{8, 20, true, 4, 1}, Case{8, 0, false, 8, 8}, Case{8, 3, false, 1, 1}}) {
+    QuerySpec q = three_shapes(c.ranges, c.shared);
+    place_fragments(q, 5, c.mt_dop);
+    INFO("mt_dop " << c.mt_dop << ", ranges " << c.ranges << ", shared " << c.shared);
+    CHECK(q.fragments[0].executors == 5);
+    CHECK(q.fragments[0].instances_per_executor == c.scan_per_exec);
+    CHECK(q.fragments[1].instances() == 5 * c.scan_per_exec);
+    CHECK(q.fragments[2].instances() == 1);
+    CHECK(q.fragments[3].instances_per_executor == c.build_per_exec);
+    // Channels: every sender instance to every receiver instance.
+    CHECK(q.exchanges[0].senders() * q.exchanges[0].receivers() == 25 * c.scan_per_exec * c.scan_per_exec);
+    CHECK(q.exchanges[1].senders() * q.exchanges[1].receivers() == 5 * c.scan_per_exec);
+  }
+}
