@@ -1,6 +1,7 @@
 #include "input/parameters.hpp"
 
 #include "models/exchange/partitioner.hpp"
+#include "models/window/window_policy.hpp"
 
 #include <fmt/format.h>
 
@@ -253,7 +254,7 @@ std::vector<ParamSpec> build_table() {
                 "BDP estimator) up to rpcs_in_flight_max; gradient follows the round trip against its "
                 "minimum (concurrency-limits' GradientLimit) between 1 and rpcs_in_flight_max. Both start "
                 "at rpcs_in_flight_per_channel and apply where K does"),
-              {"fixed", "bdp", "gradient"}),
+              window_policy_names()),
       "\"fixed\""));
   t.push_back(derived(P(S::flags, "rpcs_in_flight_max", T::integer, "RPCs (K_max)", null, 1, 64,
                         "an adaptive policy's cap on K (a what-if); its channels budget K_max + 1 batches in "
@@ -574,7 +575,7 @@ std::vector<ParamSpec> build_table() {
                 "executorSplitPrefetchConcurrency; bdp and gradient adapt it from the splits' load times "
                 "(as rpcs_in_flight_policy does K), starting at executorSplitPrefetchConcurrency, up to "
                 "split_prefetch_max"),
-              {"fixed", "bdp", "gradient"}),
+              window_policy_names()),
       "\"fixed\""));
   t.push_back(derived(P(S::remote_scan_prefetch, "split_prefetch_max", T::integer, "splits (C_max)", null, 1, 100000,
                         "an adaptive policy's cap on C (a what-if: Velox has no such setting); by default "

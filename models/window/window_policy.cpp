@@ -7,13 +7,24 @@
 
 namespace exsim {
 
+namespace {
+constexpr WindowPolicyKind kPolicies[] = {WindowPolicyKind::fixed, WindowPolicyKind::bdp, WindowPolicyKind::gradient};
+} // namespace
+
 bool parse_window_policy(const std::string& name, WindowPolicyKind& out) {
-  for (WindowPolicyKind k : {WindowPolicyKind::fixed, WindowPolicyKind::bdp, WindowPolicyKind::gradient})
+  for (WindowPolicyKind k : kPolicies)
     if (name == to_string(k)) {
       out = k;
       return true;
     }
   return false;
+}
+
+std::vector<std::string> window_policy_names() {
+  std::vector<std::string> names;
+  for (WindowPolicyKind k : kPolicies)
+    names.emplace_back(to_string(k));
+  return names;
 }
 
 const char* to_string(WindowPolicyKind k) {

@@ -31,6 +31,8 @@ namespace exsim {
 enum class WindowPolicyKind { fixed, bdp, gradient };
 bool parse_window_policy(const std::string& name, WindowPolicyKind& out);
 const char* to_string(WindowPolicyKind k);
+// Every policy's name, in the enum's order: what a flag choosing a policy accepts.
+std::vector<std::string> window_policy_names();
 
 struct WindowPolicySpec {
   WindowPolicyKind kind = WindowPolicyKind::fixed;

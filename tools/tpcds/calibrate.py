@@ -138,6 +138,38 @@ def cache_key(scenario, sets, simulator_sha256):
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
+def study_arguments(ap, work, outputs, block):
+    """The command line of every study of the workload (tools/tpcds_uncertainty.py,
+    tools/tpcds_policies.py): the workload, the simulator, jobs, the cache of runs (build/`work`),
+    where the outputs go (`outputs` says which), the README block it rewrites, --dry-run."""
+    ap.add_argument("--workload", default=WORKLOAD, help="the workload (default: "
+                    "scenarios/tpcds_sf100/workload.json); never modified")
+    ap.add_argument("--exsim", default=exsim_runner.default_exsim(), help="simulator (default: $EXSIM, else build/exsim)")
+    ap.add_argument("--jobs", type=int, default=2, help="queries simulated at once (default 2)")
+    ap.add_argument("--work", default=os.path.join(REPO, "build", work),
+                    help="cache of simulation runs (default build/%s)" % work)
+    ap.add_argument("--out", default=os.path.join(REPO, "docs"), help="where %s go (default docs)" % outputs)
+    ap.add_argument("--readme", default=os.path.join(REPO, "README.md"),
+                    help="README whose %s block is rewritten (default README.md; '' for none)" % block)
+    ap.add_argument("--dry-run", action="store_true", help="list the runs and their cache state; simulate nothing")
+
+
+def open_study(ap, args, tool):
+    """(workload, Runner) for a study's parsed arguments; exits with status 2 saying why when the
+    arguments, the simulator or the workload are not usable."""
+    if args.jobs < 1:
+        ap.error("--jobs: expected an integer >= 1, got %d" % args.jobs)
+    if not os.path.isfile(args.exsim):
+        sys.stderr.write("%s: %s not found; build first (scripts/setup.sh)\n" % (tool, args.exsim))
+        sys.exit(2)
+    try:
+        scenario = load_workload(args.workload)
+    except (OSError, ValueError) as e:
+        sys.stderr.write("%s: %s: %s\n" % (tool, args.workload, e))
+        sys.exit(2)
+    return scenario, Runner(args.exsim, args.jobs, args.work, tool=tool)
+
+
 class Runner:
     """Simulations of candidate workloads, cached in `work` so that an interrupted fit resumes."""
 
@@ -150,6 +182,11 @@ class Runner:
         self.simulated = 0  # runs not found in the cache
         self.simulator_sha256 = file_sha256(exsim)
         os.makedirs(work, exist_ok=True)
+
+    def cached(self, scenario, sets=()):
+        """The cached results file of this run, or None when it has not been made."""
+        out = os.path.join(self.work, "run-%s.json" % cache_key(scenario, sets, self.simulator_sha256))
+        return out if os.path.isfile(out) else None
 
     def run(self, scenario, label, sets=(), inputs=None):
         key = cache_key(scenario, sets, self.simulator_sha256)

@@ -98,29 +98,9 @@ def runs_csv(points):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
-    ap.add_argument("--workload", default=calibrate.WORKLOAD, help="the workload (default: "
-                    "scenarios/tpcds_sf100/workload.json); never modified")
-    ap.add_argument("--exsim", default=exsim_runner.default_exsim(), help="simulator (default: $EXSIM, else build/exsim)")
-    ap.add_argument("--jobs", type=int, default=2, help="queries simulated at once (default 2)")
-    ap.add_argument("--work", default=os.path.join(REPO, "build", "policies"),
-                    help="cache of simulation runs (default build/policies)")
-    ap.add_argument("--out", default=os.path.join(REPO, "docs"),
-                    help="where tpcds_window_policies.{md,csv} go (default docs)")
-    ap.add_argument("--readme", default=os.path.join(REPO, "README.md"),
-                    help="README whose window-policies block is rewritten (default README.md; '' for none)")
-    ap.add_argument("--dry-run", action="store_true", help="list the runs and their cache state; simulate nothing")
+    calibrate.study_arguments(ap, "policies", "tpcds_window_policies.{md,csv}", "window-policies")
     args = ap.parse_args(argv)
-    if args.jobs < 1:
-        ap.error("--jobs: expected an integer >= 1, got %d" % args.jobs)
-    if not os.path.isfile(args.exsim):
-        sys.stderr.write("tpcds_policies: %s not found; build first (scripts/setup.sh)\n" % args.exsim)
-        return 2
-    try:
-        scenario = calibrate.load_workload(args.workload)
-    except (OSError, ValueError) as e:
-        sys.stderr.write("tpcds_policies: %s: %s\n" % (args.workload, e))
-        return 2
-    runner = calibrate.Runner(args.exsim, args.jobs, args.work, tool="tpcds_policies")
+    scenario, runner = calibrate.open_study(ap, args, "tpcds_policies")
     points, to_run = {}, 0
     for mt in MT_DOPS:
         for rtt in RTTS_US:
@@ -128,8 +108,7 @@ def main(argv=None):
                 sets = ("mt_dop=%d" % mt, "cluster.rtt_us=%d" % rtt) + sets
                 label = "mt_dop=%d rtt=%d us %s" % (mt, rtt, name)
                 if args.dry_run:
-                    key = calibrate.cache_key(scenario, sets, runner.simulator_sha256)
-                    cached = os.path.isfile(os.path.join(args.work, "run-%s.json" % key))
+                    cached = runner.cached(scenario, sets)
                     to_run += 0 if cached else 1
                     print("%-7s %s" % ("cached" if cached else "to run", label))
                     continue

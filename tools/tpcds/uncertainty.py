@@ -341,29 +341,10 @@ def update_readme(path, block):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
-    ap.add_argument("--workload", default=calibrate.WORKLOAD, help="the workload (default: "
-                    "scenarios/tpcds_sf100/workload.json); never modified")
-    ap.add_argument("--exsim", default=exsim_runner.default_exsim(), help="simulator (default: $EXSIM, else build/exsim)")
-    ap.add_argument("--jobs", type=int, default=2, help="queries simulated at once (default 2)")
-    ap.add_argument("--work", default=os.path.join(REPO, "build", "uncertainty"),
-                    help="cache of simulation runs (default build/uncertainty)")
-    ap.add_argument("--out", default=os.path.join(REPO, "docs"), help="where tpcds_uncertainty.{md,csv} and "
-                    "figures/tpcds_tornado.png go (default docs)")
-    ap.add_argument("--readme", default=os.path.join(REPO, "README.md"),
-                    help="README whose uncertainty block is rewritten (default README.md; '' for none)")
-    ap.add_argument("--dry-run", action="store_true", help="list the runs and their cache state; simulate nothing")
+    calibrate.study_arguments(ap, "uncertainty", "tpcds_uncertainty.{md,csv} and figures/tpcds_tornado.png",
+                              "uncertainty")
     args = ap.parse_args(argv)
-    if args.jobs < 1:
-        ap.error("--jobs: expected an integer >= 1, got %d" % args.jobs)
-    if not os.path.isfile(args.exsim):
-        sys.stderr.write("tpcds_uncertainty: %s not found; build first (scripts/setup.sh exsim)\n" % args.exsim)
-        return 2
-    try:
-        scenario = calibrate.load_workload(args.workload)
-    except (OSError, ValueError) as e:
-        sys.stderr.write("tpcds_uncertainty: %s: %s\n" % (args.workload, e))
-        return 2
-    runner = calibrate.Runner(args.exsim, args.jobs, args.work, tool="tpcds_uncertainty")
+    scenario, runner = calibrate.open_study(ap, args, "tpcds_uncertainty")
     listed = []
 
     def run(sc, label, sets):
@@ -371,9 +352,9 @@ def main(argv=None):
         as an empty result)."""
         if not args.dry_run:
             return runner.run(sc, label, sets)
-        path = os.path.join(args.work, "run-%s.json" % calibrate.cache_key(sc, sets, runner.simulator_sha256))
-        listed.append(("cached" if os.path.isfile(path) else "to run", label))
-        if os.path.isfile(path):
+        path = runner.cached(sc, sets)
+        listed.append(("cached" if path else "to run", label))
+        if path:
             with open(path, "r", encoding="utf-8") as f:
                 return json.load(f)
         return {"summary": {"runtime_s_total": 1.0, "hash_rpcs": 1.0, "breakdown_s_total": {}}, "queries": []}
