@@ -80,7 +80,7 @@ def rows_of(points):
 
 HEADER = ["mt_dop", "round trip us", "K", "runtime s (99 queries)", "vs best fixed K", "vs K=2",
           "memory estimate MiB (largest query)", "held at peak MiB (largest query)",
-          "K kept: mean over exchanges / max", ""]
+          "K kept: mean over exchanges / max", "note"]
 
 
 def markdown(points):
