@@ -11,6 +11,8 @@ import io
 import json
 import math
 
+from common import atomic
+
 
 def fmt_number(v, digits=4):
     """Thousands separators for integers, `digits` significant digits for the rest; '-' for None."""
@@ -87,6 +89,13 @@ def replace_block(text, begin, end, block):
     head, rest = text.split(begin, 1)
     _, tail = rest.split(end, 1)
     return head + begin + "\n" + block + end + tail
+
+
+def replace_block_in_file(path, begin, end, block):
+    """replace_block on a file (a README), written atomically."""
+    with open(path, "r", encoding="utf-8") as f:
+        text = f.read()
+    atomic.write_text(path, replace_block(text, begin, end, block))
 
 
 def csv_text(header, rows):

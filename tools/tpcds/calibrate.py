@@ -32,7 +32,7 @@ import time
 
 from common import exsim_runner
 from common.atomic import write_text
-from common.tables import markdown_table, replace_block
+from common.tables import markdown_table, replace_block_in_file
 from tools import tpcds as tp
 from tools.tpcds import profiles as prof
 
@@ -320,9 +320,7 @@ def readme_block(doc):
 
 
 def update_readme(path, block):
-    with open(path, "r", encoding="utf-8") as f:
-        text = f.read()
-    write_text(path, replace_block(text, README_BEGIN, README_END, block))
+    replace_block_in_file(path, README_BEGIN, README_END, block)
 
 
 def pick(summary):

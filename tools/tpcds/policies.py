@@ -23,7 +23,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 from common import atomic, exsim_runner  # noqa: E402
 from common.figures import png_bytes  # noqa: E402
-from common.tables import csv_text, markdown_table, replace_block  # noqa: E402
+from common.tables import csv_text, markdown_table, replace_block_in_file  # noqa: E402
 from tools.tpcds import calibrate  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -166,9 +166,6 @@ def main(argv=None):
     os.makedirs(os.path.join(args.out, "figures"), exist_ok=True)
     atomic.write_bytes(os.path.join(args.out, "figures", "tpcds_window_policies.png"), plot(points))
     if args.readme:
-        with open(args.readme, "r", encoding="utf-8") as f:
-            text = f.read()
-        atomic.write_text(args.readme, replace_block(text, "<!-- %s:begin -->" % BLOCK, "<!-- %s:end -->" % BLOCK,
-                                                     md + "\n"))
+        replace_block_in_file(args.readme, "<!-- %s:begin -->" % BLOCK, "<!-- %s:end -->" % BLOCK, md + "\n")
     print(md)
     return 0

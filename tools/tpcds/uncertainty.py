@@ -42,7 +42,7 @@ import os
 import sys
 
 from common import atomic, exsim_runner
-from common.tables import csv_text, markdown_table, replace_block
+from common.tables import csv_text, markdown_table, replace_block_in_file
 from common.figures import png_bytes
 from tools import tpcds as tp
 from tools.tpcds import calibrate, compression
@@ -333,9 +333,7 @@ def tornado(rows, path):
 
 
 def update_readme(path, block):
-    with open(path, "r", encoding="utf-8") as f:
-        text = f.read()
-    atomic.write_text(path, replace_block(text, BEGIN, END, block))
+    replace_block_in_file(path, BEGIN, END, block)
 
 
 def main(argv=None):
