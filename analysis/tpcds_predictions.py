@@ -259,13 +259,6 @@ def cdf_png(configs):
     return png_bytes(fig, dpi=100, tight=True)
 
 
-def replace_block(text, block, path):
-    try:
-        return tables.replace_block(text, BEGIN, END, block)
-    except ValueError as e:
-        raise results.SweepError(f"{path}: {e}") from None
-
-
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -295,10 +288,9 @@ def main(argv=None):
             atomic.write_text(out / "tpcds_predictions_per_query.csv", per_query)
         atomic.write_bytes(out / "figures" / "tpcds_blocked_cdf.png", cdf_png(configs))
         if args.readme:
-            text = Path(args.readme).read_text(encoding="utf-8")
             block = table + "\nWhere the time goes (the queries' breakdowns summed, s):\n\n" + breakdown_markdown(rows)
-            atomic.write_text(args.readme, replace_block(text, block, args.readme))
-    except (results.SweepError, OSError) as e:
+            tables.replace_block_in_file(args.readme, BEGIN, END, block)
+    except (results.SweepError, OSError, ValueError) as e:
         print(f"tpcds_predictions: {e}", file=sys.stderr)
         return 2
     print(table, end="")

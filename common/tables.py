@@ -92,10 +92,14 @@ def replace_block(text, begin, end, block):
 
 
 def replace_block_in_file(path, begin, end, block):
-    """replace_block on a file (a README), written atomically."""
+    """replace_block on a file (a README), written atomically; the ValueError names the file."""
     with open(path, "r", encoding="utf-8") as f:
         text = f.read()
-    atomic.write_text(path, replace_block(text, begin, end, block))
+    try:
+        replaced = replace_block(text, begin, end, block)
+    except ValueError as e:
+        raise ValueError("%s: %s" % (path, e)) from None
+    atomic.write_text(path, replaced)
 
 
 def csv_text(header, rows):
