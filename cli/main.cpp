@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -104,7 +105,8 @@ Options:
                     query, or per exchange when no exchange names a query).
   --top N           Queries listed by runtime and by blocked time (default 10).
   --timing          Print wall-clock time, simulated RPCs per wall second and peak memory
-                    to stderr as one JSON line (never part of the results).
+                    (of the largest process: with --jobs, the largest query's) to stderr
+                    as one JSON line (never part of the results).
   --progress        Print simulated time and finished exchanges to stderr about once a
                     second (default when stderr is a terminal; --no-progress turns it off).
   --jobs N          With query_order "sequential", simulate N queries at once in child
@@ -361,8 +363,10 @@ int run(const Args& a) {
   else if (a.output.empty())
     std::cout << text;
   if (a.timing) {
-    rusage ru{};
+    // The largest process of the run: this one, or a query's process when a workload ran in several.
+    rusage ru{}, children{};
     getrusage(RUSAGE_SELF, &ru);
+    getrusage(RUSAGE_CHILDREN, &children);
     const auto& s = results.at("summary");
     // Requests simulated: RPCs of the exchanges, or GETs of a remote scan.
     const char* what = sc.remote_scan ? "gets" : "rpcs";
@@ -372,7 +376,7 @@ int run(const Args& a) {
     std::cerr << nlohmann::json{{"wall_s", wall},
                                 {what, rpcs},
                                 {std::string(what) + "_per_wall_s", wall > 0 ? rpcs / wall : 0.0},
-                                {"peak_rss_kib", static_cast<int64_t>(ru.ru_maxrss)}}
+                                {"peak_rss_kib", static_cast<int64_t>(std::max(ru.ru_maxrss, children.ru_maxrss))}}
                      .dump()
               << "\n";
   }

@@ -12,6 +12,12 @@
 #   scripts/bench.sh [path/to/exsim]
 #   EXSIM_BENCH_EXECUTORS="5 10 20" EXSIM_BENCH_SIMGRID_MAX=20 EXSIM_BENCH_TIMEOUT=600 scripts/bench.sh
 #   EXSIM_BENCH_PARTS=2 scripts/bench.sh      # the scaling curve only
+# 3. The TPC-DS workload (104 queries, --jobs 2) on 5, 10, 20 and 40 executors: the committed
+#    5-executor workload, and the same workload re-planned for N executors by
+#    tools/tpcds_workload.py --executors N (joins re-decided and fragments placed for N; needs
+#    ../shared/impala-plans, else only 5 runs): wall time, RPCs, RPCs per wall second, peak RSS of
+#    the largest query process. Writes out/bench_tpcds_scaling.csv. Not in the default parts (each
+#    run takes 25 s to minutes): EXSIM_BENCH_PARTS=3, sizes in EXSIM_BENCH_TPCDS_EXECUTORS.
 set -eu
 cd "$(dirname "$0")/.."
 exsim=${1:-build/exsim}
@@ -84,5 +90,30 @@ for part in $parts; do
     if /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then
       /usr/bin/python3 analysis/bench_scaling.py "$csv" out/bench_scaling.png && echo "plot: out/bench_scaling.png"
     fi
+  fi
+  if [ "$part" = 3 ]; then
+    mkdir -p out
+    csv=out/bench_tpcds_scaling.csv
+    echo "executors,rpcs,wall_s,rpcs_per_wall_s,peak_rss_mib" >"$csv"
+    echo
+    echo "TPC-DS workload, mt_dop=0, --jobs 2, re-planned per cluster size (timeout ${limit} s per run)"
+    printf '%-9s %12s %10s %16s %14s\n' executors rpcs wall_s rpcs_per_wall_s peak_rss_MiB
+    for n in ${EXSIM_BENCH_TPCDS_EXECUTORS:-"5 10 20 40"}; do
+      workload=scenarios/tpcds_sf100/workload.json
+      if [ "$n" != 5 ]; then
+        workload=$tmp/tpcds_$n/workload.json
+        if ! /usr/bin/python3 tools/tpcds_workload.py --executors "$n" --out "$tmp/tpcds_$n" 2>"$tmp/gen_err"; then
+          printf '%-9s %s\n' "$n" "not run: $(tail -n 1 "$tmp/gen_err")"
+          continue
+        fi
+      fi
+      set -- $(measure "$workload" --jobs 2)
+      if [ "$#" -eq 4 ]; then
+        printf '%-9s %12s %10s %16s %14s\n' "$n" "$1" "$2" "$3" "$4"
+        echo "$n,$1,$2,$3,$4" >>"$csv"
+      else
+        printf '%-9s %12s\n' "$n" "$1"
+      fi
+    done
   fi
 done

@@ -69,6 +69,44 @@ def test_generator_fails_clearly_without_plans(tmp_path):
     assert not (tmp_path / "out").exists()
 
 
+def changed_joins(workload):
+    """query:join -> its distribution after rule J3, for the joins J3 changed in the mt_dop=0 plans."""
+    changes = workload["provenance"]["join_distribution"]["mt_dop=0"]["changed_joins"]
+    return dict((c.split(" ")[0], c.split(" ")[1].split("->")[1]) for c in changes)
+
+
+@needs_inputs
+def test_retargeted_workload_re_decides_joins_for_its_executors(tmp_path):
+    # Rule J3 broadcasts a join when 2 x build bytes x probe hosts <= probe bytes + 2 x build bytes: with more
+    # hosts a broadcast costs more and the partitioned cost stays, so every join J3 broadcasts on 10 executors
+    # it broadcasts on 5, and every join it partitions on 5 it partitions on 10.
+    proc = subprocess.run([sys.executable, GENERATOR, "--plans", PLANS, "--profiles", PROFILES, "--executors", "10",
+                           "--out", str(tmp_path)], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert "no README.md for 10 executors" in proc.stderr
+    assert not (tmp_path / "README.md").exists()
+    w10 = json.loads((tmp_path / "workload.json").read_text(encoding="utf-8"))
+    w5 = load_committed()
+    assert w10["cluster"]["executors"] == 10 and "retargeted to 10 executors" in w10["description"]
+    assert "10 executors instead of the measured 5" in w10["provenance"]["retargeted"]
+    c5, c10 = changed_joins(w5), changed_joins(w10)
+    assert {j for j, d in c10.items() if d == "broadcast"} <= {j for j, d in c5.items() if d == "broadcast"}
+    assert {j for j, d in c5.items() if d == "partitioned"} <= {j for j, d in c10.items() if d == "partitioned"}
+    assert len(c10) > len(c5)
+    # a scan fragment runs on min(10, its scan ranges) executors: store_sales' 1,824 ranges reach all 10
+    hash5 = sum(x["partitioning"] == "HASH_PARTITIONED" for q in w5["queries"] for x in q["exchanges"])
+    hash10 = sum(x["partitioning"] == "HASH_PARTITIONED" for q in w10["queries"] for x in q["exchanges"])
+    assert hash10 > hash5
+    for q in w10["queries"]:
+        for f in q["fragments"]:
+            assert 0 <= f["executors"] <= 10 and f["first_executor"] + max(1, f["executors"]) <= 10
+
+
+def test_retargeting_refuses_to_overwrite_the_measured_workload():
+    proc = subprocess.run([sys.executable, GENERATOR, "--executors", "10"], capture_output=True, text=True)
+    assert proc.returncode == 2 and "--executors 10: pass --out DIR" in proc.stderr
+
+
 @needs_inputs
 def test_generator_rejects_a_bad_costs_file(tmp_path):
     bad = tmp_path / "costs.json"

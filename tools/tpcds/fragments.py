@@ -64,8 +64,9 @@ class Shape:
     """Fragment structure of one plan tree: which fragment each node runs in (after folding join
     builds at mt_dop=0), and each fragment's placement and nominal instance count."""
 
-    def __init__(self, root, fold, schema, mt_dop, base_scale=3000):
+    def __init__(self, root, fold, schema, mt_dop, base_scale=3000, executors=EXECUTORS):
         self.root = root
+        self.executors = executors   # the target cluster's executors (the measured cluster's by default)
         self.fold = fold
         self.schema = schema
         self.mt_dop = mt_dop
@@ -145,10 +146,10 @@ class Shape:
         elif leaf.kind == "SCAN HDFS" or (scans and leaf.kind not in EXCHANGE_KINDS):
             main = max(scans, key=lambda s: self.scan_ranges(s)[0]) if scans else leaf
             ranges, why = self.scan_ranges(main)
-            n = min(EXECUTORS, ranges)
-            first = 0 if n == EXECUTORS else zlib.crc32(main.table.encode()) % (EXECUTORS - n + 1)
+            n = min(self.executors, ranges)
+            first = 0 if n == self.executors else zlib.crc32(main.table.encode()) % (self.executors - n + 1)
             place = (n, first, "scans %s: %s -> %s" % (
-                main.table, why, "all executors" if n == EXECUTORS else
+                main.table, why, "all executors" if n == self.executors else
                 "executors %d..%d (first: crc32 of the table name, as a file keeps one host)" % (first, first + n - 1)))
             per = 1 if self.mt_dop == 0 else min(self.mt_dop, math.ceil(ranges / n))
             inst = n * per
@@ -159,8 +160,8 @@ class Shape:
                 sfid, leaf.nid))
             inst = self.inst[sfid]
         else:
-            place = (EXECUTORS, 0, "no scan or exchange input: all executors")
-            inst = EXECUTORS * max(1, self.mt_dop)
+            place = (self.executors, 0, "no scan or exchange input: all executors")
+            inst = self.executors * max(1, self.mt_dop)
         self.place[fid] = place
         self.inst[fid] = inst
         return place
@@ -255,7 +256,7 @@ class Converter:
         root = self.shape.frag_nodes[fid]
         sink = self.shape.sink[fid]
         n, first, why = self.shape.place[fid]
-        out = {"id": fid, "executors": 0 if n == EXECUTORS else n, "first_executor": first,
+        out = {"id": fid, "executors": 0 if n == self.shape.executors else n, "first_executor": first,
                "instances_per_executor": 0, "root": self.op(root)}
         if sink[0] == "result":
             out["sink"] = {"result": True}

@@ -34,7 +34,7 @@ uniform (rows / distinct items).
 import copy
 import os
 
-from tools.tpcds import PlanError
+from tools.tpcds import EXECUTORS, PlanError
 from tools.tpcds.ddl import SCALE_INDEX, TABLE_ROWS
 from tools.tpcds.fragments import SECTIONS, Built, Converter, Shape
 from tools.tpcds.plans import EXCHANGE_KINDS, VARIANT_BASE, Fragment, Node, parse_plan_file, query_sql
@@ -261,11 +261,11 @@ def _class_layout(b, pre, cols, sizes):
     raise PlanError("%s: no ROLLUP class groups by %s" % (b.base.where, ", ".join(cols) or "nothing"))
 
 
-def rollup_variant(q, base_stem, plans, schema, section, fold, mt_dop):
+def rollup_variant(q, base_stem, plans, schema, section, fold, mt_dop, executors):
     spec = ROLLUPS[q]
     path = os.path.join(plans, "tpcds-%s.test" % base_stem)
     plan, data = parse_plan_file(path, section)
-    shape0 = Shape(plan.root, fold, schema, mt_dop)
+    shape0 = Shape(plan.root, fold, schema, mt_dop, executors=executors)
     scaler = Scaler(schema.stats, shape0.instances, base_stem)
     scaler.scale(plan.root)
     sizes = RowSizes(plan, schema, query_sql(data.decode("utf-8")))
@@ -305,7 +305,7 @@ def rollup_variant(q, base_stem, plans, schema, section, fold, mt_dop):
     # The base plan above its ROLLUP's transposition aggregation, on top of the union.
     tail_root = _clone_tail(b, plan.root, trans, head)
     root = tail_root
-    _derive_rows(b, root, fold, schema, mt_dop)
+    _derive_rows(b, root, fold, schema, mt_dop, executors)
     notes = {}
     conv = Converter(b.shape, _Sizes(b.layouts), schema, q, notes=notes)
     conv.where = "derived from %s" % plan.where
@@ -370,9 +370,9 @@ def _clone_tail(b, root, trans, head):
     return rec(root)
 
 
-def _derive_rows(b, root, fold, schema, mt_dop):
+def _derive_rows(b, root, fold, schema, mt_dop, executors):
     """Place the fragments, then compute the rows of the new nodes bottom-up."""
-    b.shape = Shape(root, fold, schema, mt_dop)
+    b.shape = Shape(root, fold, schema, mt_dop, executors=executors)
 
     def rec(n):
         for c in n.children:
@@ -388,16 +388,16 @@ def _derive_rows(b, root, fold, schema, mt_dop):
     rec(root)
 
 
-def build(q, plans, schema):
+def build(q, plans, schema, executors=EXECUTORS):
     """The Built query of a variant (see the module docstring)."""
     base = "q%02d" % int(VARIANT_BASE[q][1:])
     doc = {"name": q}
     out = {}
     for key, (section, fold, mt_dop) in SECTIONS.items():
         if q == "q51a":
-            out[key] = q51a(plans, schema, section, fold, mt_dop)
+            out[key] = q51a(plans, schema, section, fold, mt_dop, executors)
         else:
-            out[key] = rollup_variant(q, base, plans, schema, section, fold, mt_dop)
+            out[key] = rollup_variant(q, base, plans, schema, section, fold, mt_dop, executors)
     doc["source"] = "derived from its SQL (apache/impala testdata/workloads/tpcds/queries/tpcds-decimal_v2-%s.test) " \
                     "with pieces of tpcds-%s.test: %s" % (q, base, DERIVATIONS[q])
     doc.update(out["mt_dop=0"][0])
@@ -427,10 +427,10 @@ def _range_self_join_rows(rows, items):
     return items * n * (n + 1) / 2
 
 
-def q51a(plans, schema, section, fold, mt_dop):
+def q51a(plans, schema, section, fold, mt_dop, executors):
     path = os.path.join(plans, "tpcds-q51.test")
     plan, data = parse_plan_file(path, section)
-    shape0 = Shape(plan.root, fold, schema, mt_dop)
+    shape0 = Shape(plan.root, fold, schema, mt_dop, executors=executors)
     scaler = Scaler(schema.stats, shape0.instances, "q51")
     scaler.scale(plan.root)
     sizes = RowSizes(plan, schema, query_sql(data.decode("utf-8")))
@@ -500,7 +500,7 @@ def q51a(plans, schema, section, fold, mt_dop):
     rf = b.fragment("UNPARTITIONED", 1, 1)
     mx = b.node("MERGING-EXCHANGE", "[UNPARTITIONED]", rf, [top], [final], "exchange",
                 lambda sh, n: n.children[0].card100, limit=100)
-    _derive_rows(b, mx, fold, schema, mt_dop)
+    _derive_rows(b, mx, fold, schema, mt_dop, executors)
     conv = Converter(b.shape, _Sizes(b.layouts), schema, "q51a")
     conv.where = "derived from %s" % plan.where
     return conv.plan(), b

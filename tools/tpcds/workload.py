@@ -66,14 +66,14 @@ def scan_columns(plan, sizes):
             for n in plan.nodes.values() if n.kind == "SCAN HDFS"}
 
 
-def build_section(stem, path, section, fold, mt_dop, schema, name):
+def build_section(stem, path, section, fold, mt_dop, schema, name, executors=EXECUTORS):
     """One plan of a plan-file query: (plan JSON, parsed plan, shape, sizes)."""
     plan, data = parse_plan_file(path, section)
-    shape = Shape(plan.root, fold, schema, mt_dop)
+    shape = Shape(plan.root, fold, schema, mt_dop, executors=executors)
     Scaler(schema.stats, shape.instances, stem).scale(plan.root)
     decisions = Redistributor(plan, shape, mt_dop, PLANNED_MT_DOP[section]).run()
     if any(d.applied for d in decisions):
-        shape = Shape(plan.root, fold, schema, mt_dop)
+        shape = Shape(plan.root, fold, schema, mt_dop, executors=executors)
         Scaler(schema.stats, shape.instances, stem).scale(plan.root)
     plan.join_decisions = decisions
     sizes = RowSizes(plan, schema, query_sql(data.decode("utf-8")))
@@ -82,12 +82,12 @@ def build_section(stem, path, section, fold, mt_dop, schema, name):
     return conv.plan(), plan, shape, sizes
 
 
-def build_plan_query(q, stem, plans, schema):
+def build_plan_query(q, stem, plans, schema, executors=EXECUTORS):
     path = os.path.join(plans, "tpcds-%s.test" % stem)
     doc = {"name": q}
     out = {}
     for key, (section, fold, mt_dop) in SECTIONS.items():
-        out[key] = build_section(stem, path, section, fold, mt_dop, schema, q)
+        out[key] = build_section(stem, path, section, fold, mt_dop, schema, q, executors)
     with open(path, "rb") as f:
         blob = git_blob_sha1(f.read())
     doc["source"] = ("tpcds-%s.test (git blob %s): `fragments`/`exchanges` from its DISTRIBUTEDPLAN with the JOIN "
@@ -99,7 +99,7 @@ def build_plan_query(q, stem, plans, schema):
     return Built(q, doc, {"blob": (os.path.basename(path), blob), "plans": out})
 
 
-def build_q72(plans, profiles, schema):
+def build_q72(plans, profiles, schema, executors=EXECUTORS):
     """q72 from its real profile (rule M1): the profile's plan shape (MT_DOP=12 planning on 3 hosts,
     the shape of impala-plans/tpcds/tpcds-q72.test), its measured rows per node rescaled from SF1, the
     columns and scan ranges of the same scans in the SF3000 planner test, and the skew of its
@@ -122,7 +122,7 @@ def build_q72(plans, profiles, schema):
                 if (n.table, n.alias) not in hdfs:
                     raise PlanError("q72: the profile scans %s %s, the planner test does not" % (n.table, n.alias))
                 n.hdfs = hdfs[(n.table, n.alias)]
-        shape = Shape(plan.root, fold, schema, mt_dop, base_scale=1)
+        shape = Shape(plan.root, fold, schema, mt_dop, base_scale=1, executors=executors)
         Scaler(schema.stats, shape.instances, "q72", base=1).scale(plan.root)
         sizes = RowSizes(plan, schema, sql, scan_columns=cols)
         notes = {n.nid: "measured at SF1: %s (planner's SF1 estimate %s)" % (
@@ -285,8 +285,9 @@ def load_costs(path):
     return doc
 
 
-def build_workload(plans, profiles, fitted=None):
-    """(scenario, summary) for the inputs; `fitted` replaces the placeholder costs (load_costs)."""
+def build_workload(plans, profiles, fitted=None, executors=EXECUTORS):
+    """(scenario, summary) for the inputs; `fitted` replaces the placeholder costs (load_costs). `executors`:
+    the cluster the plans are re-decided and placed for (the measured cluster's 5 by default)."""
     schema = Schema(plans)
     with open(os.path.join(plans, "README.md"), "r", encoding="utf-8") as f:
         m = re.search(r"Snapshot used: commit `([0-9a-f]{40})`", f.read())
@@ -296,11 +297,11 @@ def build_workload(plans, profiles, fitted=None):
     built = []
     for q, stem in selected:
         if q == "q72":
-            built.append(build_q72(plans, profiles, schema))
+            built.append(build_q72(plans, profiles, schema, executors))
         elif q in VARIANT_BASE:
-            built.append(variants.build(q, plans, schema))
+            built.append(variants.build(q, plans, schema, executors))
         else:
-            built.append(build_plan_query(q, stem, plans, schema))
+            built.append(build_plan_query(q, stem, plans, schema, executors))
     check = q72_row_size_check(plans, profiles, schema)
     cnt = counts(built)
     costs, cost_prov = costs_section(measured, fitted)
@@ -318,7 +319,7 @@ def build_workload(plans, profiles, fitted=None):
         "seed": 1,
         "query_order": "sequential",
         "provenance": provenance,
-        "cluster": {"executors": EXECUTORS, "cores_per_executor": 8, "threads_per_core": 2,
+        "cluster": {"executors": executors, "cores_per_executor": 8, "threads_per_core": 2,
                     "nic_bandwidth_gbps": 12.5, "rtt_us": 390},
         "flags": {"mt_dop": 0, "data_stream_sender_buffer_size": 16384, "rpcs_in_flight_per_channel": 1,
                   "compression": True},
@@ -327,6 +328,16 @@ def build_workload(plans, profiles, fitted=None):
         "queries": [b.doc for b in built],
     }
     provenance["join_distribution"] = join_decisions(built)
+    if executors != EXECUTORS:
+        scenario["description"] = scenario["description"].replace(
+            "on %d executors:" % EXECUTORS, "retargeted to %d executors (the measured cluster has %d):" % (
+                executors, EXECUTORS))
+        provenance["retargeted"] = (
+            "planned for %d executors instead of the measured %d (tools/tpcds_workload.py --executors): every "
+            "join re-decided by rule J3 with %d probe hosts, every fragment placed on min(%d, its scan ranges) "
+            "executors, per-instance rows (A3) for the instances that gives; where the rules and the placement "
+            "below say 5 executors, read %d. Costs, start-up and LZ4 are the 5-executor calibration's (the "
+            "hardware per executor is the same)" % (executors, EXECUTORS, executors, executors, executors))
     summary = {"commit": commit, "tpcds": tpcds, "selected": selected, "built": built, "counts": cnt,
                "check": check, "measured": measured, "costs": cost_prov,
                "q72_senders": prof.sender_rows(os.path.join(profiles, PROFILE_Q72)), "fitted": fitted}
@@ -512,7 +523,15 @@ def main(argv=None):
                     help="fitted costs ({\"costs\": {...}, \"exchange_defaults\": {...}, \"parameters\": ...}, as "
                          "tools/tpcds_calibrate.py --fit writes them; default: scenarios/tpcds_sf100/calibration.json "
                          "when it exists); 'none': not calibrated")
+    ap.add_argument("--executors", type=int, default=EXECUTORS,
+                    help="plan and place the queries for this many executors (default %d, the measured cluster; "
+                         "another count needs --out, and no README is written for it)" % EXECUTORS)
     args = ap.parse_args(argv)
+    if args.executors < 1:
+        ap.error("--executors: expected at least 1, got %d" % args.executors)
+    if args.executors != EXECUTORS and os.path.abspath(args.out) == os.path.abspath(DEFAULT_OUT):
+        ap.error("--executors %d: pass --out DIR (%s holds the measured %d-executor workload)" % (
+            args.executors, os.path.relpath(DEFAULT_OUT, REPO), EXECUTORS))
     for need in ("queries.txt", "stats-3TB.json", "README.md", "tpcds-q72.test"):
         if not os.path.isfile(os.path.join(args.plans, need)):
             sys.stderr.write("tpcds_workload: plan folder %s not found or incomplete (missing %s); "
@@ -528,12 +547,16 @@ def main(argv=None):
         use = args.costs not in (None, "", "none") and (args.costs != CALIBRATION or
                                                          os.path.isfile(args.costs))
         fitted = load_costs(args.costs) if use else None
-        scenario, summary = build_workload(args.plans, args.profiles, fitted)
+        scenario, summary = build_workload(args.plans, args.profiles, fitted, args.executors)
     except PlanError as e:
         sys.stderr.write("tpcds_workload: %s\n" % e)
         return 2
     atomic.write_text(os.path.join(args.out, "workload.json"), dump_json(scenario))
-    atomic.write_text(os.path.join(args.out, "README.md"), render_readme(scenario, summary))
+    if args.executors == EXECUTORS:
+        atomic.write_text(os.path.join(args.out, "README.md"), render_readme(scenario, summary))
+    else:
+        sys.stderr.write("tpcds_workload: no README.md for %d executors (the README describes the measured %d-executor "
+                         "workload; provenance.retargeted says what changed)\n" % (args.executors, EXECUTORS))
     c = summary["counts"]["mt_dop=0"]
     sys.stderr.write("tpcds_workload: %d queries, %d fragments, %d exchanges (%s; %d hash) -> %s in %.1f s\n" % (
         c["queries"], c["fragments"], c["exchanges"],
