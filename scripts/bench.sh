@@ -24,6 +24,7 @@ exsim=${1:-build/exsim}
 [ -x "$exsim" ] || { scripts/setup.sh >/dev/null; exsim=build/exsim; }
 parts=${EXSIM_BENCH_PARTS:-"1 2"}
 sizes=${EXSIM_BENCH_EXECUTORS:-"5 10 20 40 80 150"}
+tpcds_sizes=${EXSIM_BENCH_TPCDS_EXECUTORS:-"5 10 20 40"}
 simgrid_max=${EXSIM_BENCH_SIMGRID_MAX:-40}
 limit=${EXSIM_BENCH_TIMEOUT:-900}
 tmp=$(mktemp -d)
@@ -98,7 +99,7 @@ for part in $parts; do
     echo
     echo "TPC-DS workload, mt_dop=0, --jobs 2, re-planned per cluster size (timeout ${limit} s per run)"
     printf '%-9s %12s %10s %16s %14s\n' executors rpcs wall_s rpcs_per_wall_s peak_rss_MiB
-    for n in ${EXSIM_BENCH_TPCDS_EXECUTORS:-"5 10 20 40"}; do
+    for n in $tpcds_sizes; do
       workload=scenarios/tpcds_sf100/workload.json
       if [ "$n" != 5 ]; then
         workload=$tmp/tpcds_$n/workload.json
