@@ -1,6 +1,6 @@
 #include "input/parameters.hpp"
 
-#include "models/exchange/partitioner.hpp"
+#include "models/exchange/partitioning.hpp"
 #include "models/window/window_policy.hpp"
 
 #include <fmt/format.h>

@@ -6,7 +6,7 @@
 
 #include "models/exchange/batch.hpp"
 #include "models/exchange/cost.hpp"
-#include "models/exchange/partitioner.hpp"
+#include "models/exchange/partitioning.hpp"
 #include "models/exchange/sender_config.hpp"
 
 #include <cstdint>

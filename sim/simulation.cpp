@@ -134,7 +134,7 @@ std::vector<size_t> launch_order(const Scenario& sc) {
         rows = f.ops.at(static_cast<size_t>(f.root)).rows;
       }
       const double per_batch = static_cast<double>(std::min(e.sender.collector_rows, e.flags.batch_size));
-      work[q] += rows / per_batch * (e.partitioning == Partitioning::unpartitioned ? e.receivers() : 1);
+      work[q] += rows / per_batch * (traits(e.partitioning).every_receiver ? e.receivers() : 1);
     }
     for (const FragmentSpec& f : query.fragments)
       for (const OpSpec& o : f.ops)

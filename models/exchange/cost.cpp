@@ -3,7 +3,7 @@
 namespace exsim {
 
 double sender_row_ns(const CpuCosts& c, Partitioning p, int copies) {
-  if (p == Partitioning::hash_partitioned || p == Partitioning::kudu || p == Partitioning::directed)
+  if (traits(p).routes_rows)
     return c.hash_ns_per_row + c.copy_ns_per_row * copies;
   return 0;
 }

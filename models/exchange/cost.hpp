@@ -3,7 +3,7 @@
 //   double ns = exsim::sender_row_ns(c, Partitioning::hash_partitioned, 1) * rows;
 #pragma once
 
-#include "models/exchange/partitioner.hpp"
+#include "models/exchange/partitioning.hpp"
 
 #include <cstdint>
 

@@ -7,7 +7,7 @@
 namespace exsim {
 
 int64_t estimate_channels(Partitioning p, int receivers) {
-  return p == Partitioning::unpartitioned ? 1 : std::max(1, receivers);
+  return traits(p).every_receiver ? 1 : std::max(1, receivers);
 }
 
 int64_t sender_memory_estimate(Partitioning p, int receivers, int k, int64_t avg_batch_bytes) {

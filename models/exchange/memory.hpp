@@ -3,7 +3,7 @@
 //   int64_t per_sender = exsim::sender_memory_estimate(Partitioning::hash_partitioned, 5, 2, 16384);
 #pragma once
 
-#include "models/exchange/partitioner.hpp"
+#include "models/exchange/partitioning.hpp"
 
 #include <cstdint>
 

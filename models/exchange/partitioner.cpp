@@ -7,35 +7,6 @@
 
 namespace exsim {
 
-const std::vector<std::string>& partitioning_names() {
-  static const std::vector<std::string> names{"HASH_PARTITIONED", "RANDOM", "UNPARTITIONED", "KUDU",
-                                              "DIRECTED"};
-  return names;
-}
-
-bool parse_partitioning(const std::string& name, Partitioning& out) {
-  static const Partitioning values[] = {Partitioning::hash_partitioned, Partitioning::random,
-                                        Partitioning::unpartitioned, Partitioning::kudu,
-                                        Partitioning::directed};
-  const auto& names = partitioning_names();
-  for (size_t i = 0; i < names.size(); ++i)
-    if (names[i] == name) {
-      out = values[i];
-      return true;
-    }
-  return false;
-}
-
-std::string to_string(Partitioning p) {
-  return partitioning_names().at(static_cast<size_t>(p));
-}
-
-SendMode send_mode(Partitioning p, int channels) {
-  if (p == Partitioning::unpartitioned) return channels == 1 ? SendMode::whole_batch : SendMode::broadcast;
-  if (p == Partitioning::random || channels == 1) return SendMode::whole_batch;
-  return SendMode::collectors;
-}
-
 int64_t binomial_draw(Rng& rng, int64_t n, double p) {
   if (n <= 0 || p <= 0) return 0;
   if (p >= 1) return n;

@@ -1,4 +1,5 @@
-// Routing policies of the sender kinds: which channel(s) each row or batch goes to.
+// Routing policies of the sender kinds (partitioning.hpp lists the kinds): which channel(s) each
+// row or batch goes to.
 // Mechanism (the K-slot channel) lives in channel.hpp; this file is policy only.
 //   HASH_PARTITIONED, KUDU  -> RowSplitter: rows of an input batch split across channel collectors
 //   DIRECTED                -> RowSplitter with fanout: a row is copied to several channels
@@ -7,27 +8,13 @@
 #pragma once
 
 #include "models/core/rng.hpp"
+#include "models/exchange/partitioning.hpp"
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
 namespace exsim {
-
-enum class Partitioning { hash_partitioned, random, unpartitioned, kudu, directed };
-
-// Registry of names, as they appear in scenarios and in Impala's plans.
-const std::vector<std::string>& partitioning_names();
-bool parse_partitioning(const std::string& name, Partitioning& out);
-std::string to_string(Partitioning p);
-
-// How a sender kind turns input batches into RPCs.
-enum class SendMode {
-  collectors,  // per-channel collectors, flushed when they reach capacity (HASH, KUDU, DIRECTED)
-  whole_batch, // each input batch to one channel (RANDOM, or any kind with one channel)
-  broadcast    // each input batch to every channel (UNPARTITIONED)
-};
-SendMode send_mode(Partitioning p, int channels);
 
 // The rows each channel receives from one input batch. Only the channels listed in `touched`
 // (each once) received any; every other entry of `rows` is 0. Reused from batch to batch, so the

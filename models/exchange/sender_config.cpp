@@ -7,7 +7,7 @@ namespace exsim {
 namespace {
 
 bool uses_configured_k(Partitioning p, bool merging) {
-  return !merging && (p == Partitioning::hash_partitioned || p == Partitioning::random);
+  return !merging && traits(p).configured_k;
 }
 
 std::string kept_k_reason(Partitioning p, bool merging) {

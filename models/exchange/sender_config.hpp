@@ -8,7 +8,7 @@
 #pragma once
 
 #include "models/exchange/batch.hpp"
-#include "models/exchange/partitioner.hpp"
+#include "models/exchange/partitioning.hpp"
 #include "models/window/window_policy.hpp"
 
 #include <cstdint>

@@ -608,7 +608,7 @@ bool QueryRuntime::is_broadcast_join(int fragment, int join_op) const {
   }
   const OpSpec& l = bf->ops.at(static_cast<size_t>(leaf));
   return l.kind == OpKind::exchange &&
-         spec.exchanges.at(static_cast<size_t>(l.exchange)).partitioning == Partitioning::unpartitioned;
+         traits(spec.exchanges.at(static_cast<size_t>(l.exchange)).partitioning).every_receiver;
 }
 
 void QueryRuntime::setup_runtime_filters() {

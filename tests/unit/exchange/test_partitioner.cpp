@@ -160,3 +160,30 @@ TEST_CASE("send modes and partitioning names", "[unit][routing]") {
   CHECK(p == Partitioning::kudu);
   CHECK_FALSE(parse_partitioning("HASH", p));
 }
+
+TEST_CASE("the sender kinds' table: one row per kind, what each place asks of it", "[unit][routing]") {
+  const auto& table = partitioning_table();
+  REQUIRE(table.size() == partitioning_names().size());
+  for (size_t i = 0; i < table.size(); ++i) {
+    // In enum order, and every name parses back to its kind.
+    CHECK(static_cast<size_t>(table[i].kind) == i);
+    Partitioning p;
+    CHECK(parse_partitioning(table[i].name, p));
+    CHECK(p == table[i].kind);
+    CHECK(to_string(p) == table[i].name);
+    // A kind that sends to every receiver does not route rows, and its send mode follows the table.
+    CHECK_FALSE((table[i].every_receiver && table[i].routes_rows));
+    const SendMode many = send_mode(table[i].kind, 5);
+    CHECK(many == (table[i].every_receiver ? SendMode::broadcast
+                                           : table[i].routes_rows ? SendMode::collectors : SendMode::whole_batch));
+    CHECK(send_mode(table[i].kind, 1) == SendMode::whole_batch);
+  }
+  // Impala: hashing per row for HASH, KUDU and DIRECTED; the K=2 prototype for HASH and RANDOM only.
+  CHECK(traits(Partitioning::kudu).routes_rows);
+  CHECK(traits(Partitioning::directed).routes_rows);
+  CHECK_FALSE(traits(Partitioning::random).routes_rows);
+  CHECK(traits(Partitioning::hash_partitioned).configured_k);
+  CHECK(traits(Partitioning::random).configured_k);
+  CHECK_FALSE(traits(Partitioning::kudu).configured_k);
+  CHECK(traits(Partitioning::unpartitioned).every_receiver);
+}
