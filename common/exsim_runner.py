@@ -1,4 +1,5 @@
-"""The one place that runs the exsim binary: which binary, its command line, its version.
+"""The one place that runs the exsim binary: which binary, its command line, its version, its
+parameter table.
 
 Every Python entry point that simulates (run_sweep.py, tools/tpcds/calibrate.py, the tests)
 goes through here, so that the binary is found the same way ($EXSIM, else build/exsim) and a
@@ -9,6 +10,7 @@ failed run is reported the same way (ExsimError with exsim's own message).
                                     "out/r.json", sets=["rpcs_in_flight_per_channel=2"])
 """
 
+import functools
 import json
 import os
 import shutil
@@ -98,6 +100,27 @@ def simulate(exsim, scenario, output, sets=(), jobs=None, extra=("--no-progress"
         raise ExsimError(stderr.strip() or f"{exsim} exited with status {returncode} and no message")
     with open(output, "r", encoding="utf-8") as f:
         return json.load(f)
+
+
+@functools.cache
+def parameter_rows(exsim=None):
+    """{section: {name: row}} of the simulator's parameter table (`exsim params --format json` of
+    `exsim`, else default_exsim()), read once per binary: each row's type, unit, default, check,
+    scope ("daemon", "exchange", "cluster", ...) and the struct it sets ("binds"). Python reads a
+    parameter's default from here, never from a constant of its own. ExsimError if exsim cannot run."""
+    argv = [str(exsim or default_exsim()), "params", "--format", "json"]
+    status, out, err = run(argv)
+    if status != 0:
+        raise ExsimError(f"{' '.join(argv)}: {err.strip() or f'exit status {status}'}")
+    rows = {}
+    for row in json.loads(out)["parameters"]:
+        rows.setdefault(row["section"], {})[row["name"]] = row
+    return rows
+
+
+def parameter_default(section, name, exsim=None):
+    """The table's default of `name` in `section` ("flags", "cluster", "exchange", ...)."""
+    return parameter_rows(exsim)[section][name]["default"]
 
 
 def version(exsim):

@@ -153,10 +153,12 @@ void check_object(Section s, const json& obj, const std::string& path, Errors& e
         err.add(join_path(path, p->name), "required key is missing; expected " + describe_expectation(*p));
 }
 
-// Fills the table's defaults into an object (keys with a null default are left absent).
+// Fills the table's defaults into an object (keys with a null default, or listed only when set,
+// are left absent).
 json with_defaults(Section s, json obj, int version, bool in_query) {
   for (const ParamSpec* p : params_of(s, version))
-    if (!obj.contains(p->name) && !p->default_value.is_null() && !(in_query && p->standalone_only))
+    if (!obj.contains(p->name) && !p->default_value.is_null() && !p->listed_when_set &&
+        !(in_query && p->standalone_only))
       obj[p->name] = p->default_value;
   return obj;
 }

@@ -75,7 +75,8 @@ std::string known_keys(Section s, int version = kSchemaVersion, const std::set<s
 void check_object(Section s, const nlohmann::json& obj, const std::string& path, Errors& err,
                   int version = kSchemaVersion, const std::set<std::string>& excluded = {},
                   bool enforce_required = true, bool in_query = false);
-// Fills the table's defaults into an object (keys with a null default are left absent).
+// Fills the table's defaults into an object (keys with a null default, or listed only when set,
+// are left absent).
 nlohmann::json with_defaults(Section s, nlohmann::json obj, int version = kSchemaVersion, bool in_query = false);
 // Integral JSON numbers written as floats (2e6) are stored as integers from here on.
 void normalise_integers(Section s, nlohmann::json& obj, int version = kSchemaVersion);

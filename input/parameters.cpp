@@ -5,6 +5,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <stdexcept>
+#include <type_traits>
+
 namespace exsim {
 
 using nlohmann::json;
@@ -130,6 +134,41 @@ ParamSpec standalone(ParamSpec p) {
   p.standalone_only = true;
   return p;
 }
+ParamSpec daemon_wide(ParamSpec p) {
+  p.daemon_wide = true;
+  return p;
+}
+ParamSpec listed_when_set(ParamSpec p) {
+  p.listed_when_set = true;
+  return p;
+}
+
+// The row sets `member` of T: its JSON value converted by the member's type, an enumeration by the
+// value's index in the row's choices (the enum lists its values in that order).
+template <class T, class V> ParamSpec binds(ParamSpec p, V T::*member) {
+  FieldBinding<T> b;
+  if constexpr (std::is_enum_v<V>) {
+    b.set = [member, names = p.choices](const json& v, T& out) {
+      const auto it = std::find(names.begin(), names.end(), v.get<std::string>());
+      if (it == names.end())
+        throw std::logic_error("bind_fields: a value outside the row's choices: " + v.dump());
+      out.*member = static_cast<V>(it - names.begin());
+    };
+    b.get = [member, names = p.choices](const T& in) {
+      return json(names.at(static_cast<size_t>(in.*member)));
+    };
+  } else {
+    b.set = [member](const json& v, T& out) { out.*member = v.get<V>(); };
+    b.get = [member, integer = p.type == ParamType::integer](const T& in) {
+      return integer ? json(static_cast<int64_t>(in.*member)) : json(in.*member);
+    };
+  }
+  const T probe{};
+  b.offset = static_cast<size_t>(reinterpret_cast<const char*>(&(probe.*member)) -
+                                 reinterpret_cast<const char*>(&probe));
+  p.binds = std::move(b);
+  return p;
+}
 
 // Bandwidths the model computes with: from 1 Mbit/s (a transfer of the largest exchange ends
 // within the doubles' precision) to 100 Tbit/s.
@@ -233,94 +272,131 @@ std::vector<ParamSpec> build_table() {
               {"exsim", "simgrid"}));
 
   // Flags.
-  t.push_back(P(S::flags, "data_stream_sender_buffer_size", T::integer, "bytes", 16384, 1, 1LL << 31,
-                "hash collector size: rows per batch = max(1, this / fixed row bytes)"));
-  t.push_back(P(S::flags, "exchg_node_buffer_size_bytes", T::integer, "bytes", 10485760, 1, 1LL << 40,
-                "receiver buffer limit per receiver instance (a merging receiver divides it among the "
-                "senders that have not ended their stream)"));
-  t.push_back(P(S::flags, "batch_size", T::integer, "rows", 1024, 1, 1 << 20,
-                "rows per row batch (RANDOM and broadcast send whole batches)"));
-  t.push_back(P(S::flags, "mt_dop", T::integer, "instances per executor", 0, 0, 64,
-                "fragment instances per executor; 0 runs one; > 0 runs a query's `parallel` plan when it has one"));
-  t.push_back(P(S::flags, "rpcs_in_flight_per_channel", T::integer, "RPCs (K)", 1, 1, 64,
-                "TransmitData RPCs a channel may keep in flight; applies to non-merging HASH_PARTITIONED and "
-                "RANDOM senders unless an exchange sets it in its own flags"));
-  // Absent from a file unless set (as the runtime filter flags), so that results of scenarios
-  // without them keep their settings as they were.
-  t.push_back(derived(
-      choices(P(S::flags, "rpcs_in_flight_policy", T::enumeration, "", null, none, none,
-                "how a channel's K moves at run time (a what-if: Impala has no such flag): fixed keeps "
-                "rpcs_in_flight_per_channel; bdp grows it from a bandwidth-delay-product estimate (gRPC's "
-                "BDP estimator) up to rpcs_in_flight_max; gradient follows the round trip against its "
-                "minimum (concurrency-limits' GradientLimit) between 1 and rpcs_in_flight_max. Both start "
-                "at rpcs_in_flight_per_channel and apply where K does"),
-              window_policy_names()),
-      "\"fixed\""));
-  t.push_back(derived(P(S::flags, "rpcs_in_flight_max", T::integer, "RPCs (K_max)", null, 1, 64,
-                        "an adaptive policy's cap on K (a what-if); its channels budget K_max + 1 batches in "
-                        "the memory estimate. 8: one channel's share of a 12.5 Gbit/s NIC over a 390 us round "
-                        "trip in 16 KiB batches with 5 receivers (37 batches / 5)"),
-                      "8"));
-  t.push_back(derived(P(S::flags, "rpcs_in_flight_series", T::boolean, "", null, none, none,
-                        "results list each channel's K over time under an adaptive policy (change points)"),
-                      "false"));
-  t.push_back(P(S::flags, "compression", T::boolean, "", true, none, none,
-                "LZ4-compress batches sent to another daemon"));
-  t.push_back(P(S::flags, "datastream_service_num_svc_threads", T::integer, "threads", 0, 0, 1024,
-                "service threads per daemon, deserializing admitted batches; 0 means one per logical CPU "
-                "(daemon-wide: top-level flags only)"));
-  t.push_back(P(S::flags, "datastream_service_num_deserialization_threads", T::integer, "threads", 16, 1, 1024,
-                "threads per daemon deserializing deferred batches once room frees up (daemon-wide: "
-                "top-level flags only)"));
+  t.push_back(binds(P(S::flags, "data_stream_sender_buffer_size", T::integer, "bytes", 16384, 1, 1LL << 31,
+                      "hash collector size: rows per batch = max(1, this / fixed row bytes)"),
+                    &Flags::data_stream_sender_buffer_size));
+  t.push_back(binds(P(S::flags, "exchg_node_buffer_size_bytes", T::integer, "bytes", 10485760, 1, 1LL << 40,
+                      "receiver buffer limit per receiver instance (a merging receiver divides it among the "
+                      "senders that have not ended their stream)"),
+                    &Flags::exchg_node_buffer_size_bytes));
+  t.push_back(binds(P(S::flags, "batch_size", T::integer, "rows", 1024, 1, 1 << 20,
+                      "rows per row batch (RANDOM and broadcast send whole batches)"),
+                    &Flags::batch_size));
   t.push_back(
+      binds(P(S::flags, "mt_dop", T::integer, "instances per executor", 0, 0, 64,
+              "fragment instances per executor; 0 runs one; > 0 runs a query's `parallel` plan when it "
+              "has one"),
+            &Flags::mt_dop));
+  t.push_back(
+      binds(P(S::flags, "rpcs_in_flight_per_channel", T::integer, "RPCs (K)", 1, 1, 64,
+              "TransmitData RPCs a channel may keep in flight; applies to non-merging HASH_PARTITIONED "
+              "and RANDOM senders unless an exchange sets it in its own flags"),
+            &Flags::rpcs_in_flight_per_channel));
+  // Listed in the settings only when set (as the runtime filter flags), so that results of
+  // scenarios without them keep their settings as they were.
+  t.push_back(
+      binds(listed_when_set(choices(
+                P(S::flags, "rpcs_in_flight_policy", T::enumeration, "", "fixed", none, none,
+                  "how a channel's K moves at run time (a what-if: Impala has no such flag): fixed keeps "
+                  "rpcs_in_flight_per_channel; bdp grows it from a bandwidth-delay-product estimate (gRPC's "
+                  "BDP estimator) up to rpcs_in_flight_max; gradient follows the round trip against its "
+                  "minimum (concurrency-limits' GradientLimit) between 1 and rpcs_in_flight_max. Both start "
+                  "at rpcs_in_flight_per_channel and apply where K does"),
+                window_policy_names())),
+            &Flags::rpcs_in_flight_policy));
+  t.push_back(
+      binds(listed_when_set(
+                P(S::flags, "rpcs_in_flight_max", T::integer, "RPCs (K_max)", 8, 1, 64,
+                  "an adaptive policy's cap on K (a what-if); its channels budget K_max + 1 batches in "
+                  "the memory estimate. 8: one channel's share of a 12.5 Gbit/s NIC over a 390 us round "
+                  "trip in 16 KiB batches with 5 receivers (37 batches / 5)")),
+            &Flags::rpcs_in_flight_max));
+  t.push_back(binds(
+      listed_when_set(P(S::flags, "rpcs_in_flight_series", T::boolean, "", false, none, none,
+                        "results list each channel's K over time under an adaptive policy (change points)")),
+      &Flags::rpcs_in_flight_series));
+  t.push_back(binds(P(S::flags, "compression", T::boolean, "", true, none, none,
+                      "LZ4-compress batches sent to another daemon"),
+                    &Flags::compression));
+  t.push_back(
+      binds(daemon_wide(P(S::flags, "datastream_service_num_svc_threads", T::integer, "threads", 0, 0, 1024,
+                          "service threads per daemon, deserializing admitted batches; 0 means one per "
+                          "logical CPU")),
+            &Flags::datastream_service_num_svc_threads));
+  t.push_back(binds(
+      daemon_wide(P(S::flags, "datastream_service_num_deserialization_threads", T::integer, "threads", 16, 1,
+                    1024, "threads per daemon deserializing deferred batches once room frees up")),
+      &Flags::datastream_service_num_deserialization_threads));
+  t.push_back(binds(
       choices(P(S::flags, "eos_flush", T::enumeration, "", "pipelined", none, none,
                 "end of stream: pipelined (last batches, wait, EOS to all, wait) or serial (per channel)"),
-              {"pipelined", "serial"}));
-  t.push_back(only_since(P(S::flags, "num_scanner_threads", T::integer, "threads", 0, 0, 1024,
-                           "scanner threads per scan node instance at mt_dop 0; 0 means one per logical "
-                           "CPU (with mt_dop > 0 each instance scans on its own thread)"),
-                         2));
-  // Absent from a file unless set, so that results of scenarios without runtime filters keep their
-  // settings as they were.
-  t.push_back(only_since(derived(P(S::flags, "runtime_filter_wait_time_ms", T::integer, "ms", null, 0, 1e7,
+              {"pipelined", "serial"}),
+      &Flags::eos_flush));
+  t.push_back(
+      binds(only_since(P(S::flags, "num_scanner_threads", T::integer, "threads", 0, 0, 1024,
+                         "scanner threads per scan node instance at mt_dop 0; 0 means one per logical "
+                         "CPU (with mt_dop > 0 each instance scans on its own thread)"),
+                       2),
+            &Flags::num_scanner_threads));
+  // Listed in the settings only when set, so that results of scenarios without runtime filters
+  // keep their settings as they were.
+  t.push_back(binds(
+      only_since(listed_when_set(P(S::flags, "runtime_filter_wait_time_ms", T::integer, "ms", 1000, 0, 1e7,
                                    "how long a scan waits for its runtime filters before it reads, counted "
                                    "from the query's start on its executor (Impala's query option; its 0 "
-                                   "means the daemon's default, 1000 ms; here 0 means not waiting)"),
-                                 "1000"),
-                         2));
-  t.push_back(only_since(derived(choices(P(S::flags, "runtime_filter_mode", T::enumeration, "", null, none, none,
-                                           "which runtime filters scans apply (Impala's query option): GLOBAL "
-                                           "every one, LOCAL only those of a join in the scan's own fragment, "
-                                           "OFF none; a scan passes 1/keep more rows for a filter it does not "
-                                           "apply, and does not wait for it"),
-                                         {"OFF", "LOCAL", "GLOBAL"}),
-                                 "\"GLOBAL\""),
-                         2));
-  t.push_back(only_since(derived(P(S::flags, "runtime_bloom_filter_size", T::integer, "bytes", null, 0, 1LL << 30,
-                                   "bytes of a runtime filter on its way to the coordinator and from it "
-                                   "(Impala's RUNTIME_BLOOM_FILTER_SIZE default; its planner sizes a filter "
-                                   "by the build's distinct values between 1 MiB and 16 MiB)"),
-                                 "1048576"),
-                         2));
+                                   "means the daemon's default, 1000 ms; here 0 means not waiting)")),
+                 2),
+      &Flags::runtime_filter_wait_time_ms));
+  t.push_back(binds(
+      only_since(
+          listed_when_set(choices(P(S::flags, "runtime_filter_mode", T::enumeration, "", "GLOBAL", none, none,
+                                    "which runtime filters scans apply (Impala's query option): GLOBAL "
+                                    "every one, LOCAL only those of a join in the scan's own fragment, "
+                                    "OFF none; a scan passes 1/keep more rows for a filter it does not "
+                                    "apply, and does not wait for it"),
+                                  {"OFF", "LOCAL", "GLOBAL"})),
+          2),
+      &Flags::runtime_filter_mode));
+  t.push_back(binds(
+      only_since(
+          listed_when_set(P(S::flags, "runtime_bloom_filter_size", T::integer, "bytes", 1048576, 0, 1LL << 30,
+                            "bytes of a runtime filter on its way to the coordinator and from it "
+                            "(Impala's RUNTIME_BLOOM_FILTER_SIZE default; its planner sizes a filter "
+                            "by the build's distinct values between 1 MiB and 16 MiB)")),
+          2),
+      &Flags::runtime_bloom_filter_size));
 
   // Costs (ns of one hardware thread running alone on a core).
-  for (auto [name, what] : std::vector<std::pair<const char*, const char*>>{
-           {"scan_ns_per_row", "CPU per row a scan reads (before its predicates)"},
-           {"join_build_ns_per_row", "CPU per row inserted into a join's hash table"},
-           {"join_probe_ns_per_row", "CPU per probe-side row of a join"},
-           {"aggregate_ns_per_row", "CPU per input row of an aggregation (streaming or not)"},
-           {"sort_ns_per_row", "CPU per input row of a sort or top-n"},
-           {"analytic_ns_per_row", "CPU per input row of an analytic evaluation"},
-           {"other_ns_per_row", "CPU per input row of select, union, limit"}})
-    t.push_back(only_since(P(S::costs, name, T::number, "ns", 0, 0, 1e9, what), 2));
-  t.push_back(only_since(P(S::costs, "query_startup_s", T::number, "s", 0, 0, 1e6,
-                           "time of every query before its fragments start (planning, admission, "
-                           "coordinator start-up); a delay, not CPU on the executors"),
-                         2));
-  t.push_back(only_since(P(S::costs, "codegen_s_per_fragment", T::number, "s", 0, 0, 1e6,
-                           "CPU time once per fragment per executor that runs it, before its instances "
-                           "there start (code generation)"),
-                         2));
+  struct OperatorCost {
+    const char* name;
+    double OperatorCosts::*member;
+    const char* what;
+  };
+  for (auto [name, member, what] : std::vector<OperatorCost>{
+           {"scan_ns_per_row", &OperatorCosts::scan_ns_per_row,
+            "CPU per row a scan reads (before its predicates)"},
+           {"join_build_ns_per_row", &OperatorCosts::join_build_ns_per_row,
+            "CPU per row inserted into a join's hash table"},
+           {"join_probe_ns_per_row", &OperatorCosts::join_probe_ns_per_row,
+            "CPU per probe-side row of a join"},
+           {"aggregate_ns_per_row", &OperatorCosts::aggregate_ns_per_row,
+            "CPU per input row of an aggregation (streaming or not)"},
+           {"sort_ns_per_row", &OperatorCosts::sort_ns_per_row, "CPU per input row of a sort or top-n"},
+           {"analytic_ns_per_row", &OperatorCosts::analytic_ns_per_row,
+            "CPU per input row of an analytic evaluation"},
+           {"other_ns_per_row", &OperatorCosts::other_ns_per_row,
+            "CPU per input row of select, union, limit"}})
+    t.push_back(binds(only_since(P(S::costs, name, T::number, "ns", 0, 0, 1e9, what), 2), member));
+  t.push_back(binds(only_since(P(S::costs, "query_startup_s", T::number, "s", 0, 0, 1e6,
+                                 "time of every query before its fragments start (planning, admission, "
+                                 "coordinator start-up); a delay, not CPU on the executors"),
+                               2),
+                    &OperatorCosts::query_startup_s));
+  t.push_back(binds(only_since(P(S::costs, "codegen_s_per_fragment", T::number, "s", 0, 0, 1e6,
+                                 "CPU time once per fragment per executor that runs it, before its instances "
+                                 "there start (code generation)"),
+                               2),
+                    &OperatorCosts::codegen_s_per_fragment));
 
   // Schema 1: queries.<name>.
   t.push_back(only_until(P(S::query_rows, "work_rows", T::integer, "rows", 0, 0, 1e15,
@@ -434,13 +510,18 @@ std::vector<ParamSpec> build_table() {
                                  "0 = max(1, mt_dop)")));
   t.push_back(standalone(required(P(S::exchange, "rows_total", T::integer, "rows", null, 0, 1e15,
                                     "rows sent by all sender instances together, split evenly"))));
-  t.push_back(P(S::exchange, "fixed_row_bytes", T::integer, "bytes", 64, 1, 1 << 24,
-                "fixed-length tuple bytes per row (sizes the hash collectors)"));
-  t.push_back(P(S::exchange, "var_row_bytes", T::integer, "bytes", 0, 0, 1 << 24,
-                "variable-length bytes per row (not counted by the collector)"));
-  t.push_back(P(S::exchange, "tuples_per_row", T::integer, "tuples", 1, 1, 64, "tuples per row"));
-  t.push_back(exclusive_min(P(S::exchange, "compression_ratio", T::number, "ratio", 0.5, 0, 1,
-                              "LZ4 compressed / uncompressed tuple data (assumption unless calibrated)")));
+  t.push_back(binds(P(S::exchange, "fixed_row_bytes", T::integer, "bytes", 64, 1, 1 << 24,
+                      "fixed-length tuple bytes per row (sizes the hash collectors)"),
+                    &BatchShape::fixed_row_bytes));
+  t.push_back(binds(P(S::exchange, "var_row_bytes", T::integer, "bytes", 0, 0, 1 << 24,
+                      "variable-length bytes per row (not counted by the collector)"),
+                    &BatchShape::var_row_bytes));
+  t.push_back(binds(P(S::exchange, "tuples_per_row", T::integer, "tuples", 1, 1, 64, "tuples per row"),
+                    &BatchShape::tuples_per_row));
+  t.push_back(
+      binds(exclusive_min(P(S::exchange, "compression_ratio", T::number, "ratio", 0.5, 0, 1,
+                            "LZ4 compressed / uncompressed tuple data (assumption unless calibrated)")),
+            &BatchShape::compression_ratio));
   t.push_back(derived(
       exclusive_min(P(S::exchange, "receiver_weights", T::number_array, "relative", null, 0, kMaxWeight,
                       "share of rows per receiver instance (skew); one positive number per receiver")),
@@ -454,16 +535,21 @@ std::vector<ParamSpec> build_table() {
                 "DIRECTED: channels each row is sent to"));
   t.push_back(standalone(P(S::exchange, "producer_ns_per_row", T::number, "ns", 0, 0, 1e9,
                            "CPU per row of the producer below the sender (on the sender's thread)")));
-  t.push_back(P(S::exchange, "hash_ns_per_row", T::number, "ns", 5, 0, 1e9,
-                "CPU per row to hash the partition expressions (HASH, KUDU, DIRECTED)"));
-  t.push_back(P(S::exchange, "copy_ns_per_row", T::number, "ns", 10, 0, 1e9,
-                "CPU per row copy into a collector (HASH, KUDU, DIRECTED)"));
-  t.push_back(P(S::exchange, "compress_ns_per_byte", T::number, "ns", 1.3, 0, 1e6,
-                "LZ4 compression CPU per uncompressed byte (about 780 MB/s)"));
-  t.push_back(P(S::exchange, "serialize_ns_per_byte", T::number, "ns", 0.1, 0, 1e6,
-                "serialization copy CPU per uncompressed byte"));
-  t.push_back(P(S::exchange, "deserialize_ns_per_byte", T::number, "ns", 0.3, 0, 1e6,
-                "receiver LZ4 decompression and copy CPU per uncompressed byte"));
+  t.push_back(binds(P(S::exchange, "hash_ns_per_row", T::number, "ns", 5, 0, 1e9,
+                      "CPU per row to hash the partition expressions (HASH, KUDU, DIRECTED)"),
+                    &CpuCosts::hash_ns_per_row));
+  t.push_back(binds(P(S::exchange, "copy_ns_per_row", T::number, "ns", 10, 0, 1e9,
+                      "CPU per row copy into a collector (HASH, KUDU, DIRECTED)"),
+                    &CpuCosts::copy_ns_per_row));
+  t.push_back(binds(P(S::exchange, "compress_ns_per_byte", T::number, "ns", 1.3, 0, 1e6,
+                      "LZ4 compression CPU per uncompressed byte (about 780 MB/s)"),
+                    &CpuCosts::compress_ns_per_byte));
+  t.push_back(binds(P(S::exchange, "serialize_ns_per_byte", T::number, "ns", 0.1, 0, 1e6,
+                      "serialization copy CPU per uncompressed byte"),
+                    &CpuCosts::serialize_ns_per_byte));
+  t.push_back(binds(P(S::exchange, "deserialize_ns_per_byte", T::number, "ns", 0.3, 0, 1e6,
+                      "receiver LZ4 decompression and copy CPU per uncompressed byte"),
+                    &CpuCosts::deserialize_ns_per_byte));
   t.push_back(standalone(P(S::exchange, "consumer_ns_per_row", T::number, "ns", 0, 0, 1e9,
                            "CPU per row of the consumer above the receiver (on the receiving fragment's thread)")));
   t.push_back(standalone(P(S::exchange, "start_s", T::number, "s", 0, 0, 1e9, "earliest start time")));
@@ -644,6 +730,66 @@ const ParamSpec* removed_param(Section section, const std::string& name, int ver
   return nullptr;
 }
 
+template <class T> void bind_fields(Section section, const json& obj, T& out) {
+  for (const ParamSpec& p : parameter_table()) {
+    const auto* b = std::get_if<FieldBinding<T>>(&p.binds);
+    if (p.section != section || b == nullptr) continue;
+    const json& v = obj.contains(p.name) ? obj.at(p.name) : p.default_value;
+    if (v.is_null())
+      throw std::logic_error(
+          fmt::format("bind_fields: {}.{} binds a member but has no default", section_key(section), p.name));
+    b->set(v, out);
+  }
+}
+template void bind_fields(Section, const json&, Flags&);
+template void bind_fields(Section, const json&, OperatorCosts&);
+template void bind_fields(Section, const json&, BatchShape&);
+template void bind_fields(Section, const json&, CpuCosts&);
+
+const char* scope_of(const ParamSpec& p) {
+  switch (p.section) {
+  case Section::scenario:
+    return "scenario";
+  case Section::cluster:
+    return "cluster";
+  case Section::flags:
+    return p.daemon_wide ? "daemon" : "exchange";
+  case Section::costs:
+    return "costs";
+  case Section::query_rows:
+  case Section::query:
+  case Section::plan:
+  case Section::fragment:
+  case Section::sink:
+  case Section::op:
+    return "query";
+  case Section::exchange:
+  case Section::fault:
+    return "exchange";
+  case Section::remote_scan:
+  case Section::remote_scan_cluster:
+  case Section::remote_scan_s3:
+  case Section::remote_scan_splits:
+  case Section::remote_scan_prefetch:
+  case Section::remote_scan_scan:
+    return "remote_scan";
+  }
+  return "?";
+}
+
+const char* bound_struct(const ParamSpec& p) {
+  return std::visit(
+      [](const auto& b) -> const char* {
+        using B = std::decay_t<decltype(b)>;
+        if constexpr (std::is_same_v<B, FieldBinding<Flags>>) return "Flags";
+        if constexpr (std::is_same_v<B, FieldBinding<OperatorCosts>>) return "OperatorCosts";
+        if constexpr (std::is_same_v<B, FieldBinding<BatchShape>>) return "BatchShape";
+        if constexpr (std::is_same_v<B, FieldBinding<CpuCosts>>) return "CpuCosts";
+        return "";
+      },
+      p.binds);
+}
+
 namespace {
 std::string number_text(double v) {
   if (v == static_cast<double>(static_cast<long long>(v)))
@@ -696,6 +842,11 @@ std::string describe_expectation(const ParamSpec& p) {
 
 namespace {
 
+// A row's meaning as `exsim params` and the schema show it, with where a daemon-wide flag is set.
+std::string meaning(const ParamSpec& p) {
+  return p.daemon_wide ? p.description + " (daemon-wide: top-level flags only)" : p.description;
+}
+
 json schema_of(const ParamSpec& p) {
   json s;
   switch (p.type) {
@@ -730,7 +881,7 @@ json schema_of(const ParamSpec& p) {
     if (p.min) s["minItems"] = static_cast<int>(*p.min);
     break;
   }
-  std::string d = p.description;
+  std::string d = meaning(p);
   if (!p.unit.empty()) d += " [" + p.unit + "]";
   if (!p.derived.empty()) d += " (default: " + p.derived + ")";
   s["description"] = d;
@@ -842,7 +993,7 @@ std::string parameters_help() {
       std::string def = p->required ? "required" : !p->derived.empty() ? p->derived : p->default_value.dump();
       out += fmt::format("  {:<34} {:<12} default {:<22} {}\n", p->name, p->unit.empty() ? "-" : p->unit, def,
                          describe_expectation(*p));
-      std::string what = p->description;
+      std::string what = meaning(*p);
       if (p->standalone_only) what += " (exchanges[] only)";
       out += fmt::format("  {:<34} {}\n", "", what);
     }
@@ -863,9 +1014,11 @@ nlohmann::json parameters_json() {
                             {"default", p->default_value},
                             {"derived", p->derived},
                             {"check", describe_expectation(*p)},
-                            {"description", p->description},
+                            {"description", meaning(*p)},
                             {"standalone_only", p->standalone_only},
-                            {"since", p->since}};
+                            {"since", p->since},
+                            {"scope", scope_of(*p)},
+                            {"binds", bound_struct(*p)}};
       if (p->min) row["min"] = *p->min;
       if (p->max) row["max"] = *p->max;
       if (p->min_exclusive) row["min_exclusive"] = true;

@@ -1,12 +1,20 @@
 // The one table of scenario parameters: every key a scenario may hold, with its unit, default,
-// range and meaning. Validation, defaults, `exsim params` and the JSON Schema all read it.
+// range and meaning, and for the bound ones the member of the typed scenario it sets. Validation,
+// defaults, loading, `exsim params` and the JSON Schema all read it.
 //   const exsim::ParamSpec* p = exsim::find_param(exsim::Section::flags, "batch_size");
+//   exsim::Flags f;
+//   exsim::bind_fields(exsim::Section::flags, {{"batch_size", 512}}, f); // the rest: the table's defaults
 #pragma once
+
+#include "models/spec.hpp"
 
 #include <nlohmann/json.hpp>
 
+#include <cstddef>
+#include <functional>
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 namespace exsim {
@@ -52,6 +60,17 @@ enum class ParamType {
 const char* to_string(Section s);
 const char* to_string(ParamType t);
 
+// Where a row's value lands in the typed scenario: one member of a struct of models/spec.hpp, read
+// from the row's JSON value by the row's type (an enumeration by its index in the row's choices).
+template <class T> struct FieldBinding {
+  std::function<void(const nlohmann::json&, T&)> set;
+  std::function<nlohmann::json(const T&)> get; // the member as the row's JSON value
+  size_t offset = 0;                           // the member's place in T: no two rows bind one member
+};
+// The structs rows bind today; a row of any other section binds nothing yet.
+using Binding = std::variant<std::monostate, FieldBinding<Flags>, FieldBinding<OperatorCosts>,
+                             FieldBinding<BatchShape>, FieldBinding<CpuCosts>>;
+
 struct ParamSpec {
   Section section;
   std::string name;
@@ -70,6 +89,11 @@ struct ParamSpec {
   bool standalone_only = false;      // exchanges[] only, not the exchanges of a query
   std::string replaced_by;           // for a key a newer version removed: what to use instead
   bool every_kind = false; // a top-level key (Section::scenario) of every scenario kind
+  bool daemon_wide = false; // a flag of the daemon, shared by its exchanges: top-level flags only
+  // The results' settings list it only where a file sets it, so that results of scenarios written
+  // before it existed keep their bytes; the default still applies.
+  bool listed_when_set = false;
+  Binding binds; // the member it sets (std::monostate: read by hand where it is used)
 };
 
 const std::vector<ParamSpec>& parameter_table();
@@ -86,6 +110,17 @@ std::string describe_expectation(const ParamSpec& p);
 // The top-level keys every scenario kind has (schema_version, kind, name, ...).
 std::vector<const ParamSpec*> every_kind_params();
 
+// Sets every member of `out` that a row of `section` binds (in any schema version): the value
+// `obj` holds under the row's name, else the row's default. `obj` has been checked against the
+// table. Defined for Flags, OperatorCosts, BatchShape and CpuCosts.
+template <class T> void bind_fields(Section section, const nlohmann::json& obj, T& out);
+
+// Where a row may be set, for other programs: "daemon" (top-level flags only), "exchange" (an
+// exchange's flags or keys), "cluster", "costs", "query", "remote_scan" or "scenario".
+const char* scope_of(const ParamSpec& p);
+// The struct of models/spec.hpp a row sets ("Flags", "CpuCosts", ...), or "" when none yet.
+const char* bound_struct(const ParamSpec& p);
+
 // JSON Schema (draft 2020-12) of scenario files of the current version, generated from the table: "kind" selects the
 // exchange form (the default) or the remote_scan form.
 nlohmann::json scenario_schema();
@@ -95,8 +130,8 @@ std::string parameters_help();
 
 // The same table for other programs (`exsim params --format json`): {"schema_version": N,
 // "parameters": [{"section", "section_title", "name", "type", "unit", "required", "default",
-// "derived", "check", "description", "standalone_only", "since", and "min", "max",
-// "min_exclusive", "choices" where set}]}, in the order of `exsim params`.
+// "derived", "check", "description", "standalone_only", "since", "scope", "binds", and "min",
+// "max", "min_exclusive", "choices" where set}]}, in the order of `exsim params`.
 nlohmann::json parameters_json();
 
 // A section's name in parameters_json(): "cluster", "flags", "exchange", "remote_scan.s3", ...

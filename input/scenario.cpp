@@ -27,36 +27,6 @@ using nlohmann::json;
 
 namespace {
 
-Flags flags_from(const json& f) {
-  Flags out;
-  out.data_stream_sender_buffer_size = f.at("data_stream_sender_buffer_size").get<int64_t>();
-  out.exchg_node_buffer_size_bytes = f.at("exchg_node_buffer_size_bytes").get<int64_t>();
-  out.batch_size = f.at("batch_size").get<int64_t>();
-  out.mt_dop = f.at("mt_dop").get<int>();
-  out.rpcs_in_flight_per_channel = f.at("rpcs_in_flight_per_channel").get<int>();
-  if (f.contains("rpcs_in_flight_policy"))
-    parse_window_policy(f.at("rpcs_in_flight_policy").get<std::string>(), out.rpcs_in_flight_policy);
-  if (f.contains("rpcs_in_flight_max")) out.rpcs_in_flight_max = f.at("rpcs_in_flight_max").get<int>();
-  if (f.contains("rpcs_in_flight_series")) out.rpcs_in_flight_series = f.at("rpcs_in_flight_series").get<bool>();
-  out.compression = f.at("compression").get<bool>();
-  out.eos_flush = f.at("eos_flush").get<std::string>() == "serial" ? EosFlush::serial : EosFlush::pipelined;
-  out.datastream_service_num_svc_threads = f.at("datastream_service_num_svc_threads").get<int>();
-  out.datastream_service_num_deserialization_threads =
-      f.at("datastream_service_num_deserialization_threads").get<int>();
-  out.num_scanner_threads = f.contains("num_scanner_threads") ? f.at("num_scanner_threads").get<int>() : 0;
-  if (f.contains("runtime_filter_mode")) {
-    const std::string m = f.at("runtime_filter_mode").get<std::string>();
-    out.runtime_filter_mode = m == "OFF" ? RuntimeFilterMode::off
-                              : m == "LOCAL" ? RuntimeFilterMode::local
-                                             : RuntimeFilterMode::global;
-  }
-  if (f.contains("runtime_filter_wait_time_ms"))
-    out.runtime_filter_wait_time_ms = f.at("runtime_filter_wait_time_ms").get<double>();
-  if (f.contains("runtime_bloom_filter_size"))
-    out.runtime_bloom_filter_size = f.at("runtime_bloom_filter_size").get<int64_t>();
-  return out;
-}
-
 // An adaptive K starts at rpcs_in_flight_per_channel and may not start above its cap. `path` names
 // the flags object that set them.
 void check_window_flags(const Flags& f, const std::string& path, Errors& err) {
@@ -78,13 +48,13 @@ void read_exchange(const json& x, const std::string& xp, const json& global_flag
   const bool k_explicit = xflags.contains("rpcs_in_flight_per_channel");
   eff_flags = global_flags;
   for (const auto& [k, v] : xflags.items()) {
-    if (k == "datastream_service_num_svc_threads" || k == "datastream_service_num_deserialization_threads")
+    if (find_param(Section::flags, k, version)->daemon_wide)
       err.add(xp + ".flags." + k, "a daemon-wide setting (the pools are shared by every receiver on a daemon): set "
                                   "it in the top-level flags");
     eff_flags[k] = v;
   }
   normalise_integers(Section::flags, eff_flags, version);
-  e.flags = flags_from(eff_flags);
+  bind_fields(Section::flags, eff_flags, e.flags);
   e.k_set_by_exchange = k_explicit;
   if (e.merging && k_explicit && e.flags.rpcs_in_flight_per_channel > 1)
     err.add(xp + ".flags.rpcs_in_flight_per_channel",
@@ -96,16 +66,9 @@ void read_exchange(const json& x, const std::string& xp, const json& global_flag
                         to_string(e.flags.rpcs_in_flight_policy)));
   if (k_explicit || xflags.contains("rpcs_in_flight_policy") || xflags.contains("rpcs_in_flight_max"))
     check_window_flags(e.flags, xp + ".flags", err);
-  e.shape.fixed_row_bytes = x.at("fixed_row_bytes").get<int64_t>();
-  e.shape.var_row_bytes = x.at("var_row_bytes").get<int64_t>();
-  e.shape.tuples_per_row = x.at("tuples_per_row").get<int64_t>();
-  e.shape.compression_ratio = x.at("compression_ratio").get<double>();
+  bind_fields(Section::exchange, x, e.shape);
+  bind_fields(Section::exchange, x, e.costs);
   e.directed_fanout = e.partitioning == Partitioning::directed ? x.at("directed_fanout").get<int>() : 1;
-  e.costs.hash_ns_per_row = x.at("hash_ns_per_row").get<double>();
-  e.costs.copy_ns_per_row = x.at("copy_ns_per_row").get<double>();
-  e.costs.compress_ns_per_byte = x.at("compress_ns_per_byte").get<double>();
-  e.costs.serialize_ns_per_byte = x.at("serialize_ns_per_byte").get<double>();
-  e.costs.deserialize_ns_per_byte = x.at("deserialize_ns_per_byte").get<double>();
   if (x.contains("expected") && !x.at("expected").empty()) e.expected_json = x.at("expected").dump();
 }
 
@@ -1091,21 +1054,11 @@ Scenario build_scenario(json doc, const std::string& file, const std::vector<Ove
 
   json global_flags = with_defaults(Section::flags, doc.value("flags", json::object()), version);
   normalise_integers(Section::flags, global_flags, version);
-  sc.flags = flags_from(global_flags);
+  bind_fields(Section::flags, global_flags, sc.flags);
   check_window_flags(sc.flags, "flags", err);
 
   json costs = with_defaults(Section::costs, doc.value("costs", json::object()), version);
-  if (version >= 2) {
-    sc.costs.scan_ns_per_row = costs.at("scan_ns_per_row").get<double>();
-    sc.costs.join_build_ns_per_row = costs.at("join_build_ns_per_row").get<double>();
-    sc.costs.join_probe_ns_per_row = costs.at("join_probe_ns_per_row").get<double>();
-    sc.costs.aggregate_ns_per_row = costs.at("aggregate_ns_per_row").get<double>();
-    sc.costs.sort_ns_per_row = costs.at("sort_ns_per_row").get<double>();
-    sc.costs.analytic_ns_per_row = costs.at("analytic_ns_per_row").get<double>();
-    sc.costs.other_ns_per_row = costs.at("other_ns_per_row").get<double>();
-    sc.costs.query_startup_s = costs.at("query_startup_s").get<double>();
-    sc.costs.codegen_s_per_fragment = costs.at("codegen_s_per_fragment").get<double>();
-  }
+  bind_fields(Section::costs, costs, sc.costs);
 
   // The exchange-only form.
   std::map<std::string, int> index_of;

@@ -35,8 +35,8 @@ struct Scenario {
   std::string description;
   uint64_t seed = 1;
   ClusterSpec cluster;
-  Flags flags;
-  OperatorCosts costs;
+  Flags flags{};
+  OperatorCosts costs{};
   // Exchange-only queries first (grouped by their `query` key, "" for none), then whole queries.
   std::vector<QuerySpec> queries;
   nlohmann::json settings; // every effective parameter, for the results

@@ -34,41 +34,44 @@ struct ClusterSpec {
   int logical_cpus() const { return cores_per_executor * threads_per_core; }
 };
 
+// The values of each enumeration in the order of its row's choices (the table reads a name by its
+// index there).
 enum class EosFlush { pipelined, serial };
 // Impala's RUNTIME_FILTER_MODE: which runtime filters the planner assigns to scans.
 enum class RuntimeFilterMode { off, local, global };
 
+// Impala's flags, each set by its row of the table (input/parameters.cpp: meaning, unit, default).
 struct Flags {
-  int64_t data_stream_sender_buffer_size = 0;
-  int64_t exchg_node_buffer_size_bytes = 0;
-  int64_t batch_size = 0;
-  int mt_dop = 0;
-  int rpcs_in_flight_per_channel = 1;
-  WindowPolicyKind rpcs_in_flight_policy = WindowPolicyKind::fixed; // how a channel's K moves at run time
-  int rpcs_in_flight_max = 8; // an adaptive policy's cap (K_max)
-  bool rpcs_in_flight_series = false; // results list each channel's K over time (adaptive policies)
-  bool compression = false;
-  EosFlush eos_flush = EosFlush::pipelined;
-  int datastream_service_num_svc_threads = 0; // 0: logical CPUs
-  int datastream_service_num_deserialization_threads = 0;
-  int num_scanner_threads = 0; // 0: logical CPUs
-  RuntimeFilterMode runtime_filter_mode = RuntimeFilterMode::global;
-  double runtime_filter_wait_time_ms = 1000; // how long a scan waits for its runtime filters; 0: not at all
-  int64_t runtime_bloom_filter_size = 1048576; // bytes of a runtime filter on the wire
+  int64_t data_stream_sender_buffer_size;
+  int64_t exchg_node_buffer_size_bytes;
+  int64_t batch_size;
+  int mt_dop;
+  int rpcs_in_flight_per_channel;
+  WindowPolicyKind rpcs_in_flight_policy; // how a channel's K moves at run time
+  int rpcs_in_flight_max;                 // an adaptive policy's cap (K_max)
+  bool rpcs_in_flight_series;             // results list each channel's K over time (adaptive policies)
+  bool compression;
+  EosFlush eos_flush;
+  int datastream_service_num_svc_threads; // 0: logical CPUs
+  int datastream_service_num_deserialization_threads;
+  int num_scanner_threads; // 0: logical CPUs
+  RuntimeFilterMode runtime_filter_mode;
+  double runtime_filter_wait_time_ms; // how long a scan waits for its runtime filters; 0: not at all
+  int64_t runtime_bloom_filter_size;  // bytes of a runtime filter on the wire
 };
 
 // CPU per row of each operator class (ns of one hardware thread alone on a core), and the
-// per-query start-up costs.
+// per-query start-up costs; each set by its row of the table.
 struct OperatorCosts {
-  double scan_ns_per_row = 0;
-  double join_build_ns_per_row = 0;
-  double join_probe_ns_per_row = 0;
-  double aggregate_ns_per_row = 0;
-  double sort_ns_per_row = 0;
-  double analytic_ns_per_row = 0;
-  double other_ns_per_row = 0;
-  double query_startup_s = 0;
-  double codegen_s_per_fragment = 0;
+  double scan_ns_per_row;
+  double join_build_ns_per_row;
+  double join_probe_ns_per_row;
+  double aggregate_ns_per_row;
+  double sort_ns_per_row;
+  double analytic_ns_per_row;
+  double other_ns_per_row;
+  double query_startup_s;
+  double codegen_s_per_fragment;
 };
 
 enum class FaultKind { receiver_close, rpc_error, cancel };
@@ -95,12 +98,12 @@ struct ExchangeSpec {
   int sender_fragment = -1;   // index in the query's fragments
   int receiver_fragment = -1; // index in the query's fragments
   int64_t rows_total = 0;     // exchange-only form: rows all senders send together
-  BatchShape shape;
+  BatchShape shape{};
   std::vector<double> receiver_weights; // one per receiver instance
   int directed_fanout = 1;
-  CpuCosts costs;
+  CpuCosts costs{};
   int index = 0;   // position among the scenario's exchanges: results order and random streams
-  Flags flags;     // effective (global flags, then the exchange's overrides)
+  Flags flags{};   // effective (global flags, then the exchange's overrides)
   bool k_set_by_exchange = false; // its own flags set rpcs_in_flight_per_channel
   SenderConfig sender; // built once the receivers are known (input/scenario.cpp)
   std::vector<FaultSpec> faults;

@@ -17,12 +17,12 @@ constexpr int64_t kTupleOffsetBytes = 4;
 // Bytes per tuple pointer the receiver adds when accounting a queued batch.
 constexpr int64_t kTuplePointerBytes = 8;
 
-// Defaults of a scenario's exchanges come from the parameter table; these are only neutral values.
+// A scenario's exchanges set each member from its row of the parameter table (with its default).
 struct BatchShape {
-  int64_t fixed_row_bytes = 0;    // fixed-length tuple bytes per row
-  int64_t var_row_bytes = 0;      // variable-length bytes per row (strings)
-  int64_t tuples_per_row = 1;     // tuple pointers per row
-  double compression_ratio = 1.0; // compressed / uncompressed tuple data, in (0, 1]
+  int64_t fixed_row_bytes;  // fixed-length tuple bytes per row
+  int64_t var_row_bytes;    // variable-length bytes per row (strings)
+  int64_t tuples_per_row;   // tuple pointers per row
+  double compression_ratio; // compressed / uncompressed tuple data, in (0, 1]
 
   int64_t row_bytes() const { return fixed_row_bytes + var_row_bytes; }
 };

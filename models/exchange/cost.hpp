@@ -1,5 +1,5 @@
 // CPU costs of the exchange, in nanoseconds of one hardware thread running alone on a core.
-//   exsim::CpuCosts c; c.hash_ns_per_row = 5;
+//   exsim::CpuCosts c{}; c.hash_ns_per_row = 5;
 //   double ns = exsim::sender_row_ns(c, Partitioning::hash_partitioned, 1) * rows;
 #pragma once
 
@@ -9,12 +9,13 @@
 
 namespace exsim {
 
+// A scenario's exchanges set each member from its row of the parameter table (with its default).
 struct CpuCosts {
-  double hash_ns_per_row = 0;         // partition expression hashing
-  double copy_ns_per_row = 0;         // deep copy into a channel collector
-  double compress_ns_per_byte = 0;    // LZ4 compression, per uncompressed byte
-  double serialize_ns_per_byte = 0;   // serialization copy, per uncompressed byte
-  double deserialize_ns_per_byte = 0; // receiver: LZ4 decompression + copy, per uncompressed byte
+  double hash_ns_per_row;         // partition expression hashing
+  double copy_ns_per_row;         // deep copy into a channel collector
+  double compress_ns_per_byte;    // LZ4 compression, per uncompressed byte
+  double serialize_ns_per_byte;   // serialization copy, per uncompressed byte
+  double deserialize_ns_per_byte; // receiver: LZ4 decompression + copy, per uncompressed byte
 };
 
 // Per input row on the sender before any serialization: for collector-based kinds, hashing it

@@ -21,7 +21,7 @@ struct SenderInputs {
   Partitioning partitioning = Partitioning::hash_partitioned;
   bool merging = false;
   int receivers = 1;            // receiver instances: the sender's channels
-  BatchShape shape;
+  BatchShape shape{};
   int64_t buffer_bytes = 0;     // data_stream_sender_buffer_size
   int64_t batch_size = 0;       // rows of an input batch
   int k_flag = 1;               // rpcs_in_flight_per_channel, as the effective flags set it

@@ -13,9 +13,7 @@ The keys of cluster, flags, costs and exchanges come from the simulator's parame
 (`exsim params --format json`); the structure (operators, fragments, references) is this file's.
 """
 
-import json
 import os
-import subprocess
 
 import pytest
 
@@ -34,11 +32,7 @@ def table_keys():
         exsim = exsim_runner.default_exsim()
         if not os.access(exsim, os.X_OK):
             pytest.skip(f"exsim not built ({exsim}): the contract's keys come from its parameter table")
-        out = subprocess.run([exsim, "params", "--format", "json"], capture_output=True, text=True,
-                             check=True).stdout
-        _KEYS = {}
-        for row in json.loads(out)["parameters"]:
-            _KEYS.setdefault(row["section"], {})[row["name"]] = row
+        _KEYS = exsim_runner.parameter_rows(exsim)
     return _KEYS
 
 

@@ -13,15 +13,12 @@ cannot use is listed in `provenance.ignored` with the reason.
 import math
 import re
 
+from common import exsim_runner
+
 from .decode import ProfileError
 from .model import parse_duration, seconds
 
 SCHEMA_VERSION = 2
-# Impala's defaults for the flags a profile does not record (be/src/runtime/krpc-data-stream-sender.cc,
-# exchange-node.cc, the BATCH_SIZE query option).
-DEFAULT_SENDER_BUFFER = 16384
-DEFAULT_RECEIVER_BUFFER = 10485760
-DEFAULT_BATCH_SIZE = 1024
 TUPLE_POINTER_BYTES = 8  # RowBatch::GetDeserializedSize: per tuple per row
 TUPLE_OFFSET_BYTES = 4  # OutboundRowBatch::GetSerializedSize: per tuple per row
 SKEW = 1.05  # max/min share above which per-instance weights are written
@@ -871,16 +868,20 @@ def build_scenario(queries, source, skipped=()):
     for q in queries:
         _check_query(q)
     first = queries[0]
+    # Impala's defaults for the flags a profile does not record (be/src/runtime/krpc-data-stream-sender.cc,
+    # exchange-node.cc, the BATCH_SIZE query option) are the parameter table's.
+    default_batch = exsim_runner.parameter_default("flags", "batch_size")
+    sender_buffer = exsim_runner.parameter_default("flags", "data_stream_sender_buffer_size")
     mt_dop = _int_option(first, "MT_DOP", 0)
-    batch = _int_option(first, "BATCH_SIZE", 0) or DEFAULT_BATCH_SIZE
-    flags = {"mt_dop": mt_dop, "batch_size": batch, "data_stream_sender_buffer_size": DEFAULT_SENDER_BUFFER,
-             "exchg_node_buffer_size_bytes": DEFAULT_RECEIVER_BUFFER}
+    batch = _int_option(first, "BATCH_SIZE", 0) or default_batch
+    flags = {"mt_dop": mt_dop, "batch_size": batch, "data_stream_sender_buffer_size": sender_buffer,
+             "exchg_node_buffer_size_bytes": exsim_runner.parameter_default("flags", "exchg_node_buffer_size_bytes")}
     scanners = _int_option(first, "NUM_SCANNER_THREADS", 0)
     if scanners:
         flags["num_scanner_threads"] = scanners
     imp.derivations["flags"] = (
         f"mt_dop and batch_size from the query options (MT_DOP={first.option('MT_DOP', 'unset: 0')}, "
-        f"BATCH_SIZE={first.option('BATCH_SIZE', f'unset: {DEFAULT_BATCH_SIZE}')}); "
+        f"BATCH_SIZE={first.option('BATCH_SIZE', f'unset: {default_batch}')}); "
         "data_stream_sender_buffer_size and exchg_node_buffer_size_bytes are daemon flags a profile does not "
         "record: Impala's defaults written")
     for q in queries:
@@ -940,7 +941,7 @@ def build_scenario(queries, source, skipped=()):
     pooled_num = pooled_den = 0.0
     for q in queries:
         for x in q.exchanges.values():
-            _, _, nd = exchange_shape(imp, q, x, DEFAULT_SENDER_BUFFER)
+            _, _, nd = exchange_shape(imp, q, x, sender_buffer)
             if nd is not None:
                 pooled_num += nd[0]
                 pooled_den += nd[1]
@@ -957,9 +958,9 @@ def build_scenario(queries, source, skipped=()):
                            + re.sub(r"\s+", " ", q.statement)[:200]}
         if qm > 0:
             frags0, _, pinned0 = plan_json(imp, q, qm, profiled=False)
-            xs0 = exchanges_json(imp, q, False, DEFAULT_SENDER_BUFFER, pooled, pinned0)
+            xs0 = exchanges_json(imp, q, False, sender_buffer, pooled, pinned0)
             fragsp, why, pinnedp = plan_json(imp, q, qm, profiled=True)
-            xsp = exchanges_json(imp, q, True, DEFAULT_SENDER_BUFFER, pooled, pinnedp)
+            xsp = exchanges_json(imp, q, True, sender_buffer, pooled, pinnedp)
             entry["fragments"], entry["exchanges"] = frags0, _strip_expected(xs0)
             entry["parallel"] = {"fragments": fragsp, "exchanges": xsp}
             imp.derivations[f"query {q.id} plans"] = (
@@ -968,7 +969,7 @@ def build_scenario(queries, source, skipped=()):
                 "join, one instance per executor; measured counters are kept on the profiled plan's exchanges")
         else:
             entry["fragments"], why, pinned = plan_json(imp, q, 0, profiled=True)
-            entry["exchanges"] = exchanges_json(imp, q, True, DEFAULT_SENDER_BUFFER, pooled, pinned)
+            entry["exchanges"] = exchanges_json(imp, q, True, sender_buffer, pooled, pinned)
         placement_notes[q.id] = why
         entry["expected"] = expected_query(q)
         a, b = q.runtime_events()

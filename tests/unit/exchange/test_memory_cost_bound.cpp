@@ -25,7 +25,7 @@ TEST_CASE("the exchange node estimate", "[unit][memory]") {
 }
 
 TEST_CASE("CPU costs", "[unit][cost]") {
-  CpuCosts c;
+  CpuCosts c{};
   c.hash_ns_per_row = 5;
   c.copy_ns_per_row = 3;
   c.compress_ns_per_byte = 1;

@@ -1,0 +1,154 @@
+// The parameter table binds: each row of a bound section sets exactly one member of its struct,
+// every member is set by a row, and a struct read from an empty object holds the table's defaults.
+#include "input/parameters.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <set>
+#include <string>
+#include <vector>
+
+using namespace exsim;
+using nlohmann::json;
+
+namespace {
+
+// Members of an aggregate: the most values it can be brace-initialised from (its members are
+// scalars and enumerations, so no brace elision counts one member twice).
+struct AnyValue {
+  template <class T> operator T() const; // NOLINT: only named in unevaluated contexts
+};
+template <class T, class... A> constexpr size_t member_count() {
+  if constexpr (requires { T{A{}..., AnyValue{}}; })
+    return member_count<T, A..., AnyValue>();
+  else
+    return sizeof...(A);
+}
+
+// Every row (of any schema version) of `section` that sets a member of T.
+template <class T> std::vector<const ParamSpec*> rows_binding(Section section) {
+  std::vector<const ParamSpec*> out;
+  for (const ParamSpec& p : parameter_table())
+    if (p.section == section && std::holds_alternative<FieldBinding<T>>(p.binds)) out.push_back(&p);
+  return out;
+}
+
+// The row's member of `t` as JSON.
+template <class T> json member(const ParamSpec& p, const T& t) {
+  return std::get<FieldBinding<T>>(p.binds).get(t);
+}
+
+// Each row sets a member of its own, every member of T is set, and T read from an empty object
+// holds each row's default.
+template <class T> void check_binds_every_member(Section section, size_t rows_expected) {
+  const std::vector<const ParamSpec*> rows = rows_binding<T>(section);
+  CHECK(rows.size() == rows_expected);
+  std::set<size_t> offsets;
+  for (const ParamSpec* p : rows) {
+    INFO(section_key(section) << "." << p->name);
+    CHECK(offsets.insert(std::get<FieldBinding<T>>(p->binds).offset).second);
+  }
+  INFO("members of the struct: " << member_count<T>() << ", members the rows set: " << offsets.size());
+  CHECK(offsets.size() == member_count<T>());
+  T t{};
+  bind_fields(section, json::object(), t);
+  for (const ParamSpec* p : rows) {
+    INFO(section_key(section) << "." << p->name << ": table default " << p->default_value.dump() << ", read "
+                              << member(*p, t).dump());
+    CHECK(member(*p, t) == p->default_value);
+  }
+}
+
+// A value of the row other than its default, within its check.
+json another_value(const ParamSpec& p) {
+  switch (p.type) {
+  case ParamType::boolean:
+    return !p.default_value.get<bool>();
+  case ParamType::enumeration:
+    return p.choices.front() == p.default_value ? p.choices.back() : p.choices.front();
+  case ParamType::integer:
+    return p.default_value.get<int64_t>() + 1 <= p.max.value_or(1e18) ? p.default_value.get<int64_t>() + 1
+                                                                      : p.default_value.get<int64_t>() - 1;
+  default:
+    return p.default_value.get<double>() + 0.25 <= p.max.value_or(1e18) ? p.default_value.get<double>() + 0.25
+                                                                        : p.default_value.get<double>() / 2;
+  }
+}
+
+// Setting one row's key changes its member and no other.
+template <class T> void check_each_row_sets_its_member(Section section) {
+  const std::vector<const ParamSpec*> rows = rows_binding<T>(section);
+  for (const ParamSpec* p : rows) {
+    const json value = another_value(*p);
+    T t{};
+    bind_fields(section, json{{p->name, value}}, t);
+    for (const ParamSpec* q : rows) {
+      INFO(section_key(section) << "." << p->name << " = " << value.dump() << "; " << q->name << " read as "
+                                << member(*q, t).dump());
+      CHECK(member(*q, t) == (q == p ? value : q->default_value));
+    }
+  }
+}
+
+} // namespace
+
+TEST_CASE("every flag row sets one member of Flags, and every member is set by a row", "[unit][parameters]") {
+  size_t flag_rows = 0;
+  for (const ParamSpec& p : parameter_table())
+    if (p.section == Section::flags) ++flag_rows;
+  check_binds_every_member<Flags>(Section::flags, flag_rows);
+  check_each_row_sets_its_member<Flags>(Section::flags);
+}
+
+TEST_CASE("every cost row sets one member of OperatorCosts, and every member is set by a row",
+          "[unit][parameters]") {
+  size_t cost_rows = 0;
+  for (const ParamSpec& p : parameter_table())
+    if (p.section == Section::costs) ++cost_rows;
+  check_binds_every_member<OperatorCosts>(Section::costs, cost_rows);
+  check_each_row_sets_its_member<OperatorCosts>(Section::costs);
+}
+
+TEST_CASE("an exchange's row shape and CPU costs are set by its rows", "[unit][parameters]") {
+  check_binds_every_member<BatchShape>(Section::exchange, 4);
+  check_each_row_sets_its_member<BatchShape>(Section::exchange);
+  check_binds_every_member<CpuCosts>(Section::exchange, 5);
+  check_each_row_sets_its_member<CpuCosts>(Section::exchange);
+}
+
+TEST_CASE("an enumeration flag is read by its name", "[unit][parameters]") {
+  auto read = [](const char* name, const char* value) {
+    Flags f{};
+    bind_fields(Section::flags, json{{name, value}}, f);
+    return f;
+  };
+  CHECK(read("eos_flush", "serial").eos_flush == EosFlush::serial);
+  CHECK(read("eos_flush", "pipelined").eos_flush == EosFlush::pipelined);
+  CHECK(read("runtime_filter_mode", "OFF").runtime_filter_mode == RuntimeFilterMode::off);
+  CHECK(read("runtime_filter_mode", "LOCAL").runtime_filter_mode == RuntimeFilterMode::local);
+  CHECK(read("runtime_filter_mode", "GLOBAL").runtime_filter_mode == RuntimeFilterMode::global);
+  for (const std::string& name : window_policy_names()) {
+    WindowPolicyKind k{};
+    REQUIRE(parse_window_policy(name, k));
+    CHECK(read("rpcs_in_flight_policy", name.c_str()).rpcs_in_flight_policy == k);
+  }
+}
+
+TEST_CASE("params --format json names each row's scope and the struct it sets", "[unit][parameters]") {
+  const json rows = parameters_json().at("parameters");
+  auto row = [&](const char* section, const char* name) {
+    for (const json& r : rows)
+      if (r.at("section") == section && r.at("name") == name) return r;
+    FAIL("no row " << section << "." << name);
+    return json();
+  };
+  const json svc = row("flags", "datastream_service_num_svc_threads");
+  CHECK((svc.at("scope") == "daemon" && svc.at("binds") == "Flags"));
+  CHECK(svc.at("description").get<std::string>().ends_with("(daemon-wide: top-level flags only)"));
+  const json k = row("flags", "rpcs_in_flight_max");
+  CHECK((k.at("scope") == "exchange" && k.at("binds") == "Flags" && k.at("default") == 8));
+  CHECK((row("costs", "scan_ns_per_row").at("binds") == "OperatorCosts"));
+  CHECK((row("exchange", "fixed_row_bytes").at("binds") == "BatchShape"));
+  CHECK((row("exchange", "hash_ns_per_row").at("binds") == "CpuCosts"));
+  CHECK((row("cluster", "rtt_us").at("scope") == "cluster" && row("cluster", "rtt_us").at("binds") == ""));
+}
