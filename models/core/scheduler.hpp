@@ -38,6 +38,9 @@ public:
   // Runs `cb` at the current time, after the event being handled returns.
   void post(Callback cb) { at(now_, cb); }
 
+  // Events scheduled so far (every at() and post()).
+  uint64_t scheduled() const { return seq_; }
+
   bool empty() const { return heap_.empty() && due_count_ == 0; }
   // Time of the earliest event; +infinity when there is none.
   double next_time() const {
