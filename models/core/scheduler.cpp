@@ -37,6 +37,11 @@ Callback Scheduler::pop_due() {
   return cb;
 }
 
+void Scheduler::advance_to(double t) {
+  if (t < now_ || due_count_ > 0 || (!heap_.empty() && heap_.front().t < t)) return;
+  now_ = t;
+}
+
 void Scheduler::run_next_instant() {
   if (empty()) return;
   run_until(next_time());

@@ -52,6 +52,12 @@ public:
   void run_next_instant();
   // Runs every event due at or before `t` (the engine's clock has reached `t`).
   void run_until(double t);
+  // The engine's clock has reached `t`: if every event before `t` has run, the clock moves to `t`
+  // before the engine posts what happened there, so that those events join the events due now
+  // (no heap push and pop each). They run in the same order as through the heap: after the heap's
+  // events at `t`, which were scheduled earlier, and in the order they were posted. Otherwise
+  // (rounding left an event a hair before `t`) nothing changes and they go through the heap.
+  void advance_to(double t);
 
   // Called whenever next_time() becomes earlier than it was (the engine re-arms its timer).
   std::function<void(double)> on_earlier_event;
