@@ -81,7 +81,7 @@ int main(int argc, char** argv) {
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::printf("{\"events\": %llu, \"wall_s\": %.6f, \"events_per_wall_s\": %.0f, \"rpcs_per_wall_s\": %.0f, "
               "\"now_s\": %.6f}\n",
-              static_cast<unsigned long long>(events), wall, static_cast<double>(events) / wall,
-              rpcs / wall, b.now);
+              static_cast<unsigned long long>(events), wall, static_cast<double>(events) / wall, rpcs / wall,
+              b.now);
   return 0;
 }

@@ -73,7 +73,8 @@ TEST_CASE("after(delay) runs the events as at(now + delay) does, in the same ord
   REQUIRE(lanes.log == plain.log);
 }
 
-TEST_CASE("advance_to: what is posted at the new time runs after the heap's events at that time", "[scheduler]") {
+TEST_CASE("advance_to: what is posted at the new time runs after the heap's events at that time",
+          "[scheduler]") {
   Scheduler s;
   std::vector<int> order;
   auto note = [](void* v, uint64_t i) { static_cast<std::vector<int>*>(v)->push_back(static_cast<int>(i)); };
