@@ -104,9 +104,9 @@ Options:
   --format F        Summary format: text (default), md (Markdown) or csv (one row per
                     query, or per exchange when no exchange names a query).
   --top N           Queries listed by runtime and by blocked time (default 10).
-  --timing          Print wall-clock time, simulated RPCs per wall second and peak memory
-                    (of the largest process: with --jobs, the largest query's) to stderr
-                    as one JSON line (never part of the results).
+  --timing          Print wall-clock time, simulated RPCs per wall second, peak memory (of
+                    the largest process: with --jobs, the largest query's) and the models'
+                    events run to stderr as one JSON line (never part of the results).
   --progress        Print simulated time and finished exchanges to stderr about once a
                     second (default when stderr is a terminal; --no-progress turns it off).
   --jobs N          With query_order "sequential", simulate N queries at once in child
@@ -350,9 +350,15 @@ int run(const Args& a) {
   const auto t0 = std::chrono::steady_clock::now();
   const bool progress = a.progress == 1 || (a.progress == -1 && isatty(STDERR_FILENO));
   // The simulation returns the models' counters; output/ makes the results document of them.
-  const nlohmann::json results = sc.remote_scan
-                                     ? exsim::remote_scan_results(sc, exsim::run_remote_scan(sc))
-                                     : exsim::results_document(sc, exsim::simulate(sc, progress, a.jobs));
+  uint64_t events = 0; // the models' events (a workload's; the remote scan does not count them)
+  nlohmann::json results;
+  if (sc.remote_scan) {
+    results = exsim::remote_scan_results(sc, exsim::run_remote_scan(sc));
+  } else {
+    const exsim::WorkloadRun run = exsim::simulate(sc, progress, a.jobs);
+    events = run.events;
+    results = exsim::results_document(sc, run);
+  }
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const std::string text = results.dump(2) + "\n";
   if (!a.output.empty()) write_atomically(a.output, text);
@@ -373,12 +379,12 @@ int run(const Args& a) {
     const double rpcs = sc.remote_scan
                             ? static_cast<double>(s.at("footer_gets").get<int64_t>() + s.at("data_gets").get<int64_t>())
                             : static_cast<double>(s.at("rpcs").get<int64_t>() + s.at("eos_rpcs").get<int64_t>());
-    std::cerr << nlohmann::json{{"wall_s", wall},
-                                {what, rpcs},
-                                {std::string(what) + "_per_wall_s", wall > 0 ? rpcs / wall : 0.0},
-                                {"peak_rss_kib", static_cast<int64_t>(std::max(ru.ru_maxrss, children.ru_maxrss))}}
-                     .dump()
-              << "\n";
+    nlohmann::json timing{{"wall_s", wall},
+                          {what, rpcs},
+                          {std::string(what) + "_per_wall_s", wall > 0 ? rpcs / wall : 0.0},
+                          {"peak_rss_kib", static_cast<int64_t>(std::max(ru.ru_maxrss, children.ru_maxrss))}};
+    if (!sc.remote_scan) timing["events"] = events;
+    std::cerr << timing.dump() << "\n";
   }
   return kExitOk;
 }

@@ -47,6 +47,9 @@ struct QueryRun {
 // Every query of a scenario, in scenario order.
 struct WorkloadRun {
   std::vector<QueryRun> queries;
+  // Events the models' Scheduler ran, summed over the query processes: what the benchmark divides
+  // by the RPCs (scripts/bench.sh). Not part of the results.
+  uint64_t events = 0;
 };
 
 ExchangeRun exchange_run(const ExchangeRuntime& x);

@@ -51,6 +51,7 @@ void SimClock::fire() {
       if ((delta < 0 || net < delta) && net >= 0) delta = net;
       if (delta < 0) break;
       now_ += delta;
+      sched_.advance_to(now_); // what the network ends now is posted as due now
       ahead_->clock_moved(now_);
       if (on_advance) on_advance(now_);
     }

@@ -6,9 +6,13 @@ void Connection::send(Request* req, double latency_s) {
   req->ready_at = sched_.now() + latency_s;
   queue_.push_back({req->ready_at, req});
   // Every request of a connection has the same latency, so they become ready in queue order. An
-  // idle connection waits for its oldest request: one event, even with no latency (so that a
-  // request never reaches its receiver inside its sender's call).
-  if (moving_ == nullptr && !armed_) arm(queue_.front().ready_s);
+  // idle connection waits for its oldest request, which is this one (an idle connection that is
+  // not armed has nothing queued): one event, even with no latency (so that a request never
+  // reaches its receiver inside its sender's call).
+  if (moving_ == nullptr && !armed_) {
+    armed_ = true;
+    sched_.after(latency_s, Callback::of<&Connection::pump>(this));
+  }
 }
 
 void Connection::arm(double at_s) {

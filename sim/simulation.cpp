@@ -54,8 +54,8 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(QueryRun, status, error, start_s, end_s, brea
 namespace {
 
 // Simulates the given queries of the scenario together in this process; returns their runs, in
-// the order of `which`.
-std::vector<QueryRun> run_queries(const Scenario& sc, const std::vector<size_t>& which, bool progress) {
+// the order of `which`, and the events the Scheduler ran.
+WorkloadRun run_queries(const Scenario& sc, const std::vector<size_t>& which, bool progress) {
   auto engine = make_engine();
   const Platform platform = build_platform(sc.cluster);
   Scheduler sched;
@@ -106,10 +106,11 @@ std::vector<QueryRun> run_queries(const Scenario& sc, const std::vector<size_t>&
   if (deadlock || !workload.finished())
     throw std::logic_error("the simulation deadlocked (a query never finished); this is a bug in exsim");
 
-  std::vector<QueryRun> runs;
+  WorkloadRun run;
   for (const auto& q : workload.queries)
-    runs.push_back(query_run(*q));
-  return runs;
+    run.queries.push_back(query_run(*q));
+  run.events = sched.scheduled();
+  return run;
 }
 
 std::string read_file(const std::string& path) {
@@ -168,7 +169,8 @@ WorkloadRun simulate_in_sequence(const Scenario& sc, bool progress, int jobs) {
         int code = 0;
         std::string text;
         try {
-          text = nlohmann::json(run_queries(sc, {q}, false).at(0)).dump();
+          const WorkloadRun one = run_queries(sc, {q}, false);
+          text = nlohmann::json{{"run", one.queries.at(0)}, {"events", one.events}}.dump();
         } catch (const std::exception& e) {
           text = e.what();
           code = 3;
@@ -191,7 +193,9 @@ WorkloadRun simulate_in_sequence(const Scenario& sc, bool progress, int jobs) {
         failure = fmt::format("query \"{}\": {}", sc.queries[q].name, text.empty() ? "its process died" : text);
       continue;
     }
-    nlohmann::json::parse(text).get_to(run.queries[q]);
+    const nlohmann::json part = nlohmann::json::parse(text);
+    part.at("run").get_to(run.queries[q]);
+    run.events += part.at("events").get<uint64_t>();
     if (progress) std::fprintf(stderr, "\rexsim: %zu/%zu queries simulated ", ++done, sc.queries.size());
   }
   rmdir(dir);
@@ -219,7 +223,7 @@ WorkloadRun simulate(const Scenario& scenario, bool progress, int jobs) {
   std::vector<size_t> all(scenario.queries.size());
   for (size_t q = 0; q < all.size(); ++q)
     all[q] = q;
-  return {run_queries(scenario, all, progress)};
+  return run_queries(scenario, all, progress);
 }
 
 } // namespace exsim

@@ -6,6 +6,7 @@
 //   while (!s.empty()) s.run_next_instant();
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <limits>
@@ -37,11 +38,19 @@ public:
   void at(double t, Callback cb);
   // Runs `cb` at the current time, after the event being handled returns.
   void post(Callback cb) { at(now_, cb); }
+  // Runs `cb` `delay` seconds from now: the same as at(now() + delay, cb), in the same order, for
+  // events that many wait the same delay (a route's latency). Those come due in the order they
+  // were scheduled, so they wait in a queue per delay and only the first of each is in the heap:
+  // a smaller heap, and a sift down instead of a pop and a push when the next one moves up.
+  void after(double delay, Callback cb);
 
-  bool empty() const { return heap_.empty() && due_count_ == 0; }
+  // Events scheduled so far (every at() and post()).
+  uint64_t scheduled() const { return seq_; }
+
+  bool empty() const { return heap_.empty() && due_.empty(); }
   // Time of the earliest event; +infinity when there is none.
   double next_time() const {
-    if (due_count_ > 0) return now_;
+    if (!due_.empty()) return now_;
     return heap_.empty() ? std::numeric_limits<double>::infinity() : heap_.front().t;
   }
   // Advances the clock to next_time() and runs every event due then, including those the events
@@ -49,6 +58,12 @@ public:
   void run_next_instant();
   // Runs every event due at or before `t` (the engine's clock has reached `t`).
   void run_until(double t);
+  // The engine's clock has reached `t`: if every event before `t` has run, the clock moves to `t`
+  // before the engine posts what happened there, so that those events join the events due now
+  // (no heap push and pop each). They run in the same order as through the heap: after the heap's
+  // events at `t`, which were scheduled earlier, and in the order they were posted. Otherwise
+  // (rounding left an event a hair before `t`) nothing changes and they go through the heap.
+  void advance_to(double t);
 
   // Called whenever next_time() becomes earlier than it was (the engine re-arms its timer).
   std::function<void(double)> on_earlier_event;
@@ -57,23 +72,59 @@ private:
   struct Event {
     double t;
     uint64_t seq;
-    Callback cb;
+    Callback cb; // a lane's first event in the heap: no fn, and the lane's index as arg
   };
-  // A type rather than a function pointer, so that the heap's comparisons are inlined.
-  struct Later {
-    bool operator()(const Event& a, const Event& b) const { return a.t != b.t ? a.t > b.t : a.seq > b.seq; }
+  static bool later(const Event& a, const Event& b) { return a.t != b.t ? a.t > b.t : a.seq > b.seq; }
+
+  // A first-in first-out ring buffer: no allocation once grown.
+  template <class T> class Ring {
+  public:
+    bool empty() const { return count_ == 0; }
+    T& front() { return items_[head_]; }
+    void push_back(const T& x) {
+      if (count_ == items_.size()) { // full: grow, keeping the order
+        std::vector<T> grown(std::max<size_t>(64, 2 * items_.size()));
+        for (size_t i = 0; i < count_; ++i)
+          grown[i] = items_[(head_ + i) % items_.size()];
+        items_.swap(grown);
+        head_ = 0;
+      }
+      items_[(head_ + count_) % items_.size()] = x;
+      ++count_;
+    }
+    T pop_front() {
+      const T x = items_[head_];
+      head_ = (head_ + 1) % items_.size();
+      --count_;
+      return x;
+    }
+
+  private:
+    std::vector<T> items_;
+    size_t head_ = 0;
+    size_t count_ = 0;
+  };
+
+  // Events after now: a binary min-heap on (t, seq).
+  void heap_push(const Event& e);
+  void heap_pop();
+  void sift_down(Event e); // places `e` at the root's place
+  // The earliest event's callback, taken out of the heap (or out of its lane, whose next event
+  // takes the lane's place in the heap).
+  Callback take_first();
+
+  struct Lane {
+    double delay;
+    Ring<Event> events; // in time order; the first is also in the heap
   };
 
   double now_ = 0;
   uint64_t seq_ = 0;
-  std::vector<Event> heap_; // events after now
+  std::vector<Event> heap_;
+  std::vector<Lane> lanes_;
   // Events scheduled for now, in order. They come after every heap event at now: those were
-  // scheduled before the clock reached now, so earlier. A ring buffer: no allocation once grown.
-  std::vector<Callback> due_ring_;
-  size_t due_head_ = 0;
-  size_t due_count_ = 0;
-  void push_due(Callback cb);
-  Callback pop_due();
+  // scheduled before the clock reached now, so earlier.
+  Ring<Callback> due_;
 };
 
 } // namespace exsim

@@ -98,7 +98,7 @@ void Receiver::respond(Request* req, RpcStatus status) {
   req->responded_at = now();
   if (req->enqueued_at < req->admitted_at) req->enqueued_at = req->admitted_at;
   const int to = x_.spec.sender_host(req->sender);
-  x_.cluster.sched.at(now() + x_.cluster.routes.one_way_s(host_, to), req->on_response);
+  x_.cluster.sched.after(x_.cluster.routes.one_way_s(host_, to), req->on_response);
 }
 
 void Receiver::wake_reader(const Request* cause) {
