@@ -9,6 +9,7 @@ tolerance (makespan and query runtimes within 1%, blocked times within 2%).
     analysis/network_model_error.py                         # every example and 5-40 executors
     analysis/network_model_error.py --cases examples scaling:5,10,20
     analysis/network_model_error.py --cases tpcds --markdown   # the TPC-DS baseline (--jobs 2)
+    analysis/network_model_error.py --results exact.json approx.json   # two runs made elsewhere
 
 A blocked time is compared relative to itself, with a floor: an exchange whose slowest sender
 was blocked for less than 1% of the exchange's duration (on the exact model) is compared relative
@@ -17,6 +18,7 @@ large error in a figure nobody reads. The table says how many exchanges that flo
 """
 
 import argparse
+import json
 import sys
 import tempfile
 from pathlib import Path
@@ -96,20 +98,31 @@ def main(argv=None):
     ap.add_argument("--model", default="approx", help="the network model compared with exsim's exact one")
     ap.add_argument("--exsim", default=exsim_runner.default_exsim())
     ap.add_argument("--markdown", action="store_true", help="a Markdown table (for the README)")
+    ap.add_argument("--results", nargs=2, metavar=("EXACT", "APPROX"),
+                    help="compare two results files instead of running cases")
     args = ap.parse_args(argv)
     rows, bad = [], 0
-    with tempfile.TemporaryDirectory() as tmp:
-        for label, scenario, sets, jobs in cases(args.cases):
-            results = {}
-            for model in ("exsim", args.model):
-                results[model] = exsim_runner.simulate(args.exsim, scenario, Path(tmp) / f"{model}.json",
-                                                       sets=[*sets, f"cluster.network_model={model}"], jobs=jobs)
-            e = compare(results["exsim"], results[args.model])
-            ok = within(e)
-            bad += not ok
-            rows.append([label, f"{results['exsim']['summary']['makespan_s']:.4f}", f"{e['makespan']:.2e}",
-                         f"{e['query']:.2e}", f"{e['blocked']:.2e}", e["blocked_exchange"] or "-",
-                         f"{e['exchanges']} ({e['floored']})", "ok" if ok else "OUTSIDE"])
+
+    def add(label, exact, approx):
+        nonlocal bad
+        e = compare(exact, approx)
+        ok = within(e)
+        bad += not ok
+        rows.append([label, f"{exact['summary']['makespan_s']:.4f}", f"{e['makespan']:.2e}", f"{e['query']:.2e}",
+                     f"{e['blocked']:.2e}", e["blocked_exchange"] or "-", f"{e['exchanges']} ({e['floored']})",
+                     "ok" if ok else "OUTSIDE"])
+
+    if args.results:
+        exact, approx = (json.loads(Path(f).read_text(encoding="utf-8")) for f in args.results)
+        add(Path(args.results[1]).stem, exact, approx)
+    else:
+        with tempfile.TemporaryDirectory() as tmp:
+            for label, scenario, sets, jobs in cases(args.cases):
+                results = {}
+                for model in ("exsim", args.model):
+                    results[model] = exsim_runner.simulate(args.exsim, scenario, Path(tmp) / f"{model}.json",
+                                                           sets=[*sets, f"cluster.network_model={model}"], jobs=jobs)
+                add(label, results["exsim"], results[args.model])
     header = ["case", "makespan s (exact)", "makespan error", "worst query runtime error",
               "worst blocked-time error", "at exchange", "exchanges (floored)", "verdict"]
     print(tables.markdown_table(header, rows) if args.markdown else tables.text_table(header, rows))

@@ -1,5 +1,7 @@
 """analysis/network_model_error.py: the errors it reports, on hand-made results."""
 
+import json
+
 from analysis import network_model_error as nme
 
 
@@ -29,3 +31,14 @@ def test_cases_name_the_scaling_runs_as_the_benchmark_does():
     (label, scenario, sets, jobs), = nme.cases(["scaling:40"])
     assert scenario.name == "hash_5x5.json" and jobs is None
     assert sets == ["mt_dop=8", "cluster.executors=40", "exchanges[0].rows_total=160000000"]
+
+
+def test_two_results_files_compared_exit_1_outside_the_tolerance(tmp_path, capsys):
+    exact = _results(10.0, {}, {("", "x1"): (2.0, 4.0)})
+    close = _results(10.01, {}, {("", "x1"): (2.02, 4.0)})     # 0.1% and 1%: within
+    far = _results(10.2, {}, {("", "x1"): (2.0, 4.0)})         # makespan 2% off
+    for name, doc in (("exact", exact), ("close", close), ("far", far)):
+        (tmp_path / f"{name}.json").write_text(json.dumps(doc))
+    assert nme.main(["--results", str(tmp_path / "exact.json"), str(tmp_path / "close.json")]) == 0
+    assert nme.main(["--results", str(tmp_path / "exact.json"), str(tmp_path / "far.json")]) == 1
+    assert "OUTSIDE" in capsys.readouterr().out
