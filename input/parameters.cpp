@@ -237,9 +237,9 @@ std::vector<ParamSpec> build_table() {
                 "round trip of an empty RPC to the same daemon (assumption, not measured)"));
   t.push_back(P(S::cluster, "loopback_bandwidth_gbps", T::number, "Gbit/s", 100, kMinGbps, kMaxGbps,
                 "bandwidth of the path to the same daemon (assumption, not measured)"));
-  t.push_back(choices(P(S::cluster, "network_model", T::enumeration, "", "exsim", none, none,
-                        network_models_meaning()),
-                      network_model_names()));
+  t.push_back(choices(
+      P(S::cluster, "network_model", T::enumeration, "", "exsim", none, none, network_models_meaning()),
+      network_model_names()));
 
   // Flags.
   t.push_back(P(S::flags, "data_stream_sender_buffer_size", T::integer, "bytes", 16384, 1, 1LL << 31,

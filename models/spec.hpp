@@ -16,7 +16,6 @@
 
 namespace exsim {
 
-
 struct ClusterSpec {
   NetworkModel network_model = NetworkModel::exsim; // how bandwidth is shared (models/network/network_model)
   int executors = 0;

@@ -15,11 +15,13 @@ const std::vector<NetworkModelKind>& network_model_kinds() {
       // 0.02 has most of the gain at less than half the error of 0.05 (README "The approximate
       // network model": its error, measured).
       {NetworkModel::approx, "approx",
-       "exsim's solver with bounded re-solves: a link is re-solved once its flows' shares have moved by 2% of its "
-       "capacity since it last was; faster on large clusters, run times within 1% of exsim's (measured, README)",
+       "exsim's solver with bounded re-solves: a link is re-solved once its flows' shares have moved by 2% "
+       "of its capacity since it last was; faster on large clusters, run times within 1% of exsim's "
+       "(measured, README)",
        S::share, 0.02},
       {NetworkModel::simgrid, "simgrid",
-       "SimGrid's CM02 model, the reference exsim is tested against (slower with many executors)", S::engine, 0},
+       "SimGrid's CM02 model, the reference exsim is tested against (slower with many executors)", S::engine,
+       0},
   };
   return kinds;
 }

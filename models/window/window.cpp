@@ -17,7 +17,8 @@ WindowPolicySpec fixed_limit(int max_in_flight) {
 Window::Window(int max_in_flight, int64_t max_reserved_bytes) : Window(fixed_limit(max_in_flight), max_reserved_bytes) {}
 
 Window::Window(const WindowPolicySpec& policy, int64_t max_reserved_bytes)
-    : policy_(policy), slot_bytes_(static_cast<size_t>(policy.capacity()), kFree), max_bytes_(max_reserved_bytes) {
+    : policy_(policy), slot_bytes_(static_cast<size_t>(policy.capacity()), kFree),
+      max_bytes_(max_reserved_bytes) {
   if (max_reserved_bytes < 0 && max_reserved_bytes != kNoByteLimit)
     throw std::logic_error("Window: negative byte limit");
 }

@@ -99,7 +99,8 @@ void WindowPolicy::on_start(int id, double now, int64_t bytes, int in_flight) {
     ++l.requests;
   }
   if (spec_.kind == WindowPolicyKind::bdp && l.probe < 0) {
-    if (l.estimate_bytes == 0) l.estimate_bytes = static_cast<double>(spec_.initial) * static_cast<double>(bytes);
+    if (l.estimate_bytes == 0)
+      l.estimate_bytes = static_cast<double>(spec_.initial) * static_cast<double>(bytes);
     l.probe = id;
     l.probe_start_s = now;
     l.probe_bytes = 0;

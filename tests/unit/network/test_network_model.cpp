@@ -10,7 +10,8 @@
 
 using namespace exsim;
 
-TEST_CASE("network models: each registered once, found by name, offered by the parameter table", "[unit][network]") {
+TEST_CASE("network models: each registered once, found by name, offered by the parameter table",
+          "[unit][network]") {
   const std::vector<std::string> names = network_model_names();
   CHECK(names == std::vector<std::string>{"exsim", "approx", "simgrid"});
   for (const NetworkModelKind& k : network_model_kinds()) {
@@ -30,7 +31,8 @@ TEST_CASE("network models: each registered once, found by name, offered by the p
     CHECK(p->description.find(n + " = ") != std::string::npos);
 }
 
-TEST_CASE("network models: a run above the size where the exact one is slow says which it used", "[unit][network]") {
+TEST_CASE("network models: a run above the size where the exact one is slow says which it used",
+          "[unit][network]") {
   CHECK(network_model_note(NetworkModel::exsim, kExactNetworkSlowAbove).empty());
   const std::string exact = network_model_note(NetworkModel::exsim, 150);
   INFO(exact);
@@ -38,5 +40,6 @@ TEST_CASE("network models: a run above the size where the exact one is slow says
   CHECK(exact.find("cluster.network_model=approx") != std::string::npos);
   CHECK(exact.find('\n') == std::string::npos);
   const std::string approx = network_model_note(NetworkModel::approx, 150);
-  CHECK(approx == "exsim: 150 executors, network model approx: as the scenario chose (cluster.network_model)");
+  CHECK(approx ==
+        "exsim: 150 executors, network model approx: as the scenario chose (cluster.network_model)");
 }

@@ -377,12 +377,13 @@ TEST_CASE("network share: with a slack, shares stay within it of max-min and che
             worst_link = std::max(worst_link, total);
           events++;
         });
-    std::printf("slack %-52.0e %d events, worst link off by %.3g of its capacity, worst flow by %.3g\n", slack,
-                events, worst_link, worst_flow);
-    std::printf("slack %-52.0e %llu flows visited by region solves and checks, %llu exact; %llu checks deferred\n",
-                slack, static_cast<unsigned long long>(approx.region_flows + approx.checked_flows),
-                static_cast<unsigned long long>(exact.region_flows + exact.checked_flows),
-                static_cast<unsigned long long>(approx.deferred));
+    std::printf("slack %-52.0e %d events, worst link off by %.3g of its capacity, worst flow by %.3g\n",
+                slack, events, worst_link, worst_flow);
+    std::printf(
+        "slack %-52.0e %llu flows visited by region solves and checks, %llu exact; %llu checks deferred\n",
+        slack, static_cast<unsigned long long>(approx.region_flows + approx.checked_flows),
+        static_cast<unsigned long long>(exact.region_flows + exact.checked_flows),
+        static_cast<unsigned long long>(approx.deferred));
     CHECK(worst_link <= 3 * slack);
     CHECK(worst_link > 0); // the slack is used: shares do lag
     CHECK(approx.region_flows + approx.checked_flows < exact.region_flows + exact.checked_flows);
