@@ -37,7 +37,8 @@ def plot(series, out):
     import matplotlib.ticker
 
     fig, ax = plt.subplots(figsize=(6.4, 4.0))
-    labels = {"exsim": "exsim's network model", "simgrid": "SimGrid CM02 (reference)"}
+    labels = {"exsim": "exsim's network model (exact)", "approx": "exsim's approximation (approx)",
+              "simgrid": "SimGrid CM02 (reference)"}
     for model, points in sorted(series.items()):
         xs = [p[0] for p in points]
         ys = [p[1] for p in points]

@@ -347,6 +347,10 @@ int run(const Args& a) {
   const exsim::Scenario sc = exsim::load_scenario(path, a.overrides);
   check_memory(sc, path);
   if (!a.output.empty()) check_output_path(a.output);
+  if (!sc.remote_scan) {
+    const std::string note = exsim::network_model_note(sc.cluster.network_model, sc.cluster.executors);
+    if (!note.empty()) std::cerr << note << "\n";
+  }
   const auto t0 = std::chrono::steady_clock::now();
   const bool progress = a.progress == 1 || (a.progress == -1 && isatty(STDERR_FILENO));
   // The simulation returns the models' counters; output/ makes the results document of them.

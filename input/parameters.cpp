@@ -1,6 +1,7 @@
 #include "input/parameters.hpp"
 
 #include "models/exchange/partitioning.hpp"
+#include "models/network/network_model.hpp"
 #include "models/window/window_policy.hpp"
 
 #include <fmt/format.h>
@@ -41,6 +42,17 @@ constexpr SectionName kSectionNames[] = {
     {Section::remote_scan_splits, "remote_scan.splits", "remote_scan: splits"},
     {Section::remote_scan_prefetch, "remote_scan.prefetch", "remote_scan: prefetch"},
     {Section::remote_scan_scan, "remote_scan.scan", "remote_scan: scan"}};
+
+// cluster.network_model's meaning, from the registered models (models/network/network_model).
+std::string network_models_meaning() {
+  std::string text = "how transfers share the NICs:";
+  const char* sep = " ";
+  for (const NetworkModelKind& k : network_model_kinds()) {
+    text += fmt::format("{}{} = {}", sep, k.name, k.meaning);
+    sep = "; ";
+  }
+  return text;
+}
 
 const SectionName* section_name(Section s) {
   for (const SectionName& n : kSectionNames)
@@ -264,12 +276,9 @@ std::vector<ParamSpec> build_table() {
                 "round trip of an empty RPC to the same daemon (assumption, not measured)"));
   t.push_back(P(S::cluster, "loopback_bandwidth_gbps", T::number, "Gbit/s", 100, kMinGbps, kMaxGbps,
                 "bandwidth of the path to the same daemon (assumption, not measured)"));
-  t.push_back(
-      choices(P(S::cluster, "network_model", T::enumeration, "", "exsim", none, none,
-                "how transfers share the NICs (max-min fair either way): exsim = exsim's own solver, whose "
-                "cost per transfer does not grow with executors squared; simgrid = SimGrid's CM02 model, the "
-                "reference it is tested against (same results, slower with many executors)"),
-              {"exsim", "simgrid"}));
+  t.push_back(choices(
+      P(S::cluster, "network_model", T::enumeration, "", "exsim", none, none, network_models_meaning()),
+      network_model_names()));
 
   // Flags.
   t.push_back(binds(P(S::flags, "data_stream_sender_buffer_size", T::integer, "bytes", 16384, 1, 1LL << 31,

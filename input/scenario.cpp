@@ -1048,9 +1048,8 @@ Scenario build_scenario(json doc, const std::string& file, const std::vector<Ove
   sc.cluster.rtt_us = cluster.at("rtt_us").get<double>();
   sc.cluster.loopback_rtt_us = cluster.at("loopback_rtt_us").get<double>();
   sc.cluster.loopback_bandwidth_gbps = cluster.at("loopback_bandwidth_gbps").get<double>();
-  sc.cluster.network_model = cluster.at("network_model").get<std::string>() == "simgrid"
-                                 ? NetworkModel::simgrid
-                                 : NetworkModel::exsim;
+  // The table checked the name against the registered models.
+  sc.cluster.network_model = find_network_model(cluster.at("network_model").get<std::string>())->model;
 
   json global_flags = with_defaults(Section::flags, doc.value("flags", json::object()), version);
   normalise_integers(Section::flags, global_flags, version);

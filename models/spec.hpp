@@ -8,6 +8,7 @@
 #include "models/exchange/cost.hpp"
 #include "models/exchange/partitioning.hpp"
 #include "models/exchange/sender_config.hpp"
+#include "models/network/network_model.hpp"
 
 #include <cstdint>
 #include <string>
@@ -15,12 +16,8 @@
 
 namespace exsim {
 
-// How bandwidth is shared: exsim's own max-min solver (models/network/network_share) or SimGrid's CM02
-// model through its comms, the reference the first is tested against (README: Network model).
-enum class NetworkModel { exsim, simgrid };
-
 struct ClusterSpec {
-  NetworkModel network_model = NetworkModel::exsim;
+  NetworkModel network_model = NetworkModel::exsim; // how bandwidth is shared (models/network/network_model)
   int executors = 0;
   int cores_per_executor = 0;   // physical cores
   int threads_per_core = 1;     // hardware threads per core

@@ -12,11 +12,14 @@
 #    Then one configuration of the TPC-DS workload (scenarios/tpcds_sf100/workload.json,
 #    --jobs 2): wall seconds against the target of 20 s.
 # 2. Scaling curve: one mt_dop=8 hash exchange (scenarios/examples/hash_5x5.json, 4M rows per
-#    executor) at 5, 10, 20, 40, 80 and 150 executors, with exsim's network model and with
-#    SimGrid's (cluster.network_model), the two runs of a size back to back: wall time, RPCs per
-#    wall second, peak RSS. A run that takes longer than the timeout is reported as such, and
-#    SimGrid's model is only run up to a size (it grows with executors squared per transfer).
-#    Writes out/bench_scaling.csv and, with matplotlib, out/bench_scaling.png.
+#    executor) at 5, 10, 20, 40, 80 and 150 executors, with exsim's exact network model, its
+#    approximation and SimGrid's (cluster.network_model exsim, approx, simgrid), the runs of a
+#    size back to back: wall time, RPCs per wall second, peak RSS. A run that takes longer than
+#    the timeout is reported as such, and SimGrid's model is only run up to a size (it grows with
+#    executors squared per transfer). Then the approximation's error against the exact model at
+#    each size (analysis/network_model_error.py: makespan, slowest-sender blocked time).
+#    Writes out/bench_scaling.csv, each run's results in out/bench_scaling/ and, with
+#    matplotlib, out/bench_scaling.png.
 # 3. Only with EXSIM_BENCH_SWEEP=1 (it takes minutes): the README's 20-point TPC-DS predictions
 #    sweep (scripts/tpcds-predictions.sh with JOBS=2, from scratch in a temporary directory, no
 #    report written) against the target of 8 minutes.
@@ -117,14 +120,15 @@ print("tpcds workload, one configuration (--jobs 2): %.1f s wall, %d RPCs, %.0f 
     fi
   fi
   if [ "$part" = 2 ]; then
-    mkdir -p out
+    mkdir -p out/bench_scaling
+    rm -f out/bench_scaling/*.json
     csv=out/bench_scaling.csv
     echo "executors,network_model,rpcs,wall_s,rpcs_per_wall_s,peak_rss_mib" >"$csv"
     echo
     echo "scaling: one hash exchange, mt_dop=8, 4M rows per executor (timeout ${limit} s per run)"
     printf '%-9s %-8s %10s %10s %16s %14s\n' executors network rpcs wall_s rpcs_per_wall_s peak_rss_MiB
     for n in $sizes; do
-      for model in exsim simgrid; do
+      for model in exsim approx simgrid; do
         if [ "$model" = simgrid ] && [ "$n" -gt "$simgrid_max" ]; then
           printf '%-9s %-8s %10s\n' "$n" "$model" "not run (above EXSIM_BENCH_SIMGRID_MAX=$simgrid_max)"
           continue
@@ -134,10 +138,21 @@ print("tpcds workload, one configuration (--jobs 2): %.1f s wall, %d RPCs, %.0f 
         if [ "$#" -eq 5 ]; then
           printf '%-9s %-8s %10s %10s %16s %14s\n' "$n" "$model" "$1" "$2" "$3" "$4"
           echo "$n,$model,$1,$2,$3,$4" >>"$csv"
+          cp "$tmp/r.json" "out/bench_scaling/${n}_$model.json"
+          # Issue 23's target for the largest cluster.
+          [ "$n" = 150 ] && [ "$model" = approx ] &&
+            printf '%-9s %-8s %10s %10s %16s %14s\n' "" "target" "" 60 "" 8192
         else
           printf '%-9s %-8s %10s\n' "$n" "$model" "$1"
         fi
       done
+    done
+    echo
+    echo "approx against exsim (tolerance: 1% makespan, 2% blocked time)"
+    for n in $sizes; do
+      [ -f "out/bench_scaling/${n}_exsim.json" ] && [ -f "out/bench_scaling/${n}_approx.json" ] || continue
+      /usr/bin/python3 analysis/network_model_error.py --results "out/bench_scaling/${n}_exsim.json" \
+        "out/bench_scaling/${n}_approx.json" | sed -n 3p || true
     done
     if /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then
       /usr/bin/python3 analysis/bench_scaling.py "$csv" out/bench_scaling.png && echo "plot: out/bench_scaling.png"

@@ -41,9 +41,16 @@ void TransferNetwork::follow(const SimClock& clock) {
 
 double TransferNetwork::now() const { return clock_ != nullptr ? clock_->now() : sg4::Engine::get_clock(); }
 
+// The adapter of the model's registered solver (models/network/network_model).
 std::unique_ptr<TransferNetwork> make_transfer_network(NetworkModel model, const Platform& platform) {
-  if (model == NetworkModel::simgrid) return std::make_unique<SimgridTransferNetwork>(platform);
-  return std::make_unique<ExsimTransferNetwork>(platform);
+  const NetworkModelKind& kind = network_model_kind(model);
+  switch (kind.solver) {
+  case NetworkModelKind::Solver::engine:
+    return std::make_unique<SimgridTransferNetwork>(platform);
+  case NetworkModelKind::Solver::share:
+    break;
+  }
+  return std::make_unique<ExsimTransferNetwork>(platform, kind.slack);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -53,18 +60,19 @@ namespace {
 
 // SimGrid's numerical precisions, so that the two models round alike even if they are changed
 // on the command line (--cfg=maxmin/precision:..., --cfg=surf/precision:...).
-NetworkPrecision simgrid_precision() {
+NetworkPrecision simgrid_precision(double slack) {
   NetworkPrecision p;
   p.share = simgrid::config::get_value<double>("maxmin/precision");
   p.time = simgrid::config::get_value<double>("surf/precision");
+  p.slack = slack;
   return p;
 }
 
 } // namespace
 
-ExsimTransferNetwork::ExsimTransferNetwork(const Platform& p)
+ExsimTransferNetwork::ExsimTransferNetwork(const Platform& p, double slack)
     : model_(static_cast<int>(p.hosts.size()), p.nic_bytes_per_s, p.loopback_bytes_per_s,
-             simgrid_precision()) {}
+             simgrid_precision(slack)) {}
 
 void ExsimTransferNetwork::start(int from, int to, double bytes, TransferSink* sink) {
   const uint64_t id = model_.start(now(), from, to, bytes);

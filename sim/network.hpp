@@ -1,10 +1,12 @@
 // How a transfer's bytes cross the cluster, for the data-stream connections (sim/connection.hpp).
-// Two implementations of one interface, chosen by the scenario's cluster.network_model:
-// - "exsim": exsim's own max-min sharing (models/network/network_share), plugged into SimGrid's engine as
-//   a resource model of its own: the engine asks it for its next completion with the other
-//   models and tells it each time the clock moves. Its cost per event does not grow with hosts
-//   squared, as SimGrid's solver's does on this topology.
-// - "simgrid": SimGrid's CM02 model, each transfer a host-to-host comm started by maestro. The
+// Two implementations of one interface, one per solver of the registered network models
+// (models/network/network_model, chosen by the scenario's cluster.network_model):
+// - exsim's own max-min sharing (models/network/network_share: "exsim", exact, and "approx", its
+//   bounded re-solves), plugged into SimGrid's engine as a resource model of its own: the engine
+//   asks it for its next completion with the other models and tells it each time the clock moves.
+//   Its cost per event does not grow with hosts squared, as SimGrid's solver's does on this
+//   topology.
+// - SimGrid's CM02 model ("simgrid"), each transfer a host-to-host comm started by maestro. The
 //   reference the first is tested against.
 // Both deliver at the same point of the engine's loop: when the clock has moved to an instant,
 // right after SimGrid's network model has ended its comms, transfers that end at that instant are
@@ -68,10 +70,11 @@ private:
 
 std::unique_ptr<TransferNetwork> make_transfer_network(NetworkModel model, const Platform& platform);
 
-// exsim's model: its own completions stop the clock.
+// exsim's model (and its approximation, slack > 0: NetworkPrecision): its own completions stop
+// the clock.
 class ExsimTransferNetwork : public TransferNetwork {
 public:
-  explicit ExsimTransferNetwork(const Platform& platform);
+  explicit ExsimTransferNetwork(const Platform& platform, double slack = 0);
 
   void start(int from, int to, double bytes, TransferSink* sink) override;
   double next_event(double now) override;

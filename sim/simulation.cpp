@@ -67,7 +67,8 @@ WorkloadRun run_queries(const Scenario& sc, const std::vector<size_t>& which, bo
   Workload workload(sched, network, sc.cluster, sc.flags, sc.costs, specs, sc.seed);
 
   // With exsim's network the engine has nothing else to simulate: the clock runs ahead on its own.
-  if (sc.cluster.network_model == NetworkModel::exsim) clock.run_ahead(network.transfers());
+  if (network_model_kind(sc.cluster.network_model).solver == NetworkModelKind::Solver::share)
+    clock.run_ahead(network.transfers());
 
   bool deadlock = false;
   sg4::Engine::on_deadlock_cb([&deadlock] { deadlock = true; });

@@ -59,7 +59,7 @@ public:
   RpcOutcome finish_rpc(int index, double now, RpcStatus status, const std::string& error_detail = "");
 
   bool receiver_closed() const { return receiver_closed_; }
-  const std::optional<std::string>& first_error() const { return window_.first_error(); }
+  const std::string* first_error() const { return window_.first_error(); } // nullptr: none
 
 private:
   Window window_;

@@ -233,15 +233,24 @@ void NetworkShare::solve() {
     }
     region_solve(region_);
     if (whole) break;
-    // Outside links that carry a flow whose share changed: do their levels still hold?
+    // Outside links that carry a flow whose share changed: do their levels still hold? With a
+    // slack, only those whose flows' shares have drifted by more than it are checked.
     candidates_.clear();
     for (int f : touched_) {
       const Flow& fl = flows_[static_cast<size_t>(f)];
-      if (fl.group >= 0 && same_share(groups_[static_cast<size_t>(fl.group)].rate, fl.new_rate)) continue;
+      const double old_rate = fl.group >= 0 ? groups_[static_cast<size_t>(fl.group)].rate : 0;
+      if (fl.group >= 0 && same_share(old_rate, fl.new_rate)) continue;
       for (int l : fl.link) {
         if (l < 0) continue;
         Link& ln = links_[static_cast<size_t>(l)];
         if (ln.stamp == stamp_ || ln.cstamp == stamp_) continue;
+        if (prec_.slack > 0) {
+          ln.drift += std::abs(fl.new_rate - old_rate);
+          if (ln.drift <= prec_.slack * ln.capacity) {
+            stats_.deferred++;
+            continue;
+          }
+        }
         ln.cstamp = stamp_;
         candidates_.push_back(l);
       }
@@ -249,6 +258,7 @@ void NetworkShare::solve() {
     bool grown = false;
     for (int l : candidates_) {
       stats_.checked_links++;
+      links_[static_cast<size_t>(l)].drift = 0;
       if (!same_share(water_level(l), links_[static_cast<size_t>(l)].level)) {
         region_.push_back(l);
         grown = true;
@@ -294,6 +304,7 @@ void NetworkShare::region_solve(const std::vector<int>& region) {
   for (int l : region) {
     Link& ln = links_[static_cast<size_t>(l)];
     ln.stamp = stamp_;
+    ln.drift = 0;
     ln.remaining = ln.capacity;
     ln.usage = static_cast<int>(ln.flows.size());
     ln.new_level = kInf;

@@ -50,6 +50,19 @@
 // a change on one NIC can move the levels of most others (in an all-to-all hash exchange on 40
 // hosts one batch in a hundred does, changing the shares of 40% of the flows; one in forty on
 // 150 hosts), and the flows whose shares change have to be visited.
+//
+// The approximation (NetworkPrecision::slack > 0; the network model "approx"). What makes dense
+// traffic costly is checking the neighbours: a change on one NIC moves the shares of its n flows
+// a little (by about 1/n each), and every link those flows cross must be checked, O(n) each,
+// although its own level moves by about 1/n^2. With a slack s, a changed flow adds how far its
+// share moved to a drift counter on each of its links outside the region; a link is checked
+// (and, if its level no longer holds, solved) only when its drift exceeds s times its capacity,
+// then its drift restarts at 0, as it does when the link is solved. A link's water level moves
+// by at most the sum of its flows' share changes over the flows it is the bottleneck of, so
+// between checks the flows on a link receive in total within s of its capacity of what max-min
+// on the links' current levels would give them. Errors do not compound beyond that: every link is
+// re-solved exactly once its drift passes s. The error on run times is measured, not bounded:
+// README, "The approximate network model".
 #pragma once
 
 #include <cstddef>
@@ -58,10 +71,15 @@
 
 namespace exsim {
 
-// SimGrid 3.32's defaults (maxmin/precision and surf/precision).
+// SimGrid 3.32's defaults (maxmin/precision and surf/precision), and how far the shares may be
+// from max-min fair (0: exact).
 struct NetworkPrecision {
   double share = 1e-5; // a link with less than share * capacity left is full (bytes/s, relative)
   double time = 1e-9;  // transfers due within this many seconds of an event end with it
+  // Bounded re-solve: a link outside the changed region is checked only once the shares of the
+  // flows it carries have moved, in sum since its last check, by more than this fraction of its
+  // capacity. Its level may so lag the max-min one by about that fraction (see the header).
+  double slack = 0;
 };
 
 class NetworkShare {
@@ -99,6 +117,7 @@ public:
     uint64_t group_changes = 0; // whole groups whose share changed
     uint64_t flow_moves = 0;    // flows that changed group (new flows included)
     uint64_t unchanged = 0;     // solves skipped: the changes cancelled out route by route
+    uint64_t deferred = 0;      // link checks left to the drift counter (slack > 0)
   };
   const Stats& stats() const { return stats_; }
 
@@ -132,6 +151,7 @@ private:
     // Solve scratch.
     uint32_t stamp = 0;  // in the current region
     uint32_t cstamp = 0; // checked in the current pass
+    double drift = 0;    // share moved on its flows since it was last solved or checked (slack > 0)
     double remaining = 0;
     int usage = 0;
     bool active = false;

@@ -17,8 +17,8 @@ WindowPolicySpec fixed_limit(int max_in_flight) {
 Window::Window(int max_in_flight, int64_t max_reserved_bytes) : Window(fixed_limit(max_in_flight), max_reserved_bytes) {}
 
 Window::Window(const WindowPolicySpec& policy, int64_t max_reserved_bytes)
-    : policy_(policy), in_flight_slot_(static_cast<size_t>(policy.capacity()), false),
-      slot_bytes_(in_flight_slot_.size(), 0), max_bytes_(max_reserved_bytes) {
+    : policy_(policy), slot_bytes_(static_cast<size_t>(policy.capacity()), kFree),
+      max_bytes_(max_reserved_bytes) {
   if (max_reserved_bytes < 0 && max_reserved_bytes != kNoByteLimit)
     throw std::logic_error("Window: negative byte limit");
 }
@@ -29,10 +29,10 @@ bool Window::fits(int64_t bytes) const {
 }
 
 int Window::start(double now, int64_t bytes) {
+  if (bytes < 0) throw std::logic_error("Window::start: negative bytes");
   if (has_free_slot())
-    for (size_t i = 0; i < in_flight_slot_.size(); ++i)
-      if (!in_flight_slot_[i]) {
-        in_flight_slot_[i] = true;
+    for (size_t i = 0; i < slot_bytes_.size(); ++i)
+      if (slot_bytes_[i] == kFree) {
         slot_bytes_[i] = bytes;
         ++in_flight_;
         reserved_ += bytes;
@@ -44,12 +44,11 @@ int Window::start(double now, int64_t bytes) {
 
 int64_t Window::finish(int slot, double now, Release release) {
   const size_t i = static_cast<size_t>(slot);
-  if (!in_flight_slot_.at(i)) throw std::logic_error("Window::finish: slot is not in flight");
+  if (slot_bytes_.at(i) == kFree) throw std::logic_error("Window::finish: slot is not in flight");
   policy_.on_finish(slot, now);
-  in_flight_slot_[i] = false;
   --in_flight_;
   const int64_t bytes = slot_bytes_[i];
-  slot_bytes_[i] = 0;
+  slot_bytes_[i] = kFree;
   if (release == Release::at_finish) reserved_ -= bytes;
   return bytes;
 }
@@ -60,7 +59,7 @@ void Window::release(int64_t bytes) {
 }
 
 void Window::record_error(const std::string& what) {
-  if (!first_error_) first_error_ = what;
+  if (!first_error_) first_error_ = std::make_unique<std::string>(what);
 }
 
 } // namespace exsim

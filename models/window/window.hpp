@@ -14,7 +14,7 @@
 #include "models/window/window_policy.hpp"
 
 #include <cstdint>
-#include <optional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -30,7 +30,7 @@ public:
   explicit Window(const WindowPolicySpec& policy, int64_t max_reserved_bytes = kNoByteLimit);
 
   // Slots: the most requests the policy may ever let in flight.
-  int capacity() const { return static_cast<int>(in_flight_slot_.size()); }
+  int capacity() const { return static_cast<int>(slot_bytes_.size()); }
   // How many may be in flight now.
   int limit() const { return policy_.limit(); }
   int in_flight() const { return in_flight_; }
@@ -55,20 +55,22 @@ public:
   // Releases bytes kept reserved past finish().
   void release(int64_t bytes);
 
-  // The first error recorded wins; later ones are dropped.
+  // The first error recorded wins; later ones are dropped. nullptr while there is none.
   void record_error(const std::string& what);
-  const std::optional<std::string>& first_error() const { return first_error_; }
+  const std::string* first_error() const { return first_error_.get(); }
 
   const WindowPolicy& policy() const { return policy_; }
 
 private:
+  // A sender holds one window per channel (1.44 M at 150 executors, mt_dop=8): what a window
+  // keeps is kept small (README, Scaling with the cluster).
+  static constexpr int64_t kFree = -1;
   WindowPolicy policy_;
-  std::vector<bool> in_flight_slot_;
-  std::vector<int64_t> slot_bytes_;
+  std::vector<int64_t> slot_bytes_; // per slot: the bytes it reserved, kFree when not in flight
   int in_flight_ = 0;
   int64_t max_bytes_;
   int64_t reserved_ = 0;
-  std::optional<std::string> first_error_;
+  std::unique_ptr<std::string> first_error_;
 };
 
 } // namespace exsim

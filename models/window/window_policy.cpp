@@ -61,97 +61,101 @@ double LimitTrace::mean(double until) const {
   return area / (until - t0);
 }
 
-WindowPolicy::WindowPolicy(const WindowPolicySpec& spec)
-    : spec_(spec), limit_(spec.initial), estimated_limit_(spec.initial) {
+WindowPolicy::WindowPolicy(const WindowPolicySpec& spec) : spec_(spec), limit_(spec.initial) {
   if (spec.initial < 1 || spec.capacity() < spec.initial)
     throw std::logic_error("WindowPolicy: expected 1 <= initial <= max");
   if (!spec.adaptive()) return; // a fixed limit keeps no per-request state (one per channel adds up)
+  learn_ = std::make_unique<Learning>();
+  learn_->estimated_limit = spec.initial;
   const size_t slots = static_cast<size_t>(spec.capacity());
-  start_s_.assign(slots, 0);
-  bytes_.assign(slots, 0);
-  in_flight_.assign(slots, 0);
+  learn_->start_s.assign(slots, 0);
+  learn_->bytes.assign(slots, 0);
+  learn_->in_flight.assign(slots, 0);
+}
+
+const LimitTrace& WindowPolicy::trace() const {
+  static const LimitTrace kNone;
+  return learn_ ? learn_->trace : kNone;
 }
 
 void WindowPolicy::set_limit(double now, int limit) {
   limit_ = std::clamp(limit, 1, spec_.capacity());
-  trace_.record(now, limit_);
+  learn_->trace.record(now, limit_);
 }
 
 void WindowPolicy::on_start(int id, double now, int64_t bytes, int in_flight) {
-  if (spec_.kind == WindowPolicyKind::fixed) return; // nothing to learn, nothing to trace
-  if (!started_) {
-    started_ = true;
-    trace_.record(now, limit_);
+  if (!learn_) return; // a fixed limit: nothing to learn, nothing to trace
+  Learning& l = *learn_;
+  if (!l.started) {
+    l.started = true;
+    l.trace.record(now, limit_);
   }
   const size_t i = static_cast<size_t>(id);
-  start_s_.at(i) = now;
-  bytes_.at(i) = bytes;
-  in_flight_.at(i) = in_flight;
+  l.start_s.at(i) = now;
+  l.bytes.at(i) = bytes;
+  l.in_flight.at(i) = in_flight;
   if (bytes > 0) {
-    bytes_total_ += static_cast<double>(bytes);
-    ++requests_;
+    l.bytes_total += static_cast<double>(bytes);
+    ++l.requests;
   }
-  if (spec_.kind == WindowPolicyKind::bdp && probe_ < 0) {
-    if (estimate_bytes_ == 0) estimate_bytes_ = static_cast<double>(spec_.initial) * static_cast<double>(bytes);
-    probe_ = id;
-    probe_start_s_ = now;
-    probe_bytes_ = 0;
+  if (spec_.kind == WindowPolicyKind::bdp && l.probe < 0) {
+    if (l.estimate_bytes == 0)
+      l.estimate_bytes = static_cast<double>(spec_.initial) * static_cast<double>(bytes);
+    l.probe = id;
+    l.probe_start_s = now;
+    l.probe_bytes = 0;
   }
 }
 
 void WindowPolicy::on_finish(int id, double now) {
-  if (spec_.kind == WindowPolicyKind::fixed) return;
+  if (!learn_) return;
   const size_t i = static_cast<size_t>(id);
   if (spec_.kind == WindowPolicyKind::bdp)
     bdp_finish(id, now);
   else
-    gradient_finish(now - start_s_.at(i), in_flight_.at(i), now);
+    gradient_finish(now - learn_->start_s.at(i), learn_->in_flight.at(i), now);
 }
 
-// The probe measures the delivery rate: the bytes answered while it was out (its own included)
-// over its round trip. The product is that rate times the smallest round trip seen (BBR's
-// bottleneck rate x round-trip propagation time): a round trip inflated by queueing would count
-// the queue as pipe, and the estimate would grow as long as noise lets the rate seem to rise. At
-// the probe's answer the estimate may grow, by gRPC's rule: when the product exceeds 2/3 of the
-// estimate and the rate rose, to the larger of the product and twice the estimate.
 void WindowPolicy::bdp_finish(int id, double now) {
+  Learning& l = *learn_;
   const size_t i = static_cast<size_t>(id);
-  const double rtt = now - start_s_.at(i);
-  if (rtt > 0) min_rtt_ = min_rtt_ == 0 ? rtt : std::min(min_rtt_, rtt);
-  if (probe_ < 0) return;
-  probe_bytes_ += static_cast<double>(bytes_.at(i));
-  if (id != probe_) return;
-  probe_ = -1;
-  const double dt = now - probe_start_s_;
+  const double rtt = now - l.start_s.at(i);
+  if (rtt > 0) l.min_rtt = l.min_rtt == 0 ? rtt : std::min(l.min_rtt, rtt);
+  if (l.probe < 0) return;
+  l.probe_bytes += static_cast<double>(l.bytes.at(i));
+  if (id != l.probe) return;
+  l.probe = -1;
+  const double dt = now - l.probe_start_s;
   if (dt <= 0) return;
-  const double rate = probe_bytes_ / dt;
-  const double product = rate * min_rtt_;
-  if (product > WindowPolicyConstants::kBdpGrowThreshold * estimate_bytes_ && rate > rate_estimate_) {
-    estimate_bytes_ = std::max(product, WindowPolicyConstants::kBdpGain * estimate_bytes_);
-    rate_estimate_ = rate;
+  const double rate = l.probe_bytes / dt;
+  const double product = rate * l.min_rtt;
+  if (product > WindowPolicyConstants::kBdpGrowThreshold * l.estimate_bytes && rate > l.rate_estimate) {
+    l.estimate_bytes = std::max(product, WindowPolicyConstants::kBdpGain * l.estimate_bytes);
+    l.rate_estimate = rate;
   }
-  const double mean_bytes = requests_ > 0 ? bytes_total_ / static_cast<double>(requests_) : 0;
+  const double mean_bytes = l.requests > 0 ? l.bytes_total / static_cast<double>(l.requests) : 0;
   if (mean_bytes > 0) {
-    const double requests = std::floor(estimate_bytes_ / mean_bytes + 0.5);
+    const double requests = std::floor(l.estimate_bytes / mean_bytes + 0.5);
     set_limit(now, static_cast<int>(std::min(requests, static_cast<double>(spec_.capacity()))));
   }
 }
 
 void WindowPolicy::gradient_finish(double rtt, int in_flight_at_start, double now) {
+  Learning& l = *learn_;
   if (rtt <= 0) return;
-  min_rtt_ = min_rtt_ == 0 ? rtt : std::min(min_rtt_, rtt);
+  l.min_rtt = l.min_rtt == 0 ? rtt : std::min(l.min_rtt, rtt);
   // The sender, not the window, is what is slow: nothing to learn about the window.
-  if (in_flight_at_start < estimated_limit_ / 2) return;
-  const double queue = std::sqrt(estimated_limit_);
-  const double gradient = std::clamp(WindowPolicyConstants::kGradientTolerance * min_rtt_ / rtt,
+  if (in_flight_at_start < l.estimated_limit / 2) return;
+  const double queue = std::sqrt(l.estimated_limit);
+  const double gradient = std::clamp(WindowPolicyConstants::kGradientTolerance * l.min_rtt / rtt,
                                      WindowPolicyConstants::kGradientMinGradient, 1.0);
-  double next = estimated_limit_ * gradient + queue;
-  if (next < estimated_limit_) {
+  double next = l.estimated_limit * gradient + queue;
+  if (next < l.estimated_limit) {
     const double s = WindowPolicyConstants::kGradientSmoothing;
-    next = estimated_limit_ * (1 - s) + s * next;
+    next = l.estimated_limit * (1 - s) + s * next;
   }
-  estimated_limit_ = std::clamp(next, 1.0, static_cast<double>(spec_.capacity()));
-  set_limit(now, static_cast<int>(estimated_limit_));
+  l.estimated_limit = std::clamp(next, 1.0, static_cast<double>(spec_.capacity()));
+  set_limit(now, static_cast<int>(l.estimated_limit));
 }
 
 } // namespace exsim

@@ -23,6 +23,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -73,34 +74,40 @@ public:
   // It finished at `now`.
   void on_finish(int id, double now);
 
-  // The limit over time (recorded from the first start).
-  const LimitTrace& trace() const { return trace_; }
+  // The limit over time (recorded from the first start; empty for a fixed limit).
+  const LimitTrace& trace() const;
 
 private:
+  // What an adaptive policy learns from its requests. A fixed limit learns nothing and keeps none
+  // of it: a sender has one window per channel, 1.44 M of them at 150 executors and mt_dop=8.
+  struct Learning {
+    LimitTrace trace;
+    bool started = false;
+    // Per slot: when its request started, its bytes, how many were in flight with it.
+    std::vector<double> start_s;
+    std::vector<int64_t> bytes;
+    std::vector<int> in_flight;
+    // Mean request bytes.
+    double bytes_total = 0;
+    int64_t requests = 0;
+    // bdp: the probe in flight (its slot, when it left), bytes answered since, estimates.
+    int probe = -1;
+    double probe_start_s = 0;
+    double probe_bytes = 0;
+    double estimate_bytes = 0;
+    double rate_estimate = 0;
+    // gradient: the limit as a real number. Both: the smallest round trip seen.
+    double estimated_limit = 0;
+    double min_rtt = 0;
+  };
+
   void set_limit(double now, int limit);
   void bdp_finish(int id, double now);
   void gradient_finish(double rtt, int in_flight_at_start, double now);
 
   WindowPolicySpec spec_;
   int limit_;
-  LimitTrace trace_;
-  bool started_ = false;
-  // Per slot: when its request started, its bytes, how many were in flight with it.
-  std::vector<double> start_s_;
-  std::vector<int64_t> bytes_;
-  std::vector<int> in_flight_;
-  // Mean request bytes.
-  double bytes_total_ = 0;
-  int64_t requests_ = 0;
-  // bdp: the probe in flight (its slot, when it left), bytes answered since, estimates.
-  int probe_ = -1;
-  double probe_start_s_ = 0;
-  double probe_bytes_ = 0;
-  double estimate_bytes_ = 0;
-  double rate_estimate_ = 0;
-  // gradient: the limit as a real number. Both: the smallest round trip seen.
-  double estimated_limit_ = 0;
-  double min_rtt_ = 0;
+  std::unique_ptr<Learning> learn_; // adaptive policies only
 };
 
 } // namespace exsim

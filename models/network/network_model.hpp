@@ -1,0 +1,37 @@
+// The network models a scenario may choose (cluster.network_model), one row each: its name, what
+// it is, and how the engine runs it. The parameter table takes its allowed values and their
+// meaning from here, sim/network.* builds the row's transfer network; adding a model that is a
+// setting of exsim's solver is one row, one that is not also needs its adapter in sim/.
+//   const NetworkModelKind& k = network_model_kind(NetworkModel::approx);   // k.name == "approx"
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace exsim {
+
+enum class NetworkModel { exsim, approx, simgrid };
+
+struct NetworkModelKind {
+  NetworkModel model;
+  const char* name;
+  const char* meaning; // one sentence for `exsim params`, the schema and the docs
+  // How the engine runs it: exsim's engine-free solver (models/network/network_share), whose
+  // shares may lag max-min by `slack` of a link's capacity (0: exact); or SimGrid's own model.
+  enum class Solver { share, engine } solver;
+  double slack;
+};
+
+const std::vector<NetworkModelKind>& network_model_kinds();
+const NetworkModelKind& network_model_kind(NetworkModel m);
+// nullptr for an unknown name.
+const NetworkModelKind* find_network_model(const std::string& name);
+std::vector<std::string> network_model_names();
+
+// Above this many executors exsim's exact solver takes much of an all-to-all exchange's run (an
+// mt_dop=8 hash exchange: a third of the run at 80 executors, 70% at 150): a run that large says
+// which model it used and why, on one line (empty below it).
+constexpr int kExactNetworkSlowAbove = 64;
+std::string network_model_note(NetworkModel m, int executors);
+
+} // namespace exsim
