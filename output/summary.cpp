@@ -346,7 +346,8 @@ std::string lesson(const json& r, const json& x) {
                 // only simulating both says (run_sweep.py with a grid over both, then analysis/report.py).
                 : "Try a larger data_stream_sender_buffer_size first (a flag: larger RPCs per round trip, no new "
                   "Impala code), then a larger K (more RPCs in flight per channel, which needs new Impala code; "
-                  "a sweep over both says which is faster for the memory); either");
+                  "a sweep over both says which is faster for the memory, and rpcs_in_flight_policy=gradient "
+                  "or bdp what a K found at run time would do); either");
   if (bound == "bandwidth")
     return fmt::format("Lesson: the NICs bound this exchange ({}, the RPCs spend their time moving bytes); a "
                        "larger K or buffer would add memory but not speed; compression or fewer bytes would.",

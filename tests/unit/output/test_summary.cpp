@@ -179,6 +179,7 @@ TEST_CASE("a single exchange gets a one-line lesson from its bound", "[unit][sum
   CHECK(window.find("a larger K") != std::string::npos);
   // It chooses: the flag first, as the report does, then K.
   CHECK(window.find("Try a larger data_stream_sender_buffer_size first") != std::string::npos);
+  CHECK(window.find("rpcs_in_flight_policy=gradient or bdp") != std::string::npos);
   CHECK(window.find("then a larger K") > window.find("buffer_size first"));
   json merging = exchange("m", "", 0.8, 1);
   merging["merging"] = true;
