@@ -256,29 +256,42 @@ std::vector<ParamSpec> build_table() {
                          2));
 
   // Cluster.
-  t.push_back(P(S::cluster, "executors", T::integer, "hosts", 5, 1, 1000,
-                "executor daemons, one simulated host each"));
-  t.push_back(derived(P(S::cluster, "cores_per_executor", T::integer, "cores", 8, 1, 1024,
-                        "physical cores per executor, shared by every thread on it (m6id.4xlarge: 8)"),
-                      "8 (16 in schema 1 files)"));
-  t.push_back(derived(P(S::cluster, "threads_per_core", T::integer, "threads", 2, 1, 8,
-                        "hardware threads per core (m6id.4xlarge: 2); Impala's per-core defaults count "
-                        "cores x threads (logical CPUs)"),
-                      "2 (1 in schema 1 files)"));
-  t.push_back(P(S::cluster, "second_thread_gain", T::number, "fraction", 0.26, 0, 1,
-                "extra throughput of a core running a second busy hardware thread (assumption: Hassanein, "
-                "Rashid & Hammad, Int. J. Parallel Programming 36, 2008: 1.26x on TPC-H-like queries)"));
-  t.push_back(P(S::cluster, "nic_bandwidth_gbps", T::number, "Gbit/s", 12.5, kMinGbps, kMaxGbps,
-                "NIC bandwidth of each executor, each direction"));
-  t.push_back(P(S::cluster, "rtt_us", T::number, "us", 390, 0, 1e7,
-                "round trip of an empty RPC between two executors (flat in payload size)"));
-  t.push_back(P(S::cluster, "loopback_rtt_us", T::number, "us", 50, 0, 1e7,
-                "round trip of an empty RPC to the same daemon (assumption, not measured)"));
-  t.push_back(P(S::cluster, "loopback_bandwidth_gbps", T::number, "Gbit/s", 100, kMinGbps, kMaxGbps,
-                "bandwidth of the path to the same daemon (assumption, not measured)"));
-  t.push_back(choices(
-      P(S::cluster, "network_model", T::enumeration, "", "exsim", none, none, network_models_meaning()),
-      network_model_names()));
+  t.push_back(binds(P(S::cluster, "executors", T::integer, "hosts", 5, 1, 1000,
+                      "executor daemons, one simulated host each"),
+                    &ClusterSpec::executors));
+  // Schema 1 files have other defaults for these two: input/scenario.cpp writes them into the
+  // file's object before it binds.
+  t.push_back(binds(derived(P(S::cluster, "cores_per_executor", T::integer, "cores", 8, 1, 1024,
+                              "physical cores per executor, shared by every thread on it (m6id.4xlarge: 8)"),
+                            "8 (16 in schema 1 files)"),
+                    &ClusterSpec::cores_per_executor));
+  t.push_back(binds(derived(P(S::cluster, "threads_per_core", T::integer, "threads", 2, 1, 8,
+                              "hardware threads per core (m6id.4xlarge: 2); Impala's per-core defaults count "
+                              "cores x threads (logical CPUs)"),
+                            "2 (1 in schema 1 files)"),
+                    &ClusterSpec::threads_per_core));
+  t.push_back(
+      binds(P(S::cluster, "second_thread_gain", T::number, "fraction", 0.26, 0, 1,
+              "extra throughput of a core running a second busy hardware thread (assumption: Hassanein, "
+              "Rashid & Hammad, Int. J. Parallel Programming 36, 2008: 1.26x on TPC-H-like queries)"),
+            &ClusterSpec::second_thread_gain));
+  t.push_back(binds(P(S::cluster, "nic_bandwidth_gbps", T::number, "Gbit/s", 12.5, kMinGbps, kMaxGbps,
+                      "NIC bandwidth of each executor, each direction"),
+                    &ClusterSpec::nic_bandwidth_gbps));
+  t.push_back(binds(P(S::cluster, "rtt_us", T::number, "us", 390, 0, 1e7,
+                      "round trip of an empty RPC between two executors (flat in payload size)"),
+                    &ClusterSpec::rtt_us));
+  t.push_back(binds(P(S::cluster, "loopback_rtt_us", T::number, "us", 50, 0, 1e7,
+                      "round trip of an empty RPC to the same daemon (assumption, not measured)"),
+                    &ClusterSpec::loopback_rtt_us));
+  t.push_back(binds(P(S::cluster, "loopback_bandwidth_gbps", T::number, "Gbit/s", 100, kMinGbps, kMaxGbps,
+                      "bandwidth of the path to the same daemon (assumption, not measured)"),
+                    &ClusterSpec::loopback_bandwidth_gbps));
+  // The choices are the registered models in their order, which is NetworkModel's.
+  t.push_back(binds(choices(P(S::cluster, "network_model", T::enumeration, "", "exsim", none, none,
+                              network_models_meaning()),
+                            network_model_names()),
+                    &ClusterSpec::network_model));
 
   // Flags.
   t.push_back(binds(P(S::flags, "data_stream_sender_buffer_size", T::integer, "bytes", 16384, 1, 1LL << 31,
@@ -750,6 +763,7 @@ template <class T> void bind_fields(Section section, const json& obj, T& out) {
     b->set(v, out);
   }
 }
+template void bind_fields(Section, const json&, ClusterSpec&);
 template void bind_fields(Section, const json&, Flags&);
 template void bind_fields(Section, const json&, OperatorCosts&);
 template void bind_fields(Section, const json&, BatchShape&);
@@ -790,6 +804,7 @@ const char* bound_struct(const ParamSpec& p) {
   return std::visit(
       [](const auto& b) -> const char* {
         using B = std::decay_t<decltype(b)>;
+        if constexpr (std::is_same_v<B, FieldBinding<ClusterSpec>>) return "ClusterSpec";
         if constexpr (std::is_same_v<B, FieldBinding<Flags>>) return "Flags";
         if constexpr (std::is_same_v<B, FieldBinding<OperatorCosts>>) return "OperatorCosts";
         if constexpr (std::is_same_v<B, FieldBinding<BatchShape>>) return "BatchShape";

@@ -68,8 +68,8 @@ template <class T> struct FieldBinding {
   size_t offset = 0;                           // the member's place in T: no two rows bind one member
 };
 // The structs rows bind today; a row of any other section binds nothing yet.
-using Binding = std::variant<std::monostate, FieldBinding<Flags>, FieldBinding<OperatorCosts>,
-                             FieldBinding<BatchShape>, FieldBinding<CpuCosts>>;
+using Binding = std::variant<std::monostate, FieldBinding<ClusterSpec>, FieldBinding<Flags>,
+                             FieldBinding<OperatorCosts>, FieldBinding<BatchShape>, FieldBinding<CpuCosts>>;
 
 struct ParamSpec {
   Section section;
@@ -112,7 +112,7 @@ std::vector<const ParamSpec*> every_kind_params();
 
 // Sets every member of `out` that a row of `section` binds (in any schema version): the value
 // `obj` holds under the row's name, else the row's default. `obj` has been checked against the
-// table. Defined for Flags, OperatorCosts, BatchShape and CpuCosts.
+// table. Defined for ClusterSpec, Flags, OperatorCosts, BatchShape and CpuCosts.
 template <class T> void bind_fields(Section section, const nlohmann::json& obj, T& out);
 
 // Where a row may be set, for other programs: "daemon" (top-level flags only), "exchange" (an

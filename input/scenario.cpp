@@ -1040,16 +1040,7 @@ Scenario build_scenario(json doc, const std::string& file, const std::vector<Ove
   }
   cluster = with_defaults(Section::cluster, cluster, version);
   normalise_integers(Section::cluster, cluster, version);
-  sc.cluster.executors = cluster.at("executors").get<int>();
-  sc.cluster.cores_per_executor = cluster.at("cores_per_executor").get<int>();
-  sc.cluster.threads_per_core = cluster.at("threads_per_core").get<int>();
-  sc.cluster.second_thread_gain = cluster.at("second_thread_gain").get<double>();
-  sc.cluster.nic_bandwidth_gbps = cluster.at("nic_bandwidth_gbps").get<double>();
-  sc.cluster.rtt_us = cluster.at("rtt_us").get<double>();
-  sc.cluster.loopback_rtt_us = cluster.at("loopback_rtt_us").get<double>();
-  sc.cluster.loopback_bandwidth_gbps = cluster.at("loopback_bandwidth_gbps").get<double>();
-  // The table checked the name against the registered models.
-  sc.cluster.network_model = find_network_model(cluster.at("network_model").get<std::string>())->model;
+  bind_fields(Section::cluster, cluster, sc.cluster);
 
   json global_flags = with_defaults(Section::flags, doc.value("flags", json::object()), version);
   normalise_integers(Section::flags, global_flags, version);

@@ -34,7 +34,7 @@ struct Scenario {
   std::string name;
   std::string description;
   uint64_t seed = 1;
-  ClusterSpec cluster;
+  ClusterSpec cluster{};
   Flags flags{};
   OperatorCosts costs{};
   // Exchange-only queries first (grouped by their `query` key, "" for none), then whole queries.

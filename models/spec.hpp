@@ -16,16 +16,18 @@
 
 namespace exsim {
 
+// The executors and their network, each member set by its row of the table (input/parameters.cpp:
+// meaning, unit, default).
 struct ClusterSpec {
-  NetworkModel network_model = NetworkModel::exsim; // how bandwidth is shared (models/network/network_model)
-  int executors = 0;
-  int cores_per_executor = 0;   // physical cores
-  int threads_per_core = 1;     // hardware threads per core
-  double second_thread_gain = 0; // extra throughput of a core running a second thread
-  double nic_bandwidth_gbps = 0;
-  double rtt_us = 0;
-  double loopback_rtt_us = 0;
-  double loopback_bandwidth_gbps = 0;
+  NetworkModel network_model; // how bandwidth is shared (models/network/network_model)
+  int executors;
+  int cores_per_executor;    // physical cores
+  int threads_per_core;      // hardware threads per core
+  double second_thread_gain; // extra throughput of a core running a second thread
+  double nic_bandwidth_gbps;
+  double rtt_us;
+  double loopback_rtt_us;
+  double loopback_bandwidth_gbps;
 
   // What Impala calls the number of cores (CpuInfo::num_cores): logical CPUs.
   int logical_cpus() const { return cores_per_executor * threads_per_core; }

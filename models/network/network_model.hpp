@@ -10,6 +10,7 @@
 
 namespace exsim {
 
+// In the order of network_model_kinds()' rows: the parameter table reads a name by its place there.
 enum class NetworkModel { exsim, approx, simgrid };
 
 struct NetworkModelKind {

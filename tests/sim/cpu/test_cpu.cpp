@@ -35,7 +35,7 @@ struct Piece {
 json finish_times(const std::vector<Piece>& pieces, int cores) {
   return in_child([&] {
     const auto engine = exsim::test::quiet_engine();
-    exsim::ClusterSpec cluster;
+    exsim::ClusterSpec cluster{};
     cluster.executors = 2;
     cluster.cores_per_executor = cores;
     const exsim::Platform p = exsim::build_platform(cluster);

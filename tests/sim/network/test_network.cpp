@@ -61,7 +61,7 @@ private:
 json end_times(const std::vector<Chain>& chains, int hosts, Path path) {
   return in_child([&] {
     const auto engine = exsim::test::quiet_engine();
-    exsim::ClusterSpec cluster;
+    exsim::ClusterSpec cluster{};
     cluster.executors = hosts;
     cluster.cores_per_executor = 1;
     cluster.nic_bandwidth_gbps = 12.5;

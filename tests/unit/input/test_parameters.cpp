@@ -1,5 +1,6 @@
-// The parameter table binds: each row of a bound section sets exactly one member of its struct,
-// every member is set by a row, and a struct read from an empty object holds the table's defaults.
+// The parameter table binds: each row of a bound section (cluster, flags, costs, an exchange's row
+// shape and CPU costs) sets exactly one member of its struct, every member is set by a row, and a
+// struct read from an empty object holds the table's defaults.
 #include "input/parameters.hpp"
 
 #include <catch2/catch.hpp>
@@ -92,6 +93,24 @@ template <class T> void check_each_row_sets_its_member(Section section) {
 
 } // namespace
 
+TEST_CASE("every cluster row sets one member of ClusterSpec, and every member is set by a row",
+          "[unit][parameters]") {
+  size_t cluster_rows = 0;
+  for (const ParamSpec& p : parameter_table())
+    if (p.section == Section::cluster) ++cluster_rows;
+  check_binds_every_member<ClusterSpec>(Section::cluster, cluster_rows);
+  check_each_row_sets_its_member<ClusterSpec>(Section::cluster);
+}
+
+TEST_CASE("cluster.network_model is read by the name each model is registered under", "[unit][parameters]") {
+  for (const NetworkModelKind& k : network_model_kinds()) {
+    ClusterSpec c{};
+    bind_fields(Section::cluster, json{{"network_model", k.name}}, c);
+    INFO("network_model " << k.name);
+    CHECK(c.network_model == k.model);
+  }
+}
+
 TEST_CASE("every flag row sets one member of Flags, and every member is set by a row", "[unit][parameters]") {
   size_t flag_rows = 0;
   for (const ParamSpec& p : parameter_table())
@@ -150,5 +169,8 @@ TEST_CASE("params --format json names each row's scope and the struct it sets", 
   CHECK((row("costs", "scan_ns_per_row").at("binds") == "OperatorCosts"));
   CHECK((row("exchange", "fixed_row_bytes").at("binds") == "BatchShape"));
   CHECK((row("exchange", "hash_ns_per_row").at("binds") == "CpuCosts"));
-  CHECK((row("cluster", "rtt_us").at("scope") == "cluster" && row("cluster", "rtt_us").at("binds") == ""));
+  CHECK((row("cluster", "rtt_us").at("scope") == "cluster" &&
+         row("cluster", "rtt_us").at("binds") == "ClusterSpec"));
+  CHECK((row("fragment", "executors").at("scope") == "query" &&
+         row("fragment", "executors").at("binds") == ""));
 }
