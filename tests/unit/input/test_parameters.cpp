@@ -95,10 +95,7 @@ template <class T> void check_each_row_sets_its_member(Section section) {
 
 TEST_CASE("every cluster row sets one member of ClusterSpec, and every member is set by a row",
           "[unit][parameters]") {
-  size_t cluster_rows = 0;
-  for (const ParamSpec& p : parameter_table())
-    if (p.section == Section::cluster) ++cluster_rows;
-  check_binds_every_member<ClusterSpec>(Section::cluster, cluster_rows);
+  check_binds_every_member<ClusterSpec>(Section::cluster, params_of(Section::cluster).size());
   check_each_row_sets_its_member<ClusterSpec>(Section::cluster);
 }
 
@@ -112,19 +109,13 @@ TEST_CASE("cluster.network_model is read by the name each model is registered un
 }
 
 TEST_CASE("every flag row sets one member of Flags, and every member is set by a row", "[unit][parameters]") {
-  size_t flag_rows = 0;
-  for (const ParamSpec& p : parameter_table())
-    if (p.section == Section::flags) ++flag_rows;
-  check_binds_every_member<Flags>(Section::flags, flag_rows);
+  check_binds_every_member<Flags>(Section::flags, params_of(Section::flags).size());
   check_each_row_sets_its_member<Flags>(Section::flags);
 }
 
 TEST_CASE("every cost row sets one member of OperatorCosts, and every member is set by a row",
           "[unit][parameters]") {
-  size_t cost_rows = 0;
-  for (const ParamSpec& p : parameter_table())
-    if (p.section == Section::costs) ++cost_rows;
-  check_binds_every_member<OperatorCosts>(Section::costs, cost_rows);
+  check_binds_every_member<OperatorCosts>(Section::costs, params_of(Section::costs).size());
   check_each_row_sets_its_member<OperatorCosts>(Section::costs);
 }
 
