@@ -41,7 +41,10 @@ exsim=${1:-build/exsim}
 [ -x "$exsim" ] || { scripts/setup.sh >/dev/null; exsim=build/exsim; }
 heap=$(dirname "$exsim")/exsim_event_heap
 parts=${EXSIM_BENCH_PARTS:-"1 2"}
-[ "${EXSIM_BENCH_SWEEP:-0}" = 1 ] && parts="$parts 3"
+# The sweep once, even when EXSIM_BENCH_PARTS names it too.
+if [ "${EXSIM_BENCH_SWEEP:-0}" = 1 ]; then
+  case " $parts " in *" 3 "*) ;; *) parts="$parts 3" ;; esac
+fi
 sizes=${EXSIM_BENCH_EXECUTORS:-"5 10 20 40 80 150"}
 tpcds_sizes=${EXSIM_BENCH_TPCDS_EXECUTORS:-"5 10 20 40"}
 simgrid_max=${EXSIM_BENCH_SIMGRID_MAX:-40}
@@ -110,6 +113,7 @@ print("tpcds workload, one configuration (--jobs 2): %.1f s wall, %d RPCs, %.0f 
   fi
   if [ "$part" = 3 ]; then
     echo
+    rm -rf "$tmp/sweeps" # from scratch: no result of an earlier run is reused
     start=$(date +%s)
     if EXSIM="$exsim" SWEEPS="$tmp/sweeps" REPORT=0 JOBS=2 scripts/tpcds-predictions.sh >"$tmp/sweep.log" 2>&1; then
       took=$(($(date +%s) - start))
