@@ -3,14 +3,13 @@
 
 #include "input/remote_scan.hpp"
 #include "input/scenario.hpp"
+#include "sim/clock.hpp"
 #include "sim/platform.hpp"
 
 #include <fmt/format.h>
-#include <simgrid/kernel/Timer.hpp>
 #include <simgrid/s4u.hpp>
 
 #include <algorithm>
-#include <deque>
 #include <memory>
 #include <stdexcept>
 
@@ -51,77 +50,50 @@ size_t series_points_per_executor(const RemoteScanScenario& rs) {
   return std::max<size_t>(1000, 2'000'000 / static_cast<size_t>(std::max(1, rs.executors)));
 }
 
-// One executor process: the prefetcher and the port it drives the engine through. Every call
-// into the model happens in this executor's actor, on the events GETs and timers queue for it.
-class ExecutorProcess final : public PrefetchPort {
+// One executor process: its prefetcher, running on the models' Scheduler, and the object store it
+// reads through, each GET a SimGrid transfer from "s3" to the executor's host.
+class ExecutorProcess final : public ObjectStore {
 public:
-  ExecutorProcess(const RemoteScanScenario& rs, int index, uint64_t seed, const ScanPlatform& p)
+  ExecutorProcess(const RemoteScanScenario& rs, int index, uint64_t seed, const ScanPlatform& p, Scheduler& sched,
+                  SimClock& clock)
       : s3_(p.s3), host_(p.hosts.at(static_cast<size_t>(rs.host_of(index)))), index_(index),
-        stream_bps_(rs.stream_mb_per_s * 1e6), wake_(sg4::Semaphore::create(0)),
-        model_(config(rs, seed), rs.splits_of(index), *this) {}
-
-  double now() const override { return sg4::Engine::get_clock(); }
+        stream_bps_(rs.stream_mb_per_s * 1e6), clock_(clock), model_(config(rs, seed), rs.splits_of(index), sched, *this) {}
 
   // A GET is an actor of its own: it waits out the time to first byte, then receives its bytes,
   // which S3 sends at no more than the per-stream rate, sharing the NIC with every other
   // transfer to this host. (SimGrid 3.32 ignores Comm::set_rate on host-to-host sendto comms,
   // so the bytes go through a mailbox: a detached send posted on the "s3" host with the rate.)
-  void start_get(uint64_t id, int64_t bytes, double ttfb_s) override {
-    const std::string name = fmt::format("e{}-get{}", index_, id);
+  void get(int64_t bytes, double ttfb_s, Callback done) override {
+    const std::string name = fmt::format("e{}-get{}", index_, gets_++);
     sg4::Mailbox* mailbox = sg4::Mailbox::by_name(name);
     sg4::Actor::create(name + "-s3", s3_, [mailbox, bytes, rate = stream_bps_] {
       static char payload;
       mailbox->put_init(&payload, static_cast<uint64_t>(bytes))->set_rate(rate)->detach();
     });
-    sg4::Actor::create(name, host_, [this, id, mailbox, ttfb_s] {
+    sg4::Actor::create(name, host_, [this, mailbox, ttfb_s, done] {
       if (ttfb_s > 0) sg4::this_actor::sleep_for(ttfb_s);
       mailbox->get<char>(); // the transfer starts once both ends are posted: now
-      push({true, id});
+      clock_.post_now(done);
     });
   }
 
-  // A kernel timer: firing it never lets another actor run in the middle of the caller's work.
-  void set_timer(double at_s, uint64_t token) override {
-    simgrid::kernel::timer::Timer::set(std::max(at_s, now()), [this, token] { push({false, token}); });
-  }
-
-  void run() {
-    model_.start();
-    while (!model_.done()) {
-      wake_->acquire();
-      const Event e = events_.front();
-      events_.pop_front();
-      if (e.get)
-        model_.get_done(e.id);
-      else
-        model_.timer(e.id);
-    }
-  }
-
+  SplitPrefetcher& model() { return model_; }
   const SplitPrefetcher& model() const { return model_; }
 
 private:
-  struct Event {
-    bool get;
-    uint64_t id;
-  };
   static PrefetchConfig config(const RemoteScanScenario& rs, uint64_t seed) {
     PrefetchConfig c = rs.prefetch;
     c.seed = seed;
     c.max_series_points = series_points_per_executor(rs);
     return c;
   }
-  void push(Event e) {
-    events_.push_back(e);
-    wake_->release();
-  }
 
   sg4::Host* s3_;
   sg4::Host* host_;
   int index_;
   double stream_bps_;
-  std::deque<Event> events_;
-  sg4::SemaphorePtr wake_;
+  SimClock& clock_;
+  uint64_t gets_ = 0;
   SplitPrefetcher model_;
 };
 
@@ -133,15 +105,31 @@ RemoteScanRun run_remote_scan(const Scenario& sc) {
   // Two small actors per GET, thousands of them: a small stack each keeps their creation cheap.
   engine->set_config("contexts/stack-size:128");
   const ScanPlatform platform = build_scan_platform(rs);
+  Scheduler sched;
+  SimClock clock(sched);
   std::vector<std::unique_ptr<ExecutorProcess>> executors;
   for (int e = 0; e < rs.executors; ++e)
     executors.push_back(std::make_unique<ExecutorProcess>(
-        rs, e, Rng::stream_seed(sc.seed, static_cast<uint64_t>(e)), platform));
-  for (int e = 0; e < rs.executors; ++e) {
-    ExecutorProcess* x = executors[static_cast<size_t>(e)].get();
-    sg4::Actor::create(fmt::format("executor-{}", e), platform.hosts.at(static_cast<size_t>(rs.host_of(e))),
-                       [x] { x->run(); });
-  }
+        rs, e, Rng::stream_seed(sc.seed, static_cast<uint64_t>(e)), platform, sched, clock));
+  // The driver starts every executor's prefetcher and stays alive until the last has finished (the
+  // models run as engine events, not actors, and SimGrid stops when no actor is left).
+  struct Finish {
+    size_t left;
+    sg4::SemaphorePtr all_done = sg4::Semaphore::create(0);
+    static void one(void* self, uint64_t) {
+      auto* f = static_cast<Finish*>(self);
+      if (--f->left == 0) f->all_done->release();
+    }
+  } finish{executors.size()};
+  sg4::Actor::create("driver", platform.s3, [&] {
+    if (executors.empty()) return;
+    for (auto& x : executors)
+      clock.post_now({[](void* p, uint64_t f) {
+                        static_cast<ExecutorProcess*>(p)->model().start({&Finish::one, reinterpret_cast<Finish*>(f), 0});
+                      },
+                      x.get(), reinterpret_cast<uint64_t>(&finish)});
+    finish.all_done->acquire();
+  });
   bool deadlock = false;
   sg4::Engine::on_deadlock_cb([&deadlock] { deadlock = true; });
   engine->run();

@@ -5,6 +5,10 @@
 //   network.send(from_host, to_host, req);   // later, req->on_arrival runs as an event
 #pragma once
 
+#include "models/core/scheduler.hpp"
+
+#include <cstdint>
+
 namespace exsim {
 
 struct Request;
@@ -16,6 +20,15 @@ class Network {
 public:
   virtual ~Network() = default;
   virtual void send(int from_host, int to_host, Request* req) = 0;
+};
+
+// Remote object storage as a reader sees it (the remote scan's GETs): the first byte comes after
+// `ttfb_s`, then `bytes` move at the rate the network gives them; `done` runs as an event once the
+// last byte has arrived. Each reader has its own (the engine knows which host it reads to).
+class ObjectStore {
+public:
+  virtual ~ObjectStore() = default;
+  virtual void get(int64_t bytes, double ttfb_s, Callback done) = 0;
 };
 
 } // namespace exsim

@@ -91,8 +91,8 @@ std::vector<int64_t> SplitPrefetcher::parts_of(int64_t bytes, int64_t part_bytes
 }
 
 SplitPrefetcher::SplitPrefetcher(const PrefetchConfig& config, std::vector<int64_t> split_bytes,
-                                 PrefetchPort& port)
-    : cfg_(config), port_(port), rng_(config.seed),
+                                 Scheduler& sched, ObjectStore& store)
+    : cfg_(config), sched_(sched), store_(store), rng_(config.seed),
       ttfb_(ttfb_of(config, config.ttfb_p50_s, config.ttfb_p99_s)),
       footer_ttfb_(ttfb_of(config, config.footer_ttfb_p50_s, config.footer_ttfb_p99_s)),
       window_(WindowPolicySpec{.kind = config.split_policy,
@@ -114,10 +114,11 @@ SplitPrefetcher::SplitPrefetcher(const PrefetchConfig& config, std::vector<int64
   }
 }
 
-void SplitPrefetcher::start() {
-  last_s_ = port_.now();
+void SplitPrefetcher::start(Callback on_finished) {
+  on_finished_ = on_finished;
+  last_s_ = sched_.now();
   if (cfg_.startup_s > 0)
-    port_.set_timer(last_s_ + cfg_.startup_s, kStartupToken);
+    set_timer(last_s_ + cfg_.startup_s, kStartupToken);
   else
     begin();
 }
@@ -128,10 +129,15 @@ void SplitPrefetcher::finish(double now) {
   const LimitTrace& trace = window_.policy().trace();
   c_.split_limit_mean = trace.mean(now);
   c_.split_limit_max = trace.max;
+  if (on_finished_) sched_.post(on_finished_);
+}
+
+void SplitPrefetcher::set_timer(double at_s, uint64_t token) {
+  sched_.at(std::max(at_s, sched_.now()), Callback::of<&SplitPrefetcher::timer>(this, token));
 }
 
 void SplitPrefetcher::begin() {
-  const double now = port_.now();
+  const double now = sched_.now();
   account(now);
   begun_ = true;
   c_.begin_s = now;
@@ -189,7 +195,7 @@ void SplitPrefetcher::account(double now) {
 // --- events ----------------------------------------------------------------------------
 
 void SplitPrefetcher::get_done(uint64_t id) {
-  const double now = port_.now();
+  const double now = sched_.now();
   account(now);
   Get& g = get_.at(id);
   if (g.footer)
@@ -225,7 +231,7 @@ void SplitPrefetcher::timer(uint64_t token) {
     return;
   }
   if (token != consumer_token_) return; // superseded: the consumer's sharing changed since
-  const double now = port_.now();
+  const double now = sched_.now();
   account(now);
   std::vector<uint64_t> finished;
   consumer_.complete_next(now, finished);
@@ -296,7 +302,7 @@ void SplitPrefetcher::pump() {
 
 void SplitPrefetcher::schedule(int s) {
   Split& split = splits_[static_cast<size_t>(s)];
-  split.slot = window_.start(port_.now(), split.bytes);
+  split.slot = window_.start(sched_.now(), split.bytes);
   split.state = State::loading;
   const std::vector<int64_t> parts = parts_of(split.bytes, cfg_.part_bytes);
   split.parts_left = static_cast<int>(parts.size());
@@ -315,7 +321,7 @@ uint64_t SplitPrefetcher::new_get(int split, bool footer, int64_t bytes) {
 
 void SplitPrefetcher::issue(uint64_t id) {
   Get& g = get_[id];
-  g.started_s = port_.now();
+  g.started_s = sched_.now();
   g.ttfb_s = (g.footer ? footer_ttfb_ : ttfb_).draw(rng_);
   if (g.footer) {
     ++footers_in_flight_;
@@ -324,7 +330,7 @@ void SplitPrefetcher::issue(uint64_t id) {
     g.slot = gets_.start(g.started_s);
     ++c_.data_gets;
   }
-  port_.start_get(id, g.bytes, g.ttfb_s);
+  store_.get(g.bytes, g.ttfb_s, Callback::of<&SplitPrefetcher::get_done>(this, id));
 }
 
 void SplitPrefetcher::dispatch_gets() {
@@ -339,7 +345,7 @@ void SplitPrefetcher::dispatch_gets() {
 // --- scan drivers and the consumer -----------------------------------------------------
 
 void SplitPrefetcher::feed_drivers() {
-  const double now = port_.now();
+  const double now = sched_.now();
   for (size_t i = 0; i < drivers_.size(); ++i) {
     Driver& d = drivers_[i];
     if (d.consuming) continue;
@@ -421,7 +427,7 @@ void SplitPrefetcher::undemand(int d) {
 }
 
 void SplitPrefetcher::take(int d) {
-  const double now = port_.now();
+  const double now = sched_.now();
   Driver& driver = drivers_[static_cast<size_t>(d)];
   Split& split = splits_[static_cast<size_t>(driver.split)];
   undemand(d);
@@ -438,7 +444,7 @@ void SplitPrefetcher::take(int d) {
 
 void SplitPrefetcher::arm_consumer() {
   if (consumer_.running() == 0) return;
-  port_.set_timer(consumer_.next_completion(), ++consumer_token_);
+  set_timer(consumer_.next_completion(), ++consumer_token_);
 }
 
 } // namespace exsim

@@ -1,5 +1,6 @@
 // One executor's executor-global split prefetch (Velox/Gluten's cuDF connector reading Parquet
-// from S3), engine-free behind a narrow port (now, start a GET, set a timer). The mechanism:
+// from S3), engine-free: it runs as events on the models' Scheduler and reads its GETs through the
+// ObjectStore port (models/core/network_port.hpp). The mechanism:
 //  - splits wait in the executor's queue in order; the first `plan_ahead_splits` of it are
 //    planned: a footer GET (sent at priority) whose answer lets the split register its data;
 //  - registered splits are prefetched by a models/window/window.hpp window of
@@ -13,11 +14,12 @@
 //    consumer (the GPU), one device shared equally by the drivers feeding it
 //    (models/cpu/shared_cpu.hpp with one core).
 // Where each rule was read is in scenarios/velox_s3_q1/README.md.
-//   exsim::SplitPrefetcher p(config, split_bytes, port);
-//   p.start();                    // then the engine calls p.get_done(id) and p.timer(token)
+//   exsim::SplitPrefetcher p(config, split_bytes, sched, store);
+//   p.start(on_finished);         // on_finished runs as an event once the last split is consumed
 #pragma once
 
 #include "models/core/distribution.hpp"
+#include "models/core/network_port.hpp"
 #include "models/core/rng.hpp"
 #include "models/cpu/shared_cpu.hpp"
 #include "models/window/window.hpp"
@@ -60,17 +62,6 @@ struct PrefetchConfig {
   std::vector<double> ttfb_quantile_levels;
   std::vector<double> ttfb_quantiles_s;
   uint64_t seed = 1; // the executor's random stream (time to first byte)
-};
-
-// What the engine provides. start_get and set_timer return at once; the engine later calls
-// SplitPrefetcher::get_done(id) when the GET's last byte has arrived (first byte after `ttfb_s`,
-// then `bytes` at the rate the network gives it), and SplitPrefetcher::timer(token) at `at_s`.
-class PrefetchPort {
-public:
-  virtual ~PrefetchPort() = default;
-  virtual double now() const = 0;
-  virtual void start_get(uint64_t id, int64_t bytes, double ttfb_s) = 0;
-  virtual void set_timer(double at_s, uint64_t token) = 0;
 };
 
 // Which window kept work waiting, as time totals (see SplitPrefetcher::counters).
@@ -118,11 +109,11 @@ std::vector<int64_t> spread_split_bytes(int64_t count, int64_t total, double cv,
 class SplitPrefetcher {
 public:
   // `split_bytes`: data bytes of each split (> 0), in queue order.
-  SplitPrefetcher(const PrefetchConfig& config, std::vector<int64_t> split_bytes, PrefetchPort& port);
+  SplitPrefetcher(const PrefetchConfig& config, std::vector<int64_t> split_bytes, Scheduler& sched,
+                  ObjectStore& store);
 
-  void start();
-  void get_done(uint64_t id);
-  void timer(uint64_t token);
+  // Starts now; `on_finished` (if set) runs as an event once the last split is consumed.
+  void start(Callback on_finished = {});
 
   bool done() const { return consumed_ == static_cast<int>(splits_.size()); }
   const PrefetchCounters& counters() const { return c_; }
@@ -158,6 +149,11 @@ private:
     uint64_t piece = 0;
   };
 
+  // The events: a GET's last byte arrived (its id), a timer fired (its token).
+  void get_done(uint64_t id);
+  void timer(uint64_t token);
+  void set_timer(double at_s, uint64_t token);
+
   void begin();
   void finish(double now);  // the last split consumed
   void account(double now); // time totals and series up to `now`, before the state changes
@@ -177,7 +173,9 @@ private:
   void sample_until(double t);
 
   PrefetchConfig cfg_;
-  PrefetchPort& port_;
+  Scheduler& sched_;
+  ObjectStore& store_;
+  Callback on_finished_;
   Rng rng_;
   TtfbDistribution ttfb_;
   TtfbDistribution footer_ttfb_;

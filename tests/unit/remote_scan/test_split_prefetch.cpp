@@ -13,32 +13,21 @@ using namespace exsim;
 
 namespace {
 
-struct HandClock : PrefetchPort {
-  double t = 0;
+// The Scheduler by hand, and an object store whose GET ends ttfb + bytes / rate after it started.
+struct HandClock : ObjectStore {
+  Scheduler sched;
   double rate_bps = 0; // bytes per second per GET; 0: transfers take no time
-  std::multimap<double, std::pair<bool, uint64_t>> events; // time -> (is GET, id or token), FIFO on ties
-  std::vector<std::pair<double, int64_t>> gets;            // start time, bytes
 
-  double now() const override { return t; }
-  void start_get(uint64_t id, int64_t bytes, double ttfb_s) override {
-    gets.emplace_back(t, bytes);
-    events.emplace(t + ttfb_s + (rate_bps > 0 ? static_cast<double>(bytes) / rate_bps : 0.0),
-                   std::make_pair(true, id));
+  void get(int64_t bytes, double ttfb_s, Callback done) override {
+    sched.at(sched.now() + ttfb_s + (rate_bps > 0 ? static_cast<double>(bytes) / rate_bps : 0.0), done);
   }
-  void set_timer(double at_s, uint64_t token) override { events.emplace(at_s, std::make_pair(false, token)); }
 
   void run(SplitPrefetcher& p) {
-    p.start();
-    while (!events.empty() && !p.done()) {
-      const auto it = events.begin();
-      t = it->first;
-      const auto [is_get, id] = it->second;
-      events.erase(it);
-      if (is_get)
-        p.get_done(id);
-      else
-        p.timer(id);
-    }
+    bool finished = false;
+    p.start({[](void* f, uint64_t) { *static_cast<bool*>(f) = true; }, &finished, 0});
+    while (!sched.empty() && !finished)
+      sched.run_next_instant();
+    CHECK(finished == p.done());
   }
 };
 
@@ -65,7 +54,7 @@ TEST_CASE("C splits in flight: each wave costs a footer and a data round trip", 
   PrefetchConfig c = constant_latency(T);
   c.split_concurrency = 2;
   HandClock clock;
-  SplitPrefetcher p(c, std::vector<int64_t>(6, 1000), clock);
+  SplitPrefetcher p(c, std::vector<int64_t>(6, 1000), clock.sched, clock);
   clock.run(p);
   REQUIRE(p.done());
   const PrefetchCounters& k = p.counters();
@@ -95,7 +84,7 @@ TEST_CASE("the plan-ahead window: only the first P queued splits are planned", "
   c.split_concurrency = 8;
   c.plan_ahead_splits = 2;
   HandClock clock;
-  SplitPrefetcher p(c, std::vector<int64_t>(4, 1000), clock);
+  SplitPrefetcher p(c, std::vector<int64_t>(4, 1000), clock.sched, clock);
   clock.run(p);
   // Splits 0,1 planned at T, loaded at 2T and taken; 2,3 planned at 3T, loaded at 4T. Free C
   // slots and unplanned splits until 3T: the plan-ahead window limits.
@@ -112,7 +101,7 @@ TEST_CASE("the byte window holds loaded splits until a driver takes them", "[uni
   c.split_concurrency = 4;
   c.max_in_flight_bytes = 1500;
   HandClock clock;
-  SplitPrefetcher p(c, std::vector<int64_t>(6, 1000), clock);
+  SplitPrefetcher p(c, std::vector<int64_t>(6, 1000), clock.sched, clock);
   clock.run(p);
   CHECK(p.counters().end_s == Approx(7 * T));
   CHECK(p.counters().peak_splits_in_flight == 1);
@@ -127,7 +116,7 @@ TEST_CASE("a waited-for split may exceed the byte window, never C", "[unit][pref
   c.split_concurrency = 4;
   c.max_in_flight_bytes = 500; // smaller than any split: only demanded splits ever load
   HandClock clock;
-  SplitPrefetcher p(c, std::vector<int64_t>(3, 1000), clock);
+  SplitPrefetcher p(c, std::vector<int64_t>(3, 1000), clock.sched, clock);
   clock.run(p);
   REQUIRE(p.done());
   CHECK(p.counters().end_s == Approx(4 * T));
@@ -143,7 +132,7 @@ TEST_CASE("the consumer: one device shared by the drivers, splits consumed at it
   c.consumer_ns_per_byte = 1;
   c.part_bytes = int64_t{1} << 40;
   HandClock clock;
-  SplitPrefetcher p(c, std::vector<int64_t>(4, 1000000000), clock);
+  SplitPrefetcher p(c, std::vector<int64_t>(4, 1000000000), clock.sched, clock);
   clock.run(p);
   CHECK(p.counters().end_s == Approx(0.002 + 4.0));
   CHECK(p.counters().consumer_busy_s == Approx(4.0));
@@ -156,7 +145,7 @@ TEST_CASE("data GETs in flight per process bound the parts, footers go at once",
   c.split_concurrency = 8;
   c.max_gets_in_flight = 1;
   HandClock clock;
-  SplitPrefetcher p(c, std::vector<int64_t>(3, 1000), clock);
+  SplitPrefetcher p(c, std::vector<int64_t>(3, 1000), clock.sched, clock);
   clock.run(p);
   // The three footers together, then the three data GETs one after another.
   CHECK(p.counters().end_s == Approx(4 * T));
@@ -178,7 +167,7 @@ TEST_CASE("ready-first consumes past a slow split, in order waits for it", "[uni
     clock.rate_bps = 1e5;
     std::vector<int64_t> bytes(5, 1000);
     bytes[0] = 100000;
-    SplitPrefetcher p(c, bytes, clock);
+    SplitPrefetcher p(c, bytes, clock.sched, clock);
     clock.run(p);
     return p.counters();
   };
@@ -239,7 +228,7 @@ TEST_CASE("planned-first: drivers bind planned splits, so the plan-ahead window 
     c.consumption = mode;
     HandClock clock;
     clock.rate_bps = 1e6; // data: 1 ms after its first byte
-    SplitPrefetcher p(c, std::vector<int64_t>(8, 1000), clock);
+    SplitPrefetcher p(c, std::vector<int64_t>(8, 1000), clock.sched, clock);
     clock.run(p);
     return p.counters().planned_at_first_split;
   };
