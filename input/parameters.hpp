@@ -6,6 +6,7 @@
 //   exsim::bind_fields(exsim::Section::flags, {{"batch_size", 512}}, f); // the rest: the table's defaults
 #pragma once
 
+#include "models/remote_scan/split_prefetch.hpp"
 #include "models/spec.hpp"
 
 #include <nlohmann/json.hpp>
@@ -60,16 +61,19 @@ enum class ParamType {
 const char* to_string(Section s);
 const char* to_string(ParamType t);
 
-// Where a row's value lands in the typed scenario: one member of a struct of models/spec.hpp, read
-// from the row's JSON value by the row's type (an enumeration by its index in the row's choices).
+// Where a row's value lands in the typed scenario: one member of a struct of models/spec.hpp (or of
+// a remote scan's), read from the row's JSON value by the row's type (an enumeration by its index
+// in the row's choices).
 template <class T> struct FieldBinding {
   std::function<void(const nlohmann::json&, T&)> set;
   std::function<nlohmann::json(const T&)> get; // the member as the row's JSON value
   size_t offset = 0;                           // the member's place in T: no two rows bind one member
 };
 // The structs rows bind today; a row of any other section binds nothing yet.
+struct RemoteScanScenario; // input/remote_scan.hpp
 using Binding = std::variant<std::monostate, FieldBinding<ClusterSpec>, FieldBinding<Flags>,
-                             FieldBinding<OperatorCosts>, FieldBinding<BatchShape>, FieldBinding<CpuCosts>>;
+                             FieldBinding<OperatorCosts>, FieldBinding<BatchShape>, FieldBinding<CpuCosts>,
+                             FieldBinding<RemoteScanScenario>, FieldBinding<PrefetchConfig>>;
 
 struct ParamSpec {
   Section section;

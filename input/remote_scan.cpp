@@ -152,7 +152,6 @@ Scenario load_remote_scan(json doc, const std::string& file) {
   const json& s3 = parts["s3"];
   json& sp = parts["splits"];
   const json& pf = parts["prefetch"];
-  const json& sc = parts["scan"];
 
   Scenario out;
   out.file = file;
@@ -161,18 +160,21 @@ Scenario load_remote_scan(json doc, const std::string& file) {
   out.seed = read_seed(doc);
 
   auto rs = std::make_shared<RemoteScanScenario>();
-  rs->executors = cl.at("executors").get<int>();
-  rs->hosts = cl.at("hosts").get<int>();
+  PrefetchConfig& p = rs->prefetch;
+  // Every key a row binds; the rest below: the ttfb table, the adaptive policy and its cap (defaults
+  // derived from other keys), the splits (a list, or a count spread by size).
+  bind_fields(Section::remote_scan_cluster, cl, *rs);
+  bind_fields(Section::remote_scan_s3, s3, *rs);
+  bind_fields(Section::remote_scan, doc, p);
+  for (const auto& [key, section] : nested_sections())
+    bind_fields(section, parts[key], p);
   if (rs->hosts > rs->executors)
     err.add("cluster.hosts",
             fmt::format(
                 "expected at most cluster.executors = {} (a host without an executor reads nothing), got {}",
                 rs->executors, rs->hosts));
   if (rs->hosts == 0) rs->hosts = rs->executors;
-  rs->nic_bandwidth_gbps = cl.at("nic_bandwidth_gbps").get<double>();
-  rs->stream_mb_per_s = s3.at("stream_mb_per_s").get<double>();
 
-  PrefetchConfig& p = rs->prefetch;
   const bool quantiles = s3.at("ttfb_distribution").get<std::string>() == "quantiles";
   for (const char* kind : {"data", "footer"}) {
     if (quantiles) break; // the p99s belong to the lognormal
@@ -190,17 +192,6 @@ Scenario load_remote_scan(json doc, const std::string& file) {
                                        kMaxTtfbSpread * s3.at(p50).get<double>(), s3.at(p99).get<double>()));
   }
   if (quantiles) read_ttfb_quantiles(s3, p, err);
-  p.ttfb_p50_s = s3.at("data_ttfb_p50_ms").get<double>() * 1e-3;
-  p.ttfb_p99_s = s3.at("data_ttfb_p99_ms").get<double>() * 1e-3;
-  p.footer_ttfb_p50_s = s3.at("footer_ttfb_p50_ms").get<double>() * 1e-3;
-  p.footer_ttfb_p99_s = s3.at("footer_ttfb_p99_ms").get<double>() * 1e-3;
-  p.split_concurrency = pf.at("executorSplitPrefetchConcurrency").get<int>();
-  p.max_in_flight_bytes = pf.at("prefetchMaxInFlightBytes").get<int64_t>();
-  p.plan_ahead_splits = pf.at("plan_ahead_splits").get<int>();
-  p.max_gets_in_flight = pf.at("max_gets_in_flight").get<int>();
-  p.part_bytes = pf.at("part_bytes").get<int64_t>();
-  p.footer_bytes = sp.at("footer_bytes").get<int64_t>();
-  p.scan_drivers = sc.at("drivers").get<int>();
   // An adaptive C: by default capped where more splits cannot be registered at once (the plan-ahead
   // window, and one split held by each driver).
   if (pf.contains("split_prefetch_policy"))
@@ -209,14 +200,11 @@ Scenario load_remote_scan(json doc, const std::string& file) {
                                                   : p.plan_ahead_splits + p.scan_drivers;
   if (p.split_policy != WindowPolicyKind::fixed && p.split_max < p.split_concurrency)
     err.add(pf.contains("split_prefetch_max") ? "prefetch.split_prefetch_max" : "prefetch.plan_ahead_splits",
-            fmt::format("expected {} at least executorSplitPrefetchConcurrency ({}), where an adaptive policy ({}) "
-                        "starts; got {}",
-                        pf.contains("split_prefetch_max") ? "split_prefetch_max" : "plan_ahead_splits + scan.drivers",
-                        p.split_concurrency, to_string(p.split_policy), p.split_max));
-  parse_consumption(sc.at("consumption").get<std::string>(), p.consumption); // checked against the table
-  p.consumer_ns_per_byte = sc.at("consumer_ns_per_byte").get<double>();
-  p.startup_s = sc.at("startup_s").get<double>();
-  p.series_step_s = doc.value("series_step_s", 0.1);
+            fmt::format(
+                "expected {} at least executorSplitPrefetchConcurrency ({}), where an adaptive policy ({}) "
+                "starts; got {}",
+                pf.contains("split_prefetch_max") ? "split_prefetch_max" : "plan_ahead_splits + scan.drivers",
+                p.split_concurrency, to_string(p.split_policy), p.split_max));
 
   // Splits: an explicit list, or a count and a total spread by size_cv.
   const bool listed = sp.contains("bytes");

@@ -15,12 +15,14 @@
 
 namespace exsim {
 
+// The members without an initialiser, and most of `prefetch`'s, are each set by a row of the
+// parameter table (input/parameters.cpp).
 struct RemoteScanScenario {
-  int executors = 4;
-  int hosts = 4;                    // executor e runs on host e % hosts
-  double nic_bandwidth_gbps = 25;   // per host, inbound
-  double stream_mb_per_s = 90;      // one GET stream, 10^6 bytes per second
-  PrefetchConfig prefetch;          // shared by the executors; each gets its own seed
+  int executors;
+  int hosts;                        // executor e runs on host e % hosts
+  double nic_bandwidth_gbps;        // per host, inbound
+  double stream_mb_per_s;           // one GET stream, 10^6 bytes per second
+  PrefetchConfig prefetch{};        // shared by the executors; each gets its own seed
   std::vector<int64_t> split_bytes; // data bytes of every split, in queue order
 
   int host_of(int executor) const { return executor % hosts; }

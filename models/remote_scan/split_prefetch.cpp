@@ -6,18 +6,6 @@
 
 namespace exsim {
 
-const char* to_string(Consumption c) {
-  switch (c) {
-  case Consumption::ready_first:
-    return "ready_first";
-  case Consumption::planned_first:
-    return "planned_first";
-  case Consumption::in_order:
-    return "in_order";
-  }
-  return "?";
-}
-
 const char* to_string(PrefetchLimit l) {
   switch (l) {
   case PrefetchLimit::prefetch_concurrency:
@@ -30,15 +18,6 @@ const char* to_string(PrefetchLimit l) {
     return "gets_in_flight";
   }
   return "?";
-}
-
-bool parse_consumption(const std::string& name, Consumption& out) {
-  for (Consumption c : {Consumption::ready_first, Consumption::planned_first, Consumption::in_order})
-    if (name == to_string(c)) {
-      out = c;
-      return true;
-    }
-  return false;
 }
 
 namespace {

@@ -33,30 +33,32 @@ namespace exsim {
 
 // Which split a free scan driver takes: the first loaded one (ready_first); the first whose
 // footer is read, then it waits for its data (planned_first); or the next one in the queue, then
-// it waits for it (in_order). A driver waiting for a split asks for it: it is loaded first.
+// it waits for it (in_order). A driver waiting for a split asks for it: it is loaded first. The
+// values in the order of scan.consumption's choices (input/parameters.cpp reads a name by its index).
 enum class Consumption { ready_first, planned_first, in_order };
-bool parse_consumption(const std::string& name, Consumption& out);
-const char* to_string(Consumption c);
 
+// One executor's prefetch. The members without an initialiser are each set by a row of the
+// parameter table (input/parameters.cpp: meaning, unit, default); the others by the scenario's
+// loading (input/remote_scan.cpp) or the engine.
 struct PrefetchConfig {
-  int split_concurrency = 16;                     // executorSplitPrefetchConcurrency (C), splits
+  int split_concurrency;                                   // executorSplitPrefetchConcurrency (C), splits
   WindowPolicyKind split_policy = WindowPolicyKind::fixed; // how C moves at run time (fixed: it does not)
   int split_max = 68;                             // an adaptive policy's cap on C, splits
-  int64_t max_in_flight_bytes = int64_t{1} << 32; // prefetchMaxInFlightBytes (B); Window::kNoByteLimit: none
-  int plan_ahead_splits = 64;                     // splits planned ahead of the scan drivers
-  int max_gets_in_flight = 256;                   // GET requests in flight per executor process
-  int64_t footer_bytes = 65536;                   // footer readahead per split
-  int64_t part_bytes = 8 << 20;                   // largest data GET
-  Consumption consumption = Consumption::ready_first;
-  int scan_drivers = 4;
-  double consumer_ns_per_byte = 0; // consumer (GPU) time per data byte, one split at a time
-  double startup_s = 0;            // before the first footer GET
-  double series_step_s = 0.1;      // time-series sampling step
-  size_t max_series_points = 0;    // samples kept at most (0: no bound); series_cut() says when reached
-  double ttfb_p50_s = 0.1;         // time to first byte of a data GET: lognormal, median...
-  double ttfb_p99_s = 0.4;         // ...and 99th percentile
-  double footer_ttfb_p50_s = 0.01; // the same for a footer GET (a small request)
-  double footer_ttfb_p99_s = 0.04;
+  int64_t max_in_flight_bytes;                    // prefetchMaxInFlightBytes (B); Window::kNoByteLimit: none
+  int plan_ahead_splits;                          // splits planned ahead of the scan drivers
+  int max_gets_in_flight;                         // GET requests in flight per executor process
+  int64_t footer_bytes;                           // footer readahead per split
+  int64_t part_bytes;                             // largest data GET
+  Consumption consumption;
+  int scan_drivers;
+  double consumer_ns_per_byte;  // consumer (GPU) time per data byte, one split at a time
+  double startup_s;             // before the first footer GET
+  double series_step_s;         // time-series sampling step
+  size_t max_series_points = 0; // samples kept at most (0: no bound); series_cut() says when reached
+  double ttfb_p50_s;            // time to first byte of a data GET: lognormal, median...
+  double ttfb_p99_s;            // ...and 99th percentile
+  double footer_ttfb_p50_s;     // the same for a footer GET (a small request)
+  double footer_ttfb_p99_s;
   // Non-empty: both kinds' time to first byte take this table's shape (QuantileTable, levels and
   // seconds) moved to their medians (TtfbDistribution::shifted); the p99s are then unused.
   std::vector<double> ttfb_quantile_levels;

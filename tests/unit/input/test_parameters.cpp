@@ -2,6 +2,7 @@
 // shape and CPU costs) sets exactly one member of its struct, every member is set by a row, and a
 // struct read from an empty object holds the table's defaults.
 #include "input/parameters.hpp"
+#include "input/remote_scan.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -164,4 +165,59 @@ TEST_CASE("params --format json names each row's scope and the struct it sets", 
          row("cluster", "rtt_us").at("binds") == "ClusterSpec"));
   CHECK((row("fragment", "executors").at("scope") == "query" &&
          row("fragment", "executors").at("binds") == ""));
+}
+
+namespace {
+
+// Every row, of any section, that sets a member of T.
+template <class T> std::vector<const ParamSpec*> rows_binding_anywhere() {
+  std::vector<const ParamSpec*> out;
+  for (const ParamSpec& p : parameter_table())
+    if (std::holds_alternative<FieldBinding<T>>(p.binds)) out.push_back(&p);
+  return out;
+}
+
+// Each row sets a member of its own, and T as `read` holds each row's default (but where the
+// loading derives it from other keys); `set_by_code`:
+// the members the loading sets itself.
+template <class T> void check_rows_set_distinct_members(const T& read, size_t set_by_code) {
+  std::set<size_t> offsets;
+  for (const ParamSpec* p : rows_binding_anywhere<T>()) {
+    INFO(section_key(p->section) << "." << p->name << ": table default " << p->default_value.dump()
+                                 << ", read " << member(*p, read).dump());
+    CHECK(offsets.insert(std::get<FieldBinding<T>>(p->binds).offset).second);
+    if (p->derived.empty()) CHECK(member(*p, read) == p->default_value); // else the loading derives it
+  }
+  INFO("members of the struct: " << member_count<T>() << ", set by rows: " << offsets.size()
+                                 << ", by the loading: " << set_by_code);
+  CHECK(offsets.size() + set_by_code == member_count<T>());
+}
+
+} // namespace
+
+TEST_CASE("the remote scan's rows each set one member, and a scenario setting nothing holds their defaults",
+          "[unit][parameters]") {
+  const json doc = {
+      {"schema_version", 2}, {"kind", "remote_scan"}, {"splits", {{"count", 1}, {"data_bytes_total", 1}}}};
+  const Scenario sc = load_remote_scan(doc, "defaults");
+  // Set by the loading: the prefetch and the split sizes; of the prefetch, the adaptive policy and
+  // its cap, the time-to-first-byte table (levels and values), the executor's seed, the series' cap.
+  check_rows_set_distinct_members(*sc.remote_scan, 2);
+  check_rows_set_distinct_members(sc.remote_scan->prefetch, 6);
+  // Seconds from a row in milliseconds.
+  CHECK(sc.remote_scan->prefetch.ttfb_p50_s == 0.1);
+}
+
+TEST_CASE("scan.consumption is read by its name", "[unit][parameters]") {
+  const ParamSpec* row = find_param(Section::remote_scan_scan, "consumption");
+  REQUIRE(row != nullptr);
+  const std::vector<Consumption> in_order = {Consumption::ready_first, Consumption::planned_first,
+                                             Consumption::in_order};
+  REQUIRE(row->choices.size() == in_order.size());
+  for (size_t i = 0; i < in_order.size(); ++i) {
+    PrefetchConfig p{};
+    bind_fields(Section::remote_scan_scan, json{{"consumption", row->choices[i]}}, p);
+    INFO("consumption " << row->choices[i]);
+    CHECK(p.consumption == in_order[i]);
+  }
 }
