@@ -124,7 +124,7 @@ def parameter_rows(exsim=None):
     PARAMETERS_JSON), read once per binary: each row's type, unit, default, check, scope ("daemon",
     "exchange", "cluster", ...) and the struct it sets ("binds"). Python reads a parameter's default
     from here, never from a constant of its own. ExsimError if a given exsim cannot run."""
-    if exsim is None and not os.path.isfile(default_exsim()):
+    if exsim is None and shutil.which(default_exsim()) is None:
         text = PARAMETERS_JSON.read_text(encoding="utf-8")
     else:
         text = parameters_text(exsim or default_exsim())
