@@ -102,18 +102,34 @@ def simulate(exsim, scenario, output, sets=(), jobs=None, extra=("--no-progress"
         return json.load(f)
 
 
-@functools.cache
-def parameter_rows(exsim=None):
-    """{section: {name: row}} of the simulator's parameter table (`exsim params --format json` of
-    `exsim`, else default_exsim()), read once per binary: each row's type, unit, default, check,
-    scope ("daemon", "exchange", "cluster", ...) and the struct it sets ("binds"). Python reads a
-    parameter's default from here, never from a constant of its own. ExsimError if exsim cannot run."""
-    argv = [str(exsim or default_exsim()), "params", "--format", "json"]
+# The parameter table as `exsim params --format json` gives it, committed beside the JSON Schema and
+# regenerated with it (tools/parameter_docs.py), so that Python which runs without a built simulator
+# (the TPC-DS generator) reads the same defaults; a test checks that it equals the simulator's.
+PARAMETERS_JSON = REPO / "scenarios" / "parameters.json"
+
+
+def parameters_text(exsim):
+    """The text of `exsim params --format json`; ExsimError if exsim cannot run or fails."""
+    argv = [str(exsim), "params", "--format", "json"]
     status, out, err = run(argv)
     if status != 0:
         raise ExsimError(f"{' '.join(argv)}: {err.strip() or f'exit status {status}'}")
+    return out
+
+
+@functools.cache
+def parameter_rows(exsim=None):
+    """{section: {name: row}} of the simulator's parameter table (`exsim params --format json` of
+    `exsim`, else default_exsim(); when that binary is not built, the committed copy of its output,
+    PARAMETERS_JSON), read once per binary: each row's type, unit, default, check, scope ("daemon",
+    "exchange", "cluster", ...) and the struct it sets ("binds"). Python reads a parameter's default
+    from here, never from a constant of its own. ExsimError if a given exsim cannot run."""
+    if exsim is None and shutil.which(default_exsim()) is None:
+        text = PARAMETERS_JSON.read_text(encoding="utf-8")
+    else:
+        text = parameters_text(exsim or default_exsim())
     rows = {}
-    for row in json.loads(out)["parameters"]:
+    for row in json.loads(text)["parameters"]:
         rows.setdefault(row["section"], {})[row["name"]] = row
     return rows
 

@@ -211,7 +211,7 @@ std::vector<ParamSpec> build_table() {
   // Scenario (top level).
   t.push_back(every_kind(required(
       P(S::scenario, "schema_version", T::integer, "", null, 1, kSchemaVersion,
-        "scenario format version: 2 (1 is still read)"))));
+        "scenario format version: 2 (1 is still read; `exsim migrate` rewrites a version 1 file)"))));
   t.push_back(every_kind(choices(
       P(S::scenario, "kind", T::enumeration, "", "exchange", none, none,
         "what the scenario simulates: exchange (Impala's exchange senders and receivers, the keys of this "
@@ -232,7 +232,8 @@ std::vector<ParamSpec> build_table() {
       P(S::scenario, "query_order", T::enumeration, "", "concurrent", none, none,
         "concurrent: every query starts at once, exchanges of the exchange-only form unless ordered by "
         "`after`; sequential: queries run one after another in file order (exchange-only ones grouped by "
-        "their `query` key, first), each alone on the cluster, so each can be simulated in its own process"),
+        "their `query` key, first), each alone on the cluster, so each can be simulated in its own process "
+        "(`exsim run --jobs N`; the results do not depend on N)"),
       {"concurrent", "sequential"}));
   t.push_back(only_until(P(S::scenario, "query_overhead_s", T::number, "s", 0, 0, 1e6,
                            "schema 1's fixed time of every query outside its exchanges (refused: that time is simulated)"),
@@ -311,7 +312,7 @@ std::vector<ParamSpec> build_table() {
                     &Flags::data_stream_sender_buffer_size));
   t.push_back(binds(P(S::flags, "exchg_node_buffer_size_bytes", T::integer, "bytes", 10485760, 1, 1LL << 40,
                       "receiver buffer limit per receiver instance (a merging receiver divides it among the "
-                      "senders that have not ended their stream)"),
+                      "senders that have not ended their stream, IMPALA-13475)"),
                     &Flags::exchg_node_buffer_size_bytes));
   t.push_back(binds(P(S::flags, "batch_size", T::integer, "rows", 1024, 1, 1 << 20,
                       "rows per row batch (RANDOM and broadcast send whole batches)"),
@@ -347,7 +348,8 @@ std::vector<ParamSpec> build_table() {
             &Flags::rpcs_in_flight_max));
   t.push_back(binds(
       listed_when_set(P(S::flags, "rpcs_in_flight_series", T::boolean, "", false, none, none,
-                        "results list each channel's K over time under an adaptive policy (change points)")),
+                        "results list each channel's K over time under an adaptive policy (change points, "
+                        "`k_window.series`)")),
       &Flags::rpcs_in_flight_series));
   t.push_back(binds(P(S::flags, "compression", T::boolean, "", true, none, none,
                       "LZ4-compress batches sent to another daemon"),
@@ -447,7 +449,8 @@ std::vector<ParamSpec> build_table() {
                          "the fragments of the plan run at mt_dop 0 (and at mt_dop > 0 without `parallel`)")));
   t.push_back(P(S::query, "exchanges", T::array, "", json::array(), none, none, "the exchanges of that plan"));
   t.push_back(P(S::query, "parallel", T::object, "", null, none, none,
-                "the plan run at mt_dop > 0: {\"fragments\": [...], \"exchanges\": [...]}"));
+                "the plan run at mt_dop > 0: {\"fragments\": [...], \"exchanges\": [...]} (Impala plans "
+                "differently then: separate join-build fragments, the planner's mt_dop costing)"));
   t.push_back(P(S::query, "expected", T::object, "", json::object(), none, none,
                 "measured values to compare with (e.g. runtime_s); copied to the results"));
   t.push_back(required(P(S::plan, "fragments", T::array, "", null, 1, none, "the fragments of the plan")));
@@ -457,12 +460,16 @@ std::vector<ParamSpec> build_table() {
   t.push_back(required(P(S::fragment, "id", T::string, "", null, none, none, "unique name in the query")));
   t.push_back(P(S::fragment, "source", T::string, "", "", none, none, "where this fragment comes from"));
   t.push_back(derived(P(S::fragment, "executors", T::integer, "hosts", 0, 0, 1000,
-                        "executors running its instances; 0 = those of its leftmost input (all for a scan)"),
+                        "executors running its instances; 0 = those of its leftmost input (all for a scan; a "
+                        "join-build fragment: its join's)"),
                       "Impala's placement"));
   t.push_back(P(S::fragment, "first_executor", T::integer, "index", 0, 0, 999,
                 "its instances run on executors first..first+executors-1 (executor 0 is the coordinator)"));
   t.push_back(derived(P(S::fragment, "instances_per_executor", T::integer, "instances", 0, 0, 1024,
-                        "instances per executor; 0 = Impala's rule for mt_dop"),
+                        "instances per executor; 0 = Impala's rule: 1 at mt_dop 0; at mt_dop N a fragment whose "
+                        "leftmost leaf is a scan runs min(N, ceil(scan_ranges / executors)), any other copies "
+                        "the fragment feeding its leftmost exchange; a join-build fragment runs one per "
+                        "executor when its join is `shared` (broadcast), else one per probe instance"),
                       "1 at mt_dop 0; min(mt_dop, scan ranges per executor) for a scan; its leftmost input's"));
   t.push_back(required(P(S::fragment, "root", T::object, "", null, none, none, "its operator tree")));
   t.push_back(required(P(S::fragment, "sink", T::object, "", null, none, none,
@@ -550,7 +557,9 @@ std::vector<ParamSpec> build_table() {
   t.push_back(binds(P(S::exchange, "var_row_bytes", T::integer, "bytes", 0, 0, 1 << 24,
                       "variable-length bytes per row (not counted by the collector)"),
                     &BatchShape::var_row_bytes));
-  t.push_back(binds(P(S::exchange, "tuples_per_row", T::integer, "tuples", 1, 1, 64, "tuples per row"),
+  t.push_back(binds(P(S::exchange, "tuples_per_row", T::integer, "tuples", 1, 1, 64,
+                      "tuples per row: 4 bytes of offset per tuple on the wire, 8 bytes of pointer per "
+                      "tuple in the receiver's accounting"),
                     &BatchShape::tuples_per_row));
   t.push_back(
       binds(exclusive_min(P(S::exchange, "compression_ratio", T::number, "ratio", 0.5, 0, 1,

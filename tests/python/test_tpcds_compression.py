@@ -19,6 +19,7 @@ import os
 import pytest
 from conftest import REPO
 
+from common import exsim_runner
 from tools.tpcds import compression as comp
 from tools.tpcds.rowsize import (SMALL_STRING_LIMIT, Layout, Slot, exchange_row, exchange_row_small_strings,
                                  external_string_bytes)
@@ -104,8 +105,8 @@ def _layouts():
 def test_classes_of_a_join_row():
     fact, dim = _layouts()
     by, per_batch = comp.class_bytes(_Schema(), [fact, dim], "HASH", scale=100)
-    # capacity: 16384 / (12 + 1 + 28 + 1) fixed bytes
-    assert per_batch == 16384 // 42
+    # capacity: the sender buffer (16 KiB) / (12 + 1 + 28 + 1) fixed bytes
+    assert per_batch == exsim_runner.parameter_default("flags", "data_stream_sender_buffer_size") // 42
     # fact tuple: keys and measures vary (num 8), quantity has 100 values < 390 rows (lowcard 4 + null byte 1)
     assert by["num"] == pytest.approx(8) and by["lowcard"] == pytest.approx(5)
     # the item tuple joined onto store_sales rows repeats: 28 fixed + 1 null + i_item_desc out of line
@@ -113,7 +114,7 @@ def test_classes_of_a_join_row():
     assert by["text"] == 0
     # the same item tuple sent alone (a broadcast of item): text and varying bytes, i_category lowcard
     by, per_batch = comp.class_bytes(_Schema(), [dim], "BROADCAST", scale=100)
-    assert per_batch == comp.BATCH_SIZE
+    assert per_batch == exsim_runner.parameter_default("flags", "batch_size")
     assert by["repeat"] == 0
     assert by["num"] == pytest.approx(16) and by["lowcard"] == pytest.approx(13)
     assert by["text"] == pytest.approx(external_string_bytes(100.5995, 200))
@@ -129,7 +130,9 @@ def test_a_multi_class_row_carries_one_class_tuple():
 def test_rows_per_batch():
     assert comp.rows_per_batch("HASH", 93) == 176          # q72 profile exchange 28: 16384 // 93
     assert comp.rows_per_batch("HASH", 100000) == 1
-    assert comp.rows_per_batch("BROADCAST", 9) == 1024
+    assert comp.rows_per_batch("BROADCAST", 9) == exsim_runner.parameter_default("flags", "batch_size")
+    assert comp.rows_per_batch("HASH", 93, buffer_bytes=1 << 17) == (1 << 17) // 93
+    assert comp.rows_per_batch("BROADCAST", 9, batch_size=512) == 512
 
 
 def test_fit_recovers_known_ratios():

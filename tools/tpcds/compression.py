@@ -63,8 +63,9 @@ four classes (CLASSES), each with one ratio; the exchange's ratio is the byte-we
 - repeat: every byte of a dimension tuple in a row of several tuples whose other tuples come from a
   larger table (a join's build-side tuple serialized again in each row it matched).
 
-Rows of a batch: a hash collector's capacity, 16384 // fixed row bytes; other senders 1024 (batch_size:
-the q72 broadcasts sent 1,015 to 1,022 rows per RPC). NDV: stats-3TB.json numDVs, a key-like column as its
+Rows of a batch: a hash collector's capacity, data_stream_sender_buffer_size // fixed row bytes; other
+senders batch_size (the q72 broadcasts sent 1,015 to 1,022 rows per RPC), both Impala's defaults as the
+simulator's parameter table holds them (rows_per_batch). NDV: stats-3TB.json numDVs, a key-like column as its
 table's rows at the scale, a foreign key at most its dimension's rows. Evidence layouts: the q72 profile's
 plan with the columns of the same scans in the planner test (as workload.q72_row_size_check), in the SF1
 text schema's types (RUN_TYPES) at SF1. The layouts' raw bytes per row match the profile's to the byte for
@@ -122,6 +123,7 @@ import math
 import os
 import re
 
+from common import exsim_runner
 from tools.impala_profile import decode, model
 from tools.tpcds import PROFILE_Q72, PlanError
 from tools.tpcds import profiles as prof
@@ -169,12 +171,6 @@ RUN_TYPES.update({
     "cd_demo_sk": "INT", "cd_marital_status": "STRING", "p_promo_sk": "INT",
 })
 
-# Impala's defaults: data_stream_sender_buffer_size (krpc-data-stream-sender.cc) and batch_size, the rows
-# of the RowBatch a broadcast or unpartitioned sender serializes whole (the q72 profile's broadcasts sent
-# 1,015 to 1,022 rows per RPC).
-BUFFER_BYTES = 16384
-BATCH_SIZE = 1024
-
 # Evidence: exchanges whose mean uncompressed tuple data per compressed batch is below this are reported
 # but not fitted (LZ4's fixed costs and a few bytes of rows dominate a block of a few hundred bytes).
 MIN_FIT_BATCH_BYTES = 4096
@@ -184,13 +180,18 @@ MIN_FIT_BATCH_BYTES = 4096
 # What a row holds
 # --------------------------------------------------------------------------
 
-def rows_per_batch(kind, fixed_row_bytes, buffer_bytes=BUFFER_BYTES, batch_size=BATCH_SIZE):
+def rows_per_batch(kind, fixed_row_bytes, buffer_bytes=None, batch_size=None):
     """Rows of one serialized (and compressed) batch: a hash sender's collector holds
     buffer / fixed row size rows (KrpcDataStreamSender::Channel::CalculateRowBatchCapacity); the other
-    senders serialize the RowBatch they are given whole (batch_size rows)."""
+    senders serialize the RowBatch they are given whole (batch_size rows, the rows of the RowBatch a
+    broadcast or unpartitioned sender serializes whole: the q72 profile's broadcasts sent 1,015 to 1,022
+    rows per RPC). Unset, the buffer and batch_size are the parameter table's defaults of
+    data_stream_sender_buffer_size and batch_size, Impala's (krpc-data-stream-sender.cc)."""
     if kind == "HASH":
+        if buffer_bytes is None:
+            buffer_bytes = exsim_runner.parameter_default("flags", "data_stream_sender_buffer_size")
         return max(1, buffer_bytes // max(1, int(math.ceil(fixed_row_bytes))))
-    return batch_size
+    return exsim_runner.parameter_default("flags", "batch_size") if batch_size is None else batch_size
 
 
 def column_ndv(schema, name, scale):
@@ -232,8 +233,8 @@ def _slot_parts(schema, slot, types):
     return fixed, external_string_bytes(avg, mx), True
 
 
-def class_bytes(schema, layouts, kind, scale=100, classes=1, types=None, buffer_bytes=BUFFER_BYTES,
-                batch_size=BATCH_SIZE):
+def class_bytes(schema, layouts, kind, scale=100, classes=1, types=None, buffer_bytes=None,
+                batch_size=None):
     """Uncompressed tuple-data bytes per row by class (CLASSES), and the rows of a batch.
 
     `layouts`: the rowsize.Layout of each tuple of the row; `kind`: HASH, BROADCAST, UNPARTITIONED,
@@ -284,8 +285,8 @@ def ratio_of(bytes_by_class, ratios=None):
     return min(1.0, max(1e-3, r))
 
 
-def exchange_ratio(sizes, node, schema=None, scale=100, types=None, ratios=None, buffer_bytes=BUFFER_BYTES,
-                   batch_size=BATCH_SIZE):
+def exchange_ratio(sizes, node, schema=None, scale=100, types=None, ratios=None, buffer_bytes=None,
+                   batch_size=None):
     """(compression_ratio, how) of an exchange node of a plan whose tuples `sizes` (rowsize.RowSizes)
     solved: the class ratios (CLASS_RATIOS) weighted by the bytes of each class in its row
     (class_bytes). `schema`: the ddl.Schema when `sizes` has none (the derived variants' layouts).

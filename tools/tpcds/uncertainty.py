@@ -20,7 +20,8 @@ The inputs and why each range (the README block and docs/tpcds_uncertainty.md re
   would put the time on the operators' CPU: +/- rtt_s x (1 - measured / simulated RPCs) / operators'
   CPU, from the nominal baseline's breakdown.
 - second_thread_gain: 0 (a core's second thread adds nothing, as for memory-bound hash joins) to
-  0.30 (the high end of the measured hyper-threading gains for database workloads; 0.26 nominal).
+  0.30 (the high end of the measured hyper-threading gains for database workloads; the simulator's
+  default nominal).
 - nic_bandwidth_gbps: 5 Gbit/s (an m6id.4xlarge's limit for a single flow outside a cluster
   placement group) to 12.5 (its burst, nominal); its sustained baseline, 6.25, lies between.
 - runtime-filter selectivity: every filter's `keep` raised to the power 0.5 (removes half the
@@ -63,7 +64,7 @@ OPERATOR_CPU = ("cpu_scan_s", "cpu_join_build_s", "cpu_join_probe_s", "cpu_aggre
 # The operator classes' costs per row (not start-up or code generation): what cpu_scale multiplies.
 COST_PER_ROW = tuple(k for k in calibrate.COST_KEYS if k.endswith("_ns_per_row"))
 FILTER_EXPONENTS = (1.5, 0.5)      # keep ** e: stronger, weaker
-SECOND_THREAD_GAIN = (0.0, 0.30)   # nominal: the simulator's default, 0.26
+SECOND_THREAD_GAIN = (0.0, 0.30)   # nominal: the simulator's default (the workload sets none)
 NIC_GBPS = (5.0, 12.5)             # nominal 12.5
 
 
@@ -229,7 +230,8 @@ def inputs(nominal_results):
               scale_compression),
         Input("cpu_scale", "x fitted", "x1", [("x%.2f" % (1 - cpu), 1 - cpu), ("x%.2f" % (1 + cpu), 1 + cpu)],
               cpu_how, scale_cpu),
-        Input("second_thread_gain", "fraction", "0.26", [("%.2f" % v, v) for v in SECOND_THREAD_GAIN],
+        Input("second_thread_gain", "fraction", "%g" % exsim_runner.parameter_default("cluster", "second_thread_gain"),
+              [("%.2f" % v, v) for v in SECOND_THREAD_GAIN],
               "0: no gain from a core's second thread (memory-bound hash joins); 0.30: the high end of measured "
               "hyper-threading gains on database workloads", set_cluster("second_thread_gain")),
         Input("NIC bandwidth", "Gbit/s", "12.5", [("%g" % NIC_GBPS[0], NIC_GBPS[0])],

@@ -24,7 +24,7 @@ import re
 import sys
 import time
 
-from common import atomic
+from common import atomic, exsim_runner
 from tools.tpcds import (CALIBRATION, DEFAULT_OUT, DEFAULT_PLANS, DEFAULT_PROFILES, EXECUTORS, GENERATOR,
                          PROFILE_Q72, REPO, PlanError)
 from tools.tpcds import profiles as prof
@@ -217,12 +217,13 @@ def q72_row_size_check(plans, profiles, schema):
     fixed_wl, var_wl, _, _ = exchange_row(sizes, x)
     receivers = 3
     batches_per_channel = rows / receivers
-    capacity = 16384 // fixed_run
+    buffer = exsim_runner.parameter_default("flags", "data_stream_sender_buffer_size")  # the run's: Impala's default
+    capacity = buffer // fixed_run
     predicted = receivers * -(-int(batches_per_channel) // capacity)
     return {
         "exchange": "q72 profile exchange 28 (HASH(d1.d_date_sk,inv_item_sk)), tuples %s" % ",".join(x.tuple_ids),
         "rows_sent": rows, "data_rpcs": rpcs, "rows_per_rpc": round(rows / rpcs, 1),
-        "measured_fixed_row_bytes": round(16384 / (rows / rpcs), 1),
+        "measured_fixed_row_bytes": round(buffer / (rows / rpcs), 1),
         "rule_fixed_row_bytes_run_schema": fixed_run,
         "rule_tuples": tuples,
         "rule_capacity_rows": capacity,

@@ -92,7 +92,7 @@ TEST_CASE("the committed JSON Schema is the one the table generates", "[unit][sc
   REQUIRE(in);
   std::stringstream buf;
   buf << in.rdbuf();
-  INFO("regenerate with: build/exsim schema > scenarios/scenario.schema.json");
+  INFO("regenerate with: tools/parameter_docs.py (the schema, parameters.json and the scenario README's tables)");
   CHECK(json::parse(buf.str()) == scenario_schema());
 }
 
