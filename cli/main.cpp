@@ -1,17 +1,14 @@
 // exsim command line: run, validate, explain, migrate, summary, schema, params; profile import,
 // compare and diff are the Python package tools/impala_profile, run with the system interpreter. Exit status 0
 // success, 2 bad input, 1 internal error.
+#include "cli/scenario_kinds.hpp"
+#include "input/migrate.hpp"
 #include "input/parameters.hpp"
 #include "input/scenario.hpp"
-#include "input/migrate.hpp"
-#include "output/explain.hpp"
 #include "input/suggest.hpp"
-#include "output/remote_scan_results.hpp"
-#include "output/remote_scan_summary.hpp"
+#include "output/explain.hpp"
 #include "output/results.hpp"
 #include "output/summary.hpp"
-#include "sim/remote_scan.hpp"
-#include "sim/simulation.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -302,18 +299,22 @@ void write_atomically(const std::string& requested, const std::string& text) {
   }
 }
 
-// A results document written by `exsim run --output`.
-nlohmann::json read_results(const std::string& path) {
+// A results document written by `exsim run --output`, and its kind.
+std::pair<nlohmann::json, const exsim::ScenarioKind*> read_results(const std::string& path) {
   const nlohmann::json r = exsim::parse_input_json_unordered(exsim::read_input_file(path, "results file"), path);
-  // An exchange workload's results, or a remote scan's (kind "remote_scan": executors, not exchanges).
-  const bool remote_scan = r.is_object() && r.value("kind", "") == "remote_scan";
-  for (const char* key : {"scenario", remote_scan ? "executors" : "exchanges", "summary"})
+  const exsim::ScenarioKind* kind = exsim::results_kind(r);
+  if (kind == nullptr)
+    throw exsim::InputError(
+        fmt::format("{}: kind: expected a results file written by `exsim run --output`, of a "
+                    "kind this exsim runs; got {}",
+                    path, r.at("kind").dump()));
+  for (const char* key : {"scenario", kind->results_key, "summary"})
     if (!r.is_object() || !r.contains(key))
       throw exsim::InputError(
           fmt::format("{}: {}: required key is missing; expected a results file written by "
                       "`exsim run --output`",
                       path, key));
-  return r;
+  return {r, kind};
 }
 
 // A run that cannot fit in the memory this process may use is refused before it starts: an
@@ -347,29 +348,19 @@ int run(const Args& a) {
   const exsim::Scenario sc = exsim::load_scenario(path, a.overrides);
   check_memory(sc, path);
   if (!a.output.empty()) check_output_path(a.output);
-  if (!sc.remote_scan) {
-    const std::string note = exsim::network_model_note(sc.cluster.network_model, sc.cluster.executors);
-    if (!note.empty()) std::cerr << note << "\n";
-  }
+  const exsim::ScenarioKind& kind = exsim::kind_of(sc);
+  const std::string note = kind.note(sc);
+  if (!note.empty()) std::cerr << note << "\n";
   const auto t0 = std::chrono::steady_clock::now();
   const bool progress = a.progress == 1 || (a.progress == -1 && isatty(STDERR_FILENO));
   // The simulation returns the models' counters; output/ makes the results document of them.
-  uint64_t events = 0; // the models' events (a workload's; the remote scan does not count them)
-  nlohmann::json results;
-  if (sc.remote_scan) {
-    results = exsim::remote_scan_results(sc, exsim::run_remote_scan(sc));
-  } else {
-    const exsim::WorkloadRun run = exsim::simulate(sc, progress, a.jobs);
-    events = run.events;
-    results = exsim::results_document(sc, run);
-  }
+  uint64_t events = 0; // the models' events (0 where a kind does not count them)
+  const nlohmann::json results = kind.run(sc, {progress, a.jobs}, events);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const std::string text = results.dump(2) + "\n";
   if (!a.output.empty()) write_atomically(a.output, text);
-  if (a.summary && sc.remote_scan)
-    exsim::print_remote_scan_summary(results);
-  else if (a.summary)
-    exsim::print_summary(results, a.summary_options);
+  if (a.summary)
+    kind.print_summary(results, a.summary_options);
   else if (a.output.empty())
     std::cout << text;
   if (a.timing) {
@@ -379,15 +370,12 @@ int run(const Args& a) {
     getrusage(RUSAGE_CHILDREN, &children);
     const auto& s = results.at("summary");
     // Requests simulated: RPCs of the exchanges, or GETs of a remote scan.
-    const char* what = sc.remote_scan ? "gets" : "rpcs";
-    const double rpcs = sc.remote_scan
-                            ? static_cast<double>(s.at("footer_gets").get<int64_t>() + s.at("data_gets").get<int64_t>())
-                            : static_cast<double>(s.at("rpcs").get<int64_t>() + s.at("eos_rpcs").get<int64_t>());
+    const double requests = kind.requests_of(s);
     nlohmann::json timing{{"wall_s", wall},
-                          {what, rpcs},
-                          {std::string(what) + "_per_wall_s", wall > 0 ? rpcs / wall : 0.0},
+                          {kind.requests, requests},
+                          {std::string(kind.requests) + "_per_wall_s", wall > 0 ? requests / wall : 0.0},
                           {"peak_rss_kib", static_cast<int64_t>(std::max(ru.ru_maxrss, children.ru_maxrss))}};
-    if (!sc.remote_scan) timing["events"] = events;
+    if (events > 0) timing["events"] = events;
     std::cerr << timing.dump() << "\n";
   }
   return kExitOk;
@@ -417,24 +405,16 @@ int run_command(int argc, char** argv) {
       if (a.scenario.empty())
         throw exsim::InputError("validate: expected a SCENARIO file (see exsim --help)");
       const exsim::Scenario sc = exsim::load_scenario(a.scenario, a.overrides);
-      size_t whole = 0;
-      for (const exsim::QuerySpec& q : sc.queries)
-        whole += q.exchange_only ? 0 : 1;
-      std::cout << (sc.remote_scan ? fmt::format("{}: valid (remote_scan)\n", a.scenario)
-                                   : fmt::format("{}: valid ({} exchange(s), {} whole quer{})\n", a.scenario,
-                                                 sc.exchange_count(), whole, whole == 1 ? "y" : "ies"));
+      std::cout << fmt::format("{}: valid ({})\n", a.scenario, exsim::kind_of(sc).validated(sc));
       return kExitOk;
     }
     if (a.command == "summary") {
       if (a.scenario.empty())
         throw exsim::InputError(
             "summary: expected a RESULTS file written by `exsim run --output` (see exsim --help)");
-      const nlohmann::json r = read_results(a.scenario);
+      const auto [r, kind] = read_results(a.scenario);
       try {
-        if (r.value("kind", "") == "remote_scan")
-          exsim::print_remote_scan_summary(r);
-        else
-          exsim::print_summary(r, a.summary_options);
+        kind->print_summary(r, a.summary_options);
       } catch (const nlohmann::json::exception& e) {
         throw exsim::InputError(
             fmt::format("{}: not a results file of this exsim: {}", a.scenario, e.what()));
