@@ -121,18 +121,23 @@ class Builder:
         self.next_fid += 1
         return f
 
+    def copy_fragment(self, fragment, fmap):
+        """The copy of `fragment` in a cloned subtree: made with the next fragment id the first
+        time, then the same one (`fmap`: base fragment id -> copy)."""
+        if fragment.fid not in fmap:
+            nf = copy.copy(fragment)
+            nf.fid = "F%02d" % self.next_fid
+            self.next_fid += 1
+            fmap[fragment.fid] = nf
+        return fmap[fragment.fid]
+
     def clone(self, node, fmap=None, parent_frag=None):
         """Deep copy of a base subtree with new node and fragment ids, rows and rules kept."""
         fmap = {} if fmap is None else fmap
         c = copy.copy(node)
         c.nid = self.nid()
         c.base_nid = getattr(node, "base_nid", node.nid)
-        if node.fragment.fid not in fmap:
-            nf = copy.copy(node.fragment)
-            nf.fid = "F%02d" % self.next_fid
-            self.next_fid += 1
-            fmap[node.fragment.fid] = nf
-        c.fragment = fmap[node.fragment.fid]
+        c.fragment = self.copy_fragment(node.fragment, fmap)
         c.rule = "as %s node %d: %s" % (self.base.where, c.base_nid, node.rule)
         c.children = [self.clone(ch, fmap) for ch in node.children]
         for ch in c.children:
@@ -339,12 +344,7 @@ def _clone_tail(b, root, trans, head):
         c = copy.copy(n)
         c.nid = b.nid()
         c.base_nid = n.nid
-        if n.fragment.fid not in fmap:
-            nf = copy.copy(n.fragment)
-            nf.fid = "F%02d" % b.next_fid
-            b.next_fid += 1
-            fmap[n.fragment.fid] = nf
-        c.fragment = fmap[n.fragment.fid]
+        c.fragment = b.copy_fragment(n.fragment, fmap)
         c.children = [rec(ch) for ch in n.children]
         for ch in c.children:
             ch.parent = c
