@@ -3,7 +3,7 @@
 namespace exsim {
 
 Cluster::Cluster(Scheduler& s, const ClusterSpec& c, const Flags& flags, Network& net)
-    : sched(s), network(net), spec(c), routes(Routes::of(c)) {
+    : sched(s), network(net), spec(c), routes(Routes::of(c.rtt_us, c.loopback_rtt_us)) {
   const int svc = flags.datastream_service_num_svc_threads > 0 ? flags.datastream_service_num_svc_threads
                                                                 : c.logical_cpus();
   const int deser = flags.datastream_service_num_deserialization_threads > 0

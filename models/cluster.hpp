@@ -10,7 +10,7 @@
 #include "models/core/scheduler.hpp"
 #include "models/cpu/host_cpu.hpp"
 #include "models/cpu/thread_pool.hpp"
-#include "models/exchange/rpc.hpp"
+#include "models/network/routes.hpp"
 #include "models/spec.hpp"
 
 #include <memory>
@@ -29,7 +29,6 @@ public:
   Network& network;
   const ClusterSpec spec;
   Routes routes;
-  RequestPool requests;
 
   HostCpu& cpu(int host) { return *cpus_.at(static_cast<size_t>(host)); }
   // Deserializes batches admitted on arrival (datastream_service_num_svc_threads; 0 = logical CPUs).

@@ -38,7 +38,7 @@ Platform build_platform(const ClusterSpec& c) {
   const double nic_bps = c.nic_bandwidth_gbps * 1e9 / 8;     // bytes per second
   const double lo_bps = c.loopback_bandwidth_gbps * 1e9 / 8; // bytes per second
   Platform p;
-  p.routes = Routes::of(c);
+  p.routes = Routes::of(c.rtt_us, c.loopback_rtt_us);
   p.nic_bytes_per_s = nic_bps;
   p.loopback_bytes_per_s = lo_bps;
   for (int i = 0; i < c.executors; ++i) {

@@ -8,7 +8,7 @@
 //   exsim::Platform p = exsim::build_platform(scenario.cluster);
 #pragma once
 
-#include "models/exchange/rpc.hpp"
+#include "models/network/routes.hpp"
 #include "models/spec.hpp"
 
 #include <simgrid/s4u.hpp>

@@ -5,6 +5,7 @@
 
 #include "models/core/critical_path.hpp"
 #include "models/cpu/thread.hpp"
+#include "models/exchange/rpc.hpp"
 #include "models/spec.hpp"
 
 #include <functional>
@@ -83,6 +84,7 @@ public:
   const ExchangeSpec& spec;
   const uint64_t seed;
   const bool& stopping; // the query is being stopped
+  RequestPool requests; // the exchange's RPCs, recycled (it outlives the senders and receivers here)
 
   std::vector<SenderCounters> senders;
   std::vector<ReceiverCounters> receivers;

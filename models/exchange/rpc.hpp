@@ -10,7 +10,6 @@
 #include "models/core/network_port.hpp"
 #include "models/core/scheduler.hpp"
 #include "models/exchange/channel.hpp"
-#include "models/spec.hpp"
 
 #include <cstdint>
 #include <vector>
@@ -61,14 +60,6 @@ public:
 private:
   std::vector<Request*> free_;
   std::vector<Request*> all_;
-};
-
-// Route latencies of the cluster (half a round trip each way), for requests and responses alike.
-struct Routes {
-  double remote_one_way_s = 0;
-  double local_one_way_s = 0;
-  double one_way_s(int from, int to) const { return from == to ? local_one_way_s : remote_one_way_s; }
-  static Routes of(const ClusterSpec& c) { return {c.rtt_us * 1e-6 / 2, c.loopback_rtt_us * 1e-6 / 2}; }
 };
 
 } // namespace exsim

@@ -117,7 +117,7 @@ Task Sender::transmit(int r, int64_t rows, bool compressed) {
     c_.RowsDropped += rows;
     co_return;
   }
-  Request* req = x_.cluster.requests.get();
+  Request* req = x_.requests.get();
   req->kind = RequestKind::transmit;
   req->rows = rows;
   req->compressed = compressed;
@@ -134,7 +134,7 @@ Task Sender::send_eos(int r) {
   Channel& ch = channels_[static_cast<size_t>(r)];
   co_await wait_for_slot(r, 0);
   if (ch.receiver_closed()) co_return;
-  Request* req = x_.cluster.requests.get();
+  Request* req = x_.requests.get();
   req->kind = RequestKind::eos;
   start_rpc(r, req);
   c_.EosSent++;
@@ -213,7 +213,7 @@ void Sender::on_response(uint64_t request) {
     c_.RpcFailure++;
   const bool wakes = waiter_.waiting() && wait_satisfied();
   if (wakes) t_.adopt(req->path_at(now()));
-  x_.cluster.requests.put(req);
+  x_.requests.put(req);
   if (status == RpcStatus::error && !error_seen_) {
     // The first error is kept; the query fails with it and every instance is cancelled.
     error_seen_ = true;
