@@ -15,8 +15,8 @@
 //   net->start(from_host, to_host, bytes, &sink);   // sink.transfer_done() once it has arrived
 #pragma once
 
+#include "models/config/settings.hpp"
 #include "models/network/network_share.hpp"
-#include "models/spec.hpp"
 #include "sim/platform.hpp"
 
 #include <simgrid/s4u.hpp>

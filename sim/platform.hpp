@@ -8,8 +8,8 @@
 //   exsim::Platform p = exsim::build_platform(scenario.cluster);
 #pragma once
 
+#include "models/config/settings.hpp"
 #include "models/network/routes.hpp"
-#include "models/spec.hpp"
 
 #include <simgrid/s4u.hpp>
 

@@ -1,6 +1,6 @@
 #include "models/exchange/exchange.hpp"
 
-#include "models/cluster.hpp"
+#include "models/daemon/cluster.hpp"
 #include "models/exchange/receiver.hpp"
 
 #include <fmt/format.h>

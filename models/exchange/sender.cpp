@@ -1,7 +1,7 @@
 #include "models/exchange/sender.hpp"
 
-#include "models/cluster.hpp"
 #include "models/core/rng.hpp"
+#include "models/daemon/cluster.hpp"
 #include "models/exchange/batch.hpp"
 #include "models/exchange/cost.hpp"
 #include "models/exchange/receiver.hpp"

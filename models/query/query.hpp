@@ -7,10 +7,10 @@
 //   q.start();            // at the current time; then the Scheduler runs it
 #pragma once
 
-#include "models/cluster.hpp"
 #include "models/core/coro.hpp"
 #include "models/core/critical_path.hpp"
 #include "models/cpu/thread.hpp"
+#include "models/daemon/cluster.hpp"
 #include "models/exchange/exchange.hpp"
 #include "models/query/plan.hpp"
 #include "models/spec.hpp"

@@ -4,7 +4,7 @@
 //   w.start(); ... engine runs ...; w.finished();
 #pragma once
 
-#include "models/cluster.hpp"
+#include "models/daemon/cluster.hpp"
 #include "models/query/query.hpp"
 #include "models/spec.hpp"
 

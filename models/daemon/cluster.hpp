@@ -6,12 +6,12 @@
 //   c.cpu(host).start(ns, cb);   c.service_threads(host).submit(ns, cb);
 #pragma once
 
+#include "models/config/settings.hpp"
 #include "models/core/network_port.hpp"
 #include "models/core/scheduler.hpp"
 #include "models/cpu/host_cpu.hpp"
 #include "models/cpu/thread_pool.hpp"
 #include "models/network/routes.hpp"
-#include "models/spec.hpp"
 
 #include <memory>
 #include <vector>

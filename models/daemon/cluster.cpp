@@ -1,4 +1,4 @@
-#include "models/cluster.hpp"
+#include "models/daemon/cluster.hpp"
 
 namespace exsim {
 
