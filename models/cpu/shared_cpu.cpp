@@ -82,7 +82,8 @@ void SharedCpu::complete_next(double now, std::vector<uint64_t>& done) {
     due_.push_back(p);
     running_--;
   }
-  std::sort(due_.begin(), due_.end(), [](const Piece& a, const Piece& b) { return a.seq < b.seq; });
+  if (due_.size() > 1) // usually one piece
+    std::sort(due_.begin(), due_.end(), [](const Piece& a, const Piece& b) { return a.seq < b.seq; });
   for (const Piece& p : due_)
     done.push_back(p.tag);
   drop_cancelled_top();
