@@ -50,6 +50,7 @@ bool SharedCpu::cancel(double now, uint64_t tag) {
 }
 
 void SharedCpu::drop_cancelled_top() {
+  if (cancelled_.empty()) return; // the usual case
   while (!heap_.empty()) {
     auto c = std::find(cancelled_.begin(), cancelled_.end(), heap_.front().seq);
     if (c == cancelled_.end()) return;
@@ -74,15 +75,18 @@ void SharedCpu::complete_next(double now, std::vector<uint64_t>& done) {
     const Piece p = heap_.front();
     std::pop_heap(heap_.begin(), heap_.end(), std::greater<>());
     heap_.pop_back();
-    auto c = std::find(cancelled_.begin(), cancelled_.end(), p.seq);
-    if (c != cancelled_.end()) {
-      cancelled_.erase(c);
-      continue;
+    if (!cancelled_.empty()) {
+      auto c = std::find(cancelled_.begin(), cancelled_.end(), p.seq);
+      if (c != cancelled_.end()) {
+        cancelled_.erase(c);
+        continue;
+      }
     }
     due_.push_back(p);
     running_--;
   }
-  std::sort(due_.begin(), due_.end(), [](const Piece& a, const Piece& b) { return a.seq < b.seq; });
+  if (due_.size() > 1) // usually one piece
+    std::sort(due_.begin(), due_.end(), [](const Piece& a, const Piece& b) { return a.seq < b.seq; });
   for (const Piece& p : due_)
     done.push_back(p.tag);
   drop_cancelled_top();

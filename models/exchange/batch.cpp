@@ -1,5 +1,6 @@
 #include "models/exchange/batch.hpp"
 
+#include "models/core/round.hpp"
 #include <algorithm>
 #include <cmath>
 
@@ -20,7 +21,7 @@ int64_t uncompressed_bytes(int64_t rows, const BatchShape& shape) {
 int64_t tuple_data_bytes_on_wire(int64_t rows, const BatchShape& shape, bool compressed) {
   const int64_t raw = uncompressed_bytes(rows, shape);
   if (!compressed) return raw;
-  const auto packed = static_cast<int64_t>(std::llround(static_cast<double>(raw) * shape.compression_ratio));
+  const auto packed = round_to_int64(static_cast<double>(raw) * shape.compression_ratio);
   return std::min(raw, packed);
 }
 

@@ -1,5 +1,6 @@
 #include "models/exchange/partitioner.hpp"
 
+#include "models/core/round.hpp"
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -31,7 +32,7 @@ int64_t binomial_draw(Rng& rng, int64_t n, double p) {
     return k;
   }
   const double sd = std::sqrt(mean * (1 - p));
-  const auto k = static_cast<int64_t>(std::llround(mean + sd * rng.normal()));
+  const auto k = round_to_int64(mean + sd * rng.normal());
   return std::clamp<int64_t>(k, 0, n);
 }
 

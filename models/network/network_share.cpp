@@ -131,7 +131,8 @@ void NetworkShare::complete_next(double now, std::vector<uint64_t>& done) {
     leave(f);
     release_slot(f);
   }
-  std::sort(done.begin() + static_cast<std::ptrdiff_t>(first), done.end()); // start order
+  if (done.size() - first > 1) // start order
+    std::sort(done.begin() + static_cast<std::ptrdiff_t>(first), done.end());
 }
 
 double NetworkShare::rate(uint64_t id) {

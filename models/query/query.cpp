@@ -1,5 +1,6 @@
 #include "models/query/query.hpp"
 
+#include "models/core/round.hpp"
 #include "models/exchange/receiver.hpp"
 #include "models/exchange/sender.hpp"
 #include "models/query/scan.hpp"
@@ -466,7 +467,7 @@ int64_t QueryRuntime::apply(Instance& in, int op, int64_t rows, SimThread& t) {
     return out;
   }
   st.in_total += rows;
-  const int64_t target = std::llround(static_cast<double>(st.in_total) * st.ratio);
+  const int64_t target = round_to_int64(static_cast<double>(st.in_total) * st.ratio);
   const int64_t out = std::max<int64_t>(0, target - st.out_total);
   st.out_total += out;
   return out;

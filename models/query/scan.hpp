@@ -7,6 +7,7 @@
 #pragma once
 
 #include "models/core/coro.hpp"
+#include "models/core/round.hpp"
 #include "models/cpu/thread.hpp"
 
 #include <cmath>
@@ -28,7 +29,7 @@ struct FilterGate {
   int64_t pass(int64_t n) {
     filtered += n;
     exact += static_cast<double>(n) * factor;
-    const int64_t target = std::llround(exact);
+    const int64_t target = round_to_int64(exact);
     const int64_t out = target - passed;
     passed = target;
     return out;

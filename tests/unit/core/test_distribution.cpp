@@ -1,5 +1,6 @@
 // The project's seeded distributions: parameters from percentiles or moments, draws that match.
 #include "models/core/distribution.hpp"
+#include "models/core/round.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -90,4 +91,19 @@ TEST_CASE("a time to first byte moved to a median keeps the table's spread in ab
   const TtfbDistribution l = TtfbDistribution::lognormal(0.030, 0.200);
   CHECK(l.median() == Approx(0.030));
   CHECK(l.quantile_99() == Approx(0.200));
+}
+
+TEST_CASE("round_to_int64 is std::llround", "[unit][distribution]") {
+  const double cases[] = {0.0, -0.0, 0.5, -0.5, 1.5, -1.5, 2.5, -2.5, 0.49999999999999994, -0.49999999999999994,
+                          4503599627370495.5, -4503599627370495.5, 4503599627370497.0, 9007199254740993.0,
+                          1e18, -1e18, 1234.4999, 1234.5001, 7.0, -7.0};
+  for (double x : cases)
+    CHECK(round_to_int64(x) == std::llround(x));
+  Rng rng(11);
+  for (int i = 0; i < 100000; ++i) {
+    const double x = (rng.uniform() - 0.5) * std::pow(2.0, static_cast<double>(i % 60));
+    CHECK(round_to_int64(x) == std::llround(x));
+    const double h = std::floor(x) + 0.5; // halves
+    CHECK(round_to_int64(h) == std::llround(h));
+  }
 }
