@@ -156,8 +156,10 @@ ParamSpec listed_when_set(ParamSpec p) {
 }
 
 // The row sets `member` of T: its JSON value converted by the member's type, an enumeration by the
-// value's index in the row's choices (the enum lists its values in that order).
-template <class T, class V> ParamSpec binds(ParamSpec p, V T::*member) {
+// value's index in the row's choices (the enum lists its values in that order). A row without a
+// default sets `absent` when the key is not given (by default the member's zero value: 0, "", an
+// empty array, false, the first choice).
+template <class T, class V> ParamSpec binds(ParamSpec p, V T::*member, std::type_identity_t<V> absent = V{}) {
   FieldBinding<T> b;
   if constexpr (std::is_enum_v<V>) {
     b.set = [member, names = p.choices](const json& v, T& out) {
@@ -172,12 +174,20 @@ template <class T, class V> ParamSpec binds(ParamSpec p, V T::*member) {
   } else {
     b.set = [member](const json& v, T& out) { out.*member = v.get<V>(); };
     b.get = [member, integer = p.type == ParamType::integer](const T& in) {
-      return integer ? json(static_cast<int64_t>(in.*member)) : json(in.*member);
+      if constexpr (std::is_arithmetic_v<V>)
+        return integer ? json(static_cast<int64_t>(in.*member)) : json(in.*member);
+      else
+        return json(in.*member);
     };
   }
   const T probe{};
   b.offset = static_cast<size_t>(reinterpret_cast<const char*>(&(probe.*member)) -
                                  reinterpret_cast<const char*>(&probe));
+  if (p.default_value.is_null()) {
+    T t{};
+    t.*member = absent;
+    b.absent = b.get(t);
+  }
   p.binds = std::move(b);
   return p;
 }
@@ -429,7 +439,11 @@ std::vector<ParamSpec> build_table() {
                          1, ""));
 
   // Query.
-  t.push_back(required(P(S::query, "name", T::string, "", null, none, none, "unique name of the query")));
+  // The other keys of a query are objects and arrays its parser walks; `expected` is kept as its
+  // text, `source` is not read.
+  t.push_back(
+      binds(required(P(S::query, "name", T::string, "", null, none, none, "unique name of the query")),
+            &QuerySpec::name));
   t.push_back(P(S::query, "source", T::string, "", "", none, none, "where this query's plan and rows come from"));
   t.push_back(required(P(S::query, "fragments", T::array, "", null, 1, none,
                          "the fragments of the plan run at mt_dop 0 (and at mt_dop > 0 without `parallel`)")));
@@ -585,18 +599,26 @@ std::vector<ParamSpec> build_table() {
                            "measured counters to compare with (keys as in the results); copied to the results"),
                          2));
 
-  // Faults.
-  t.push_back(required(choices(P(S::fault, "kind", T::enumeration, "", null, none, none,
-                                 "receiver_close: the receiver closes early; rpc_error: the first RPC on the "
-                                 "channel answered at or after at_s fails; cancel: the query is cancelled"),
-                               {"receiver_close", "rpc_error", "cancel"})));
-  t.push_back(required(P(S::fault, "at_s", T::number, "s", null, 0, 1e9, "simulated time of the fault")));
+  // Faults. Which kinds need a sender or a receiver, and the bound of each index (the exchange's
+  // instances), are checked by input/scenario.cpp.
   t.push_back(
-      derived(P(S::fault, "sender", T::integer, "index", null, 0, kMaxInstances - 1, "sender instance index (rpc_error)"),
-              "required for rpc_error"));
-  t.push_back(derived(P(S::fault, "receiver", T::integer, "index", null, 0, kMaxInstances - 1,
-                        "receiver instance index (receiver_close, rpc_error)"),
-                      "required for receiver_close and rpc_error"));
+      binds(required(choices(P(S::fault, "kind", T::enumeration, "", null, none, none,
+                               "receiver_close: the receiver closes early; rpc_error: the first RPC on "
+                               "the channel answered at or after at_s fails; cancel: the query is "
+                               "cancelled"),
+                             {"receiver_close", "rpc_error", "cancel"})),
+            &FaultSpec::kind));
+  t.push_back(
+      binds(required(P(S::fault, "at_s", T::number, "s", null, 0, 1e9, "simulated time of the fault")),
+            &FaultSpec::at_s));
+  t.push_back(binds(derived(P(S::fault, "sender", T::integer, "index", null, 0, kMaxInstances - 1,
+                              "sender instance index (rpc_error)"),
+                            "required for rpc_error"),
+                    &FaultSpec::sender, -1));
+  t.push_back(binds(derived(P(S::fault, "receiver", T::integer, "index", null, 0, kMaxInstances - 1,
+                              "receiver instance index (receiver_close, rpc_error)"),
+                            "required for receiver_close and rpc_error"),
+                    &FaultSpec::receiver, -1));
   // Remote scan ("kind": "remote_scan"): executors reading Parquet splits from S3 through Velox's
   // executor-global split prefetch. Where each default was read: scenarios/velox_s3_q1/README.md.
   t.push_back(P(S::remote_scan, "series_step_s", T::number, "s", 0.1, 1e-3, 1e6,
@@ -756,11 +778,10 @@ template <class T> void bind_fields(Section section, const json& obj, T& out) {
   for (const ParamSpec& p : parameter_table()) {
     const auto* b = std::get_if<FieldBinding<T>>(&p.binds);
     if (p.section != section || b == nullptr) continue;
-    const json& v = obj.contains(p.name) ? obj.at(p.name) : p.default_value;
-    if (v.is_null())
-      throw std::logic_error(
-          fmt::format("bind_fields: {}.{} binds a member but has no default", section_key(section), p.name));
-    b->set(v, out);
+    if (obj.contains(p.name))
+      b->set(obj.at(p.name), out);
+    else
+      b->set(p.default_value.is_null() ? b->absent : p.default_value, out);
   }
 }
 template void bind_fields(Section, const json&, ClusterSpec&);
@@ -768,6 +789,8 @@ template void bind_fields(Section, const json&, Flags&);
 template void bind_fields(Section, const json&, OperatorCosts&);
 template void bind_fields(Section, const json&, BatchShape&);
 template void bind_fields(Section, const json&, CpuCosts&);
+template void bind_fields(Section, const json&, QuerySpec&);
+template void bind_fields(Section, const json&, FaultSpec&);
 
 const char* scope_of(const ParamSpec& p) {
   switch (p.section) {
@@ -809,6 +832,8 @@ const char* bound_struct(const ParamSpec& p) {
         if constexpr (std::is_same_v<B, FieldBinding<OperatorCosts>>) return "OperatorCosts";
         if constexpr (std::is_same_v<B, FieldBinding<BatchShape>>) return "BatchShape";
         if constexpr (std::is_same_v<B, FieldBinding<CpuCosts>>) return "CpuCosts";
+        if constexpr (std::is_same_v<B, FieldBinding<QuerySpec>>) return "QuerySpec";
+        if constexpr (std::is_same_v<B, FieldBinding<FaultSpec>>) return "FaultSpec";
         return "";
       },
       p.binds);

@@ -1132,24 +1132,21 @@ Scenario build_scenario(json doc, const std::string& file, const std::vector<Ove
       const json& fj = faults[f];
       const std::string fp = fmt::format("{}.faults[{}]", xp, f);
       FaultSpec fs;
+      bind_fields(Section::fault, fj, fs);
       const std::string kind = fj.at("kind").get<std::string>();
-      fs.kind = kind == "receiver_close" ? FaultKind::receiver_close
-                : kind == "rpc_error"    ? FaultKind::rpc_error
-                                         : FaultKind::cancel;
-      fs.at_s = fj.at("at_s").get<double>();
+      // Which indices a kind takes, and their bounds, depend on the kind and the exchange.
       const bool wants_sender = fs.kind == FaultKind::rpc_error;
       const bool wants_receiver = fs.kind != FaultKind::cancel;
       if (fj.contains("sender")) {
         if (!wants_sender) err.add(fp + ".sender", fmt::format("not used by a {} fault; remove it", kind));
-        fs.sender = fj["sender"].get<int>();
         if (fs.sender >= e.senders())
           err.add(fp + ".sender", fmt::format("expected a sender index below {}, got {}", e.senders(), fs.sender));
       } else if (wants_sender) {
         err.add(fp + ".sender", fmt::format("required for a {} fault; expected an integer >= 0", kind));
       }
       if (fj.contains("receiver")) {
-        if (!wants_receiver) err.add(fp + ".receiver", fmt::format("not used by a {} fault; remove it", kind));
-        fs.receiver = fj["receiver"].get<int>();
+        if (!wants_receiver)
+          err.add(fp + ".receiver", fmt::format("not used by a {} fault; remove it", kind));
         if (fs.receiver >= receivers)
           err.add(fp + ".receiver",
                   fmt::format("expected a receiver index below {}, got {}", receivers, fs.receiver));
@@ -1216,7 +1213,7 @@ Scenario build_scenario(json doc, const std::string& file, const std::vector<Ove
     const std::string qp = fmt::format("queries[{}]", i);
     const json qj = with_defaults(Section::query, queries_json[i], version);
     QuerySpec q;
-    q.name = qj.at("name").get<std::string>();
+    bind_fields(Section::query, qj, q);
     if (q.name.empty())
       err.add(qp + ".name", "expected a non-empty string");
     else if (!names.insert(q.name).second)

@@ -73,13 +73,15 @@ struct OperatorCosts {
   double codegen_s_per_fragment;
 };
 
+// In the order of the fault `kind` row's choices.
 enum class FaultKind { receiver_close, rpc_error, cancel };
 
+// A fault injected into an exchange, each member set by its row of the table (input/parameters.cpp).
 struct FaultSpec {
-  FaultKind kind = FaultKind::cancel;
-  double at_s = 0;
-  int sender = -1;
-  int receiver = -1;
+  FaultKind kind;
+  double at_s;
+  int sender;   // -1: none (a fault that names no sender)
+  int receiver; // -1: none
 };
 
 struct ExchangeSpec {
@@ -188,12 +190,14 @@ struct FragmentSpec {
   int host_of(int instance) const { return first_executor + instance / instances_per_executor; }
 };
 
+// A query. `name` is set by its row of the table (input/parameters.cpp), the rest by
+// input/scenario.cpp: the start-up from the costs, the fragments and exchanges from the plan.
 struct QuerySpec {
   std::string name;
   bool exchange_only = false; // built from top-level exchanges
   std::vector<FragmentSpec> fragments;
   std::vector<ExchangeSpec> exchanges;
-  double startup_s = 0;        // before any fragment starts
+  double startup_s = 0;        // before any fragment starts (costs.query_startup_s; exchange-only: 0)
   std::string expected_json;   // measured values to compare with ("" or a JSON object)
 };
 
