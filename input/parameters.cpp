@@ -455,17 +455,26 @@ std::vector<ParamSpec> build_table() {
   t.push_back(required(P(S::plan, "fragments", T::array, "", null, 1, none, "the fragments of the plan")));
   t.push_back(P(S::plan, "exchanges", T::array, "", json::array(), none, none, "the exchanges of the plan"));
 
-  // Fragment.
-  t.push_back(required(P(S::fragment, "id", T::string, "", null, none, none, "unique name in the query")));
+  // Fragment. `source` is not read; `root` and `sink` are the tree and a reference the parser
+  // walks; the placement's zeros are resolved by models/query/plan.
+  t.push_back(
+      binds(required(P(S::fragment, "id", T::string, "", null, none, none, "unique name in the query")),
+            &FragmentSpec::id));
   t.push_back(P(S::fragment, "source", T::string, "", "", none, none, "where this fragment comes from"));
-  t.push_back(derived(P(S::fragment, "executors", T::integer, "hosts", 0, 0, 1000,
-                        "executors running its instances; 0 = those of its leftmost input (all for a scan)"),
-                      "Impala's placement"));
-  t.push_back(P(S::fragment, "first_executor", T::integer, "index", 0, 0, 999,
-                "its instances run on executors first..first+executors-1 (executor 0 is the coordinator)"));
-  t.push_back(derived(P(S::fragment, "instances_per_executor", T::integer, "instances", 0, 0, 1024,
-                        "instances per executor; 0 = Impala's rule for mt_dop"),
-                      "1 at mt_dop 0; min(mt_dop, scan ranges per executor) for a scan; its leftmost input's"));
+  t.push_back(
+      binds(derived(P(S::fragment, "executors", T::integer, "hosts", 0, 0, 1000,
+                      "executors running its instances; 0 = those of its leftmost input (all for a scan)"),
+                    "Impala's placement"),
+            &FragmentSpec::executors));
+  t.push_back(
+      binds(P(S::fragment, "first_executor", T::integer, "index", 0, 0, 999,
+              "its instances run on executors first..first+executors-1 (executor 0 is the coordinator)"),
+            &FragmentSpec::first_executor));
+  t.push_back(
+      binds(derived(P(S::fragment, "instances_per_executor", T::integer, "instances", 0, 0, 1024,
+                      "instances per executor; 0 = Impala's rule for mt_dop"),
+                    "1 at mt_dop 0; min(mt_dop, scan ranges per executor) for a scan; its leftmost input's"),
+            &FragmentSpec::instances_per_executor));
   t.push_back(required(P(S::fragment, "root", T::object, "", null, none, none, "its operator tree")));
   t.push_back(required(P(S::fragment, "sink", T::object, "", null, none, none,
                          "where its rows go: {\"exchange\": id}, {\"result\": true} or {\"join_build\": join id}")));
@@ -474,27 +483,43 @@ std::vector<ParamSpec> build_table() {
   t.push_back(P(S::sink, "join_build", T::string, "", null, none, none,
                 "builds the hash table of the join with this id (a join-build fragment)"));
 
-  // Operators.
-  t.push_back(required(choices(P(S::op, "op", T::enumeration, "", null, none, none, "the operator"),
-                               {"scan", "exchange", "hash_join", "nested_loop_join", "aggregate", "sort",
-                                "top_n", "analytic", "select", "limit", "union"})));
-  t.push_back(required(P(S::op, "id", T::string, "", null, none, none, "the plan node id, unique in the query")));
+  // Operators. Which keys an operator's kind takes is op_keys() in input/scenario.cpp; every
+  // bound member is set whatever the kind (a key the kind does not take is refused, so there the
+  // row's default stands). `source` is not read; `runtime_filters`, `exchange`, `input`, `inputs`,
+  // `probe` and `build` are references and the tree, which the parser resolves.
+  t.push_back(binds(required(choices(P(S::op, "op", T::enumeration, "", null, none, none, "the operator"),
+                                     {"scan", "exchange", "hash_join", "nested_loop_join", "aggregate",
+                                      "sort", "top_n", "analytic", "select", "limit", "union"})),
+                    &OpSpec::kind));
+  t.push_back(binds(
+      required(P(S::op, "id", T::string, "", null, none, none, "the plan node id, unique in the query")),
+      &OpSpec::id));
   t.push_back(P(S::op, "source", T::string, "", "", none, none, "where this operator's rows come from"));
-  t.push_back(derived(P(S::op, "rows", T::number, "rows", null, 0, 1e15,
-                        "rows it outputs over all instances, as the plan estimates (required except on an "
-                        "exchange)"),
-                      "required"));
-  t.push_back(P(S::op, "table", T::string, "", "", none, none, "scan: the table"));
-  t.push_back(derived(P(S::op, "rows_read", T::number, "rows", null, 0, 1e15,
-                        "scan: rows read before predicates"),
-                      "rows"));
-  t.push_back(P(S::op, "scan_ranges", T::integer, "ranges", 0, 0, 1e12,
-                "scan: ranges (files) it reads; bounds the instances at mt_dop > 0 and the scanner threads; 0 = "
-                "no bound"));
-  t.push_back(derived(exclusive_min(P(S::op, "instance_weights", T::number_array, "relative", null, 0, kMaxWeight,
-                                      "scan: share of its rows per instance (skew); one positive number per "
-                                      "instance")),
-                      "even"));
+  // Required by the parser for every kind but an exchange, which outputs what it receives.
+  t.push_back(
+      binds(derived(P(S::op, "rows", T::number, "rows", null, 0, 1e15,
+                      "rows it outputs over all instances, as the plan estimates (required except on an "
+                      "exchange)"),
+                    "required"),
+            &OpSpec::rows));
+  t.push_back(binds(P(S::op, "table", T::string, "", "", none, none, "scan: the table"), &OpSpec::table));
+  // A scan without it reads `rows` (set by the parser).
+  t.push_back(binds(
+      derived(P(S::op, "rows_read", T::number, "rows", null, 0, 1e15, "scan: rows read before predicates"),
+              "rows"),
+      &OpSpec::rows_read));
+  t.push_back(
+      binds(P(S::op, "scan_ranges", T::integer, "ranges", 0, 0, 1e12,
+              "scan: ranges (files) it reads; bounds the instances at mt_dop > 0 and the scanner threads; "
+              "0 = no bound"),
+            &OpSpec::scan_ranges));
+  // Absent: empty, which the scan reads as an even share.
+  t.push_back(binds(
+      derived(exclusive_min(P(S::op, "instance_weights", T::number_array, "relative", null, 0, kMaxWeight,
+                              "scan: share of its rows per instance (skew); one positive number per "
+                              "instance")),
+              "even"),
+      &OpSpec::instance_weights));
   t.push_back(P(S::op, "runtime_filters", T::array, "", null, none, none,
                 "scan: the runtime filters it applies, [{\"join\": join id, \"keep\": fraction of its rows "
                 "kept}]; `rows` counts them all applied"));
@@ -505,18 +530,25 @@ std::vector<ParamSpec> build_table() {
   t.push_back(P(S::op, "build", T::object, "", null, none, none,
                 "join: the build side, an operator in this fragment or {\"fragment\": id} of a join-build "
                 "fragment"));
-  t.push_back(derived(P(S::op, "shared", T::boolean, "", null, none, none,
-                        "join with a build fragment: one build per executor serves every probe instance "
-                        "there (broadcast), else build instance i serves probe instance i"),
-                      "true"));
-  t.push_back(choices(P(S::op, "phase", T::enumeration, "", "finalize", none, none,
-                        "aggregate: streaming (a pre-aggregation: passes batches on) or finalize (blocking)"),
-                      {"streaming", "finalize"}));
-  t.push_back(P(S::op, "groups", T::number, "rows", 0, 0, 1e15,
-                "aggregate: it outputs at most this many rows per instance (its groups); 0 = no bound"));
-  t.push_back(derived(P(S::op, "limit", T::number, "rows", null, 0, 1e15,
-                        "top_n and limit: rows per instance at most"),
-                      "required for top_n and limit"));
+  t.push_back(
+      binds(derived(P(S::op, "shared", T::boolean, "", null, none, none,
+                      "join with a build fragment: one build per executor serves every probe instance "
+                      "there (broadcast), else build instance i serves probe instance i"),
+                    "true"),
+            &OpSpec::shared_build, true));
+  t.push_back(
+      binds(choices(P(S::op, "phase", T::enumeration, "", "finalize", none, none,
+                      "aggregate: streaming (a pre-aggregation: passes batches on) or finalize (blocking)"),
+                    {"streaming", "finalize"}),
+            &OpSpec::phase));
+  t.push_back(binds(P(S::op, "groups", T::number, "rows", 0, 0, 1e15,
+                      "aggregate: it outputs at most this many rows per instance (its groups); 0 = no bound"),
+                    &OpSpec::groups));
+  // Absent: -1, no limit (the parser requires it of top_n and limit).
+  t.push_back(binds(derived(P(S::op, "limit", T::number, "rows", null, 0, 1e15,
+                              "top_n and limit: rows per instance at most"),
+                            "required for top_n and limit"),
+                    &OpSpec::limit, -1));
 
   // Exchange.
   t.push_back(required(P(S::exchange, "id", T::string, "", null, none, none, "unique name of the exchange")));
@@ -791,6 +823,8 @@ template void bind_fields(Section, const json&, BatchShape&);
 template void bind_fields(Section, const json&, CpuCosts&);
 template void bind_fields(Section, const json&, QuerySpec&);
 template void bind_fields(Section, const json&, FaultSpec&);
+template void bind_fields(Section, const json&, FragmentSpec&);
+template void bind_fields(Section, const json&, OpSpec&);
 
 const char* scope_of(const ParamSpec& p) {
   switch (p.section) {
@@ -834,6 +868,8 @@ const char* bound_struct(const ParamSpec& p) {
         if constexpr (std::is_same_v<B, FieldBinding<CpuCosts>>) return "CpuCosts";
         if constexpr (std::is_same_v<B, FieldBinding<QuerySpec>>) return "QuerySpec";
         if constexpr (std::is_same_v<B, FieldBinding<FaultSpec>>) return "FaultSpec";
+        if constexpr (std::is_same_v<B, FieldBinding<FragmentSpec>>) return "FragmentSpec";
+        if constexpr (std::is_same_v<B, FieldBinding<OpSpec>>) return "OpSpec";
         return "";
       },
       p.binds);

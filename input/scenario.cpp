@@ -136,6 +136,14 @@ bool has_cycle(const std::vector<std::vector<int>>& after, int& at) {
   return false;
 }
 
+// A spec the parser builds itself (the exchange-only form's fragments and operators) starts from
+// its rows' defaults, as one read from an empty object.
+template <class T> T from_defaults(Section s) {
+  T t{};
+  bind_fields(s, json::object(), t);
+  return t;
+}
+
 // --- the exchange-only form ------------------------------------------------------------
 
 struct Standalone {
@@ -155,12 +163,12 @@ void add_standalone(QuerySpec& q, Standalone& s, const std::vector<int>& after_l
   ExchangeSpec e = s.spec;
   e.sender_fragment = static_cast<int>(q.fragments.size());
   e.receiver_fragment = e.sender_fragment + 1;
-  FragmentSpec send;
+  FragmentSpec send = from_defaults<FragmentSpec>(Section::fragment);
   send.id = e.id + ".senders";
   send.executors = e.sender_executors;
   send.first_executor = e.sender_first_executor;
   send.instances_per_executor = e.sender_instances_per_executor;
-  OpSpec gen;
+  OpSpec gen = from_defaults<OpSpec>(Section::op);
   gen.kind = OpKind::generate;
   gen.id = e.id + ".producer";
   gen.rows_exact = e.rows_total;
@@ -171,16 +179,16 @@ void add_standalone(QuerySpec& q, Standalone& s, const std::vector<int>& after_l
   send.sink_exchange = local;
   send.start_s = s.start_s;
   send.after_exchanges = after_local;
-  FragmentSpec recv;
+  FragmentSpec recv = from_defaults<FragmentSpec>(Section::fragment);
   recv.id = e.id + ".receivers";
   recv.executors = e.receiver_executors;
   recv.first_executor = e.receiver_first_executor;
   recv.instances_per_executor = e.receiver_instances_per_executor;
-  OpSpec leaf;
+  OpSpec leaf = from_defaults<OpSpec>(Section::op);
   leaf.kind = OpKind::exchange;
   leaf.id = e.id + ".exchange";
   leaf.exchange = local;
-  OpSpec consume;
+  OpSpec consume = from_defaults<OpSpec>(Section::op);
   consume.kind = OpKind::consume;
   consume.id = e.id + ".consumer";
   consume.inputs = {0};
@@ -215,15 +223,6 @@ const std::map<std::string, std::set<std::string>>& op_keys() {
   return keys;
 }
 
-OpKind op_kind(const std::string& name) {
-  static const std::map<std::string, OpKind> kinds{
-      {"scan", OpKind::scan},         {"exchange", OpKind::exchange}, {"hash_join", OpKind::hash_join},
-      {"nested_loop_join", OpKind::nested_loop_join},                 {"aggregate", OpKind::aggregate},
-      {"sort", OpKind::sort},         {"top_n", OpKind::top_n},       {"analytic", OpKind::analytic},
-      {"select", OpKind::select},     {"limit", OpKind::limit},       {"union", OpKind::union_all}};
-  return kinds.at(name);
-}
-
 struct QueryParse {
   std::string path; // of the plan (the query, or its `parallel`)
   std::map<std::string, int> exchange_index;
@@ -256,9 +255,9 @@ int parse_op(const json& node, const std::string& path, int fi, FragmentSpec& f,
   for (const auto& [key, value] : node.items())
     if (key != "op" && key != "id" && key != "source" && !allowed.count(key) && find_param(Section::op, key, version))
       err.add(join_path(path, key), fmt::format("not used by a {} operator", kind));
-  OpSpec o;
-  o.kind = op_kind(kind);
-  o.id = node["id"].get<std::string>();
+  // The plain values; one of the wrong type is reported by check_object, its row's default stands in.
+  OpSpec o{};
+  bind_fields(Section::op, bindable_values(Section::op, node, version), o);
   const int index = static_cast<int>(f.ops.size());
   f.ops.push_back(o);
   qp.op_paths[static_cast<size_t>(fi)].push_back(path);
@@ -275,21 +274,14 @@ int parse_op(const json& node, const std::string& path, int fi, FragmentSpec& f,
     return parse_op(node[key], join_path(path, key), fi, f, qp, q, err, version);
   };
   std::vector<int> inputs;
-  double rows = 0;
-  if (o.kind != OpKind::exchange && need("rows") && node["rows"].is_number()) rows = node["rows"].get<double>();
+  if (o.kind != OpKind::exchange) need("rows");
   OpSpec& me = f.ops[static_cast<size_t>(index)];
-  me.rows = rows;
+  const double rows = me.rows;
   switch (o.kind) {
   case OpKind::scan:
-    me.table = node.contains("table") && node["table"].is_string() ? node["table"].get<std::string>() : "";
-    me.rows_read = node.contains("rows_read") && node["rows_read"].is_number() ? node["rows_read"].get<double>() : rows;
+    if (!node.contains("rows_read") || !node["rows_read"].is_number())
+      me.rows_read = rows; // the row's derived default
     if (me.rows_read < rows) err.add(path + ".rows_read", fmt::format("expected at least rows ({})", rows));
-    me.scan_ranges = node.contains("scan_ranges") && node["scan_ranges"].is_number()
-                         ? static_cast<int64_t>(node["scan_ranges"].get<double>())
-                         : 0;
-    if (node.contains("instance_weights") && node["instance_weights"].is_array())
-      for (const json& w : node["instance_weights"])
-        if (w.is_number()) me.instance_weights.push_back(w.get<double>());
     if (node.contains("runtime_filters") && node["runtime_filters"].is_array())
       for (size_t k = 0; k < node["runtime_filters"].size(); ++k) {
         const json& rf = node["runtime_filters"][k];
@@ -342,9 +334,6 @@ int parse_op(const json& node, const std::string& path, int fi, FragmentSpec& f,
         inputs.push_back(parse_op(b, path + ".build", fi, f, qp, q, err, version));
       }
     }
-    // Values of the wrong type are reported by check_object; here they only must not throw.
-    f.ops[static_cast<size_t>(index)].shared_build =
-        !node.contains("shared") || !node["shared"].is_boolean() || node["shared"].get<bool>();
     break;
   }
   case OpKind::union_all:
@@ -359,12 +348,7 @@ int parse_op(const json& node, const std::string& path, int fi, FragmentSpec& f,
   OpSpec& done = f.ops[static_cast<size_t>(index)];
   for (int c : inputs)
     if (c >= 0) done.inputs.push_back(c);
-  if (done.kind == OpKind::aggregate) {
-    done.streaming = node.contains("phase") && node["phase"] == "streaming";
-    done.groups = node.contains("groups") && node["groups"].is_number() ? node["groups"].get<double>() : 0;
-  }
-  if (done.kind == OpKind::top_n || done.kind == OpKind::limit)
-    if (need("limit") && node["limit"].is_number()) done.limit = node["limit"].get<double>();
+  if (done.kind == OpKind::top_n || done.kind == OpKind::limit) need("limit");
   return index;
 }
 
@@ -423,21 +407,18 @@ void parse_plan(const json& plan, const std::string& plan_path, QuerySpec& q, co
     qp.op_paths.emplace_back();
     sink_join.emplace_back();
     if (!fj.is_object() || !fj.contains("id") || !fj["id"].is_string()) continue;
-    FragmentSpec& f = q.fragments.back();
-    f.id = fj["id"].get<std::string>();
-    if (f.id.empty())
+    const std::string id = fj["id"].get<std::string>(); // the fragment binds it once checked
+    if (id.empty())
       err.add(fp + ".id", "expected a non-empty string");
-    else if (!qp.fragment_index.emplace(f.id, static_cast<int>(i)).second)
-      err.add(fp + ".id", fmt::format("duplicate fragment id \"{}\" in the query", f.id));
+    else if (!qp.fragment_index.emplace(id, static_cast<int>(i)).second)
+      err.add(fp + ".id", fmt::format("duplicate fragment id \"{}\" in the query", id));
   }
   err.throw_if_any();
   for (size_t i = 0; i < fs.size(); ++i) {
     const std::string fp = qp.fragment_paths[i];
     const json fj = with_defaults(Section::fragment, fs[i], version);
     FragmentSpec& f = q.fragments[i];
-    f.executors = static_cast<int>(fj.at("executors").get<double>());
-    f.first_executor = static_cast<int>(fj.at("first_executor").get<double>());
-    f.instances_per_executor = static_cast<int>(fj.at("instances_per_executor").get<double>());
+    bind_fields(Section::fragment, fj, f);
     const json& sink = fj.at("sink");
     check_object(Section::sink, sink, fp + ".sink", err, version);
     if (sink.size() != 1) {

@@ -117,6 +117,8 @@ struct ExchangeSpec {
   int receiver_host(int r) const { return receiver_first_executor + r / receiver_instances_per_executor; }
 };
 
+// The values in the order of the `op` row's choices (the table reads a name by its index there);
+// generate and consume are the exchange-only form's, which the parser builds itself.
 enum class OpKind {
   scan,
   exchange,
@@ -142,28 +144,34 @@ struct RuntimeFilterSpec {
   double keep = 1;
 };
 
+// The values in the order of the `phase` row's choices.
+enum class AggregatePhase { streaming, finalize };
+
+// An operator. The members without an initialiser are set by their rows of the table
+// (input/parameters.cpp) whatever the operator's kind (a key its kind does not use is refused, so
+// there the row's default stands); the others by input/scenario.cpp from references and the tree.
 struct OpSpec {
-  OpKind kind = OpKind::select;
+  OpKind kind;
   std::string id;
-  double rows = 0;                      // output rows over all instances, as the plan estimates
+  double rows;                          // output rows over all instances, as the plan estimates
   std::vector<int> inputs;              // operator indices; a join: probe, then its build if here
   // scan
   std::string table;
-  double rows_read = 0;                 // rows read before predicates
-  int64_t scan_ranges = 0;              // 0: as many as instances want
+  double rows_read;                     // a scan's rows read before predicates
+  int64_t scan_ranges;                  // 0: as many as instances want
   std::vector<double> instance_weights; // share of the scan per instance (empty: even)
   std::vector<RuntimeFilterSpec> runtime_filters;
   // exchange leaf
   int exchange = -1;                    // index in the query's exchanges
   // joins
   int build_fragment = -1;              // a separate join-build fragment (index), else -1
-  bool shared_build = true;             // one build per executor serves its probe instances
+  bool shared_build;                    // one build per executor serves its probe instances
   // aggregate
-  bool streaming = false;               // pre-aggregation (streams) vs finalize (blocking)
-  double groups = 0;                    // pre-aggregation: output per instance at most this; 0: none
+  AggregatePhase phase;                 // streaming (a pre-aggregation) or finalize (blocking)
+  double groups;                        // pre-aggregation: output per instance at most this; 0: none
   // top_n, limit
-  double limit = -1;                    // output per instance at most this; < 0: none
-  // generate, consume
+  double limit;                         // output per instance at most this; < 0: none
+  // generate, consume: the exchange-only form's, set from the exchange's keys
   double ns_per_row = 0;
   int64_t rows_exact = 0;               // generate: rows over all instances, split evenly
   std::vector<double> instance_factors; // consume: CPU factor per instance (slowdown)
@@ -171,11 +179,14 @@ struct OpSpec {
 
 enum class SinkKind { exchange, result, join_build };
 
+// A fragment. The members without an initialiser are set by their rows of the table
+// (input/parameters.cpp); the others by input/scenario.cpp from the tree and references, and in the
+// exchange-only form from the exchange's keys.
 struct FragmentSpec {
   std::string id;
-  int executors = 0;
-  int first_executor = 0;
-  int instances_per_executor = 0;
+  int executors;              // 0 until placed (models/query/plan): its leftmost input's
+  int first_executor;
+  int instances_per_executor; // 0 until placed: Impala's rule for mt_dop
   std::vector<OpSpec> ops;
   int root = 0;
   SinkKind sink = SinkKind::result;

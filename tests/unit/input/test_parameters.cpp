@@ -172,6 +172,46 @@ TEST_CASE("a query's name is set by its row, the rest of QuerySpec by the parser
   check_each_row_sets_its_member<QuerySpec>(Section::query);
 }
 
+TEST_CASE("a fragment's id and placement are set by its rows, the rest of FragmentSpec by the parser",
+          "[unit][parameters]") {
+  // ops, root, sink, sink_*: the tree and its references; start_s, after_exchanges: the
+  // exchange-only form's, from the exchange's keys.
+  check_binds_every_member<FragmentSpec>(
+      Section::fragment, 4,
+      offsets_of(&FragmentSpec::ops, &FragmentSpec::root, &FragmentSpec::sink, &FragmentSpec::sink_exchange,
+                 &FragmentSpec::sink_join_fragment, &FragmentSpec::sink_join_op, &FragmentSpec::start_s,
+                 &FragmentSpec::after_exchanges));
+  check_each_row_sets_its_member<FragmentSpec>(Section::fragment);
+}
+
+TEST_CASE("an operator's plain values are set by its rows, references and the tree by the parser",
+          "[unit][parameters]") {
+  // inputs, exchange, build_fragment, runtime_filters: the tree and references; ns_per_row,
+  // rows_exact, instance_factors: the exchange-only form's producer and consumer.
+  check_binds_every_member<OpSpec>(Section::op, 11,
+                                   offsets_of(&OpSpec::inputs, &OpSpec::runtime_filters, &OpSpec::exchange,
+                                              &OpSpec::build_fragment, &OpSpec::ns_per_row,
+                                              &OpSpec::rows_exact, &OpSpec::instance_factors));
+  check_each_row_sets_its_member<OpSpec>(Section::op);
+  OpSpec o{};
+  bind_fields(Section::op, json::object(), o);
+  CHECK(
+      (o.shared_build && o.limit == -1 && o.phase == AggregatePhase::finalize && o.instance_weights.empty()));
+  // The `op` row's choices are OpKind's values in order.
+  const ParamSpec* kind = find_param(Section::op, "op");
+  REQUIRE(kind != nullptr);
+  const std::vector<OpKind> kinds{
+      OpKind::scan,      OpKind::exchange, OpKind::hash_join, OpKind::nested_loop_join,
+      OpKind::aggregate, OpKind::sort,     OpKind::top_n,     OpKind::analytic,
+      OpKind::select,    OpKind::limit,    OpKind::union_all};
+  REQUIRE(kind->choices.size() == kinds.size());
+  for (size_t i = 0; i < kinds.size(); ++i) {
+    bind_fields(Section::op, json{{"op", kind->choices[i]}}, o);
+    INFO("op " << kind->choices[i]);
+    CHECK(o.kind == kinds[i]);
+  }
+}
+
 TEST_CASE("an enumeration flag is read by its name", "[unit][parameters]") {
   auto read = [](const char* name, const char* value) {
     Flags f{};
@@ -209,5 +249,6 @@ TEST_CASE("params --format json names each row's scope and the struct it sets", 
   CHECK((row("cluster", "rtt_us").at("scope") == "cluster" &&
          row("cluster", "rtt_us").at("binds") == "ClusterSpec"));
   CHECK((row("fragment", "executors").at("scope") == "query" &&
-         row("fragment", "executors").at("binds") == ""));
+         row("fragment", "executors").at("binds") == "FragmentSpec"));
+  CHECK((row("op", "limit").at("binds") == "OpSpec" && row("op", "exchange").at("binds") == ""));
 }
