@@ -550,34 +550,54 @@ std::vector<ParamSpec> build_table() {
                             "required for top_n and limit"),
                     &OpSpec::limit, -1));
 
-  // Exchange.
-  t.push_back(required(P(S::exchange, "id", T::string, "", null, none, none, "unique name of the exchange")));
-  t.push_back(standalone(P(S::exchange, "query", T::string, "", "", none, none, "query the exchange belongs to")));
+  // Exchange. Its rows bind ExchangeSpec, BatchShape, CpuCosts and (the exchange-only form's
+  // producer and consumer) StandaloneEnds; input/scenario.cpp resolves the derived defaults (the
+  // placement's zeros, the weights of 1, the fanout of 1 unless DIRECTED). `source` is not read;
+  // `after` (ids of exchanges), `flags` (its own section), `faults` (their section) and `expected`
+  // (kept as its text) are read by the parser.
+  t.push_back(
+      binds(required(P(S::exchange, "id", T::string, "", null, none, none, "unique name of the exchange")),
+            &ExchangeSpec::id));
+  t.push_back(binds(
+      standalone(P(S::exchange, "query", T::string, "", "", none, none, "query the exchange belongs to")),
+      &ExchangeSpec::query));
   t.push_back(
       P(S::exchange, "source", T::string, "", "", none, none, "where this exchange's numbers come from"));
-  t.push_back(required(choices(P(S::exchange, "partitioning", T::enumeration, "", null, none, none,
-                                 "sender kind, as Impala's plans name it"),
-                               partitioning_names())));
-  t.push_back(P(S::exchange, "merging", T::boolean, "", false, none, none,
-                "merging receiver: one queue per sender, consumer pulls from specific queues"));
-  t.push_back(standalone(derived(P(S::exchange, "sender_executors", T::integer, "hosts", 0, 0, 1000,
-                                   "executors running sender instances; 0 means all"),
-                                 "0 = cluster.executors")));
-  t.push_back(standalone(derived(P(S::exchange, "receiver_executors", T::integer, "hosts", 0, 0, 1000,
-                                   "executors running receiver instances; 0 means all"),
-                                 "0 = cluster.executors")));
-  t.push_back(standalone(P(S::exchange, "sender_first_executor", T::integer, "index", 0, 0, 999,
-                           "senders run on executors first..first+sender_executors-1")));
-  t.push_back(standalone(P(S::exchange, "receiver_first_executor", T::integer, "index", 0, 0, 999,
-                           "receivers run on executors first..first+receiver_executors-1")));
-  t.push_back(standalone(derived(P(S::exchange, "sender_instances_per_executor", T::integer, "instances", 0, 0,
-                                   1024, "sender fragment instances per executor; 0 means max(1, mt_dop)"),
-                                 "0 = max(1, mt_dop)")));
-  t.push_back(standalone(derived(P(S::exchange, "receiver_instances_per_executor", T::integer, "instances", 0, 0,
-                                   1024, "receiver fragment instances per executor; 0 means max(1, mt_dop)"),
-                                 "0 = max(1, mt_dop)")));
-  t.push_back(standalone(required(P(S::exchange, "rows_total", T::integer, "rows", null, 0, 1e15,
-                                    "rows sent by all sender instances together, split evenly"))));
+  // The choices are the kinds' table in its order, which is Partitioning's.
+  t.push_back(binds(required(choices(P(S::exchange, "partitioning", T::enumeration, "", null, none, none,
+                                       "sender kind, as Impala's plans name it"),
+                                     partitioning_names())),
+                    &ExchangeSpec::partitioning));
+  t.push_back(binds(P(S::exchange, "merging", T::boolean, "", false, none, none,
+                      "merging receiver: one queue per sender, consumer pulls from specific queues"),
+                    &ExchangeSpec::merging));
+  t.push_back(binds(standalone(derived(P(S::exchange, "sender_executors", T::integer, "hosts", 0, 0, 1000,
+                                         "executors running sender instances; 0 means all"),
+                                       "0 = cluster.executors")),
+                    &ExchangeSpec::sender_executors));
+  t.push_back(binds(standalone(derived(P(S::exchange, "receiver_executors", T::integer, "hosts", 0, 0, 1000,
+                                         "executors running receiver instances; 0 means all"),
+                                       "0 = cluster.executors")),
+                    &ExchangeSpec::receiver_executors));
+  t.push_back(binds(standalone(P(S::exchange, "sender_first_executor", T::integer, "index", 0, 0, 999,
+                                 "senders run on executors first..first+sender_executors-1")),
+                    &ExchangeSpec::sender_first_executor));
+  t.push_back(binds(standalone(P(S::exchange, "receiver_first_executor", T::integer, "index", 0, 0, 999,
+                                 "receivers run on executors first..first+receiver_executors-1")),
+                    &ExchangeSpec::receiver_first_executor));
+  t.push_back(
+      binds(standalone(derived(P(S::exchange, "sender_instances_per_executor", T::integer, "instances", 0, 0,
+                                 1024, "sender fragment instances per executor; 0 means max(1, mt_dop)"),
+                               "0 = max(1, mt_dop)")),
+            &ExchangeSpec::sender_instances_per_executor));
+  t.push_back(
+      binds(standalone(derived(P(S::exchange, "receiver_instances_per_executor", T::integer, "instances", 0,
+                                 0, 1024, "receiver fragment instances per executor; 0 means max(1, mt_dop)"),
+                               "0 = max(1, mt_dop)")),
+            &ExchangeSpec::receiver_instances_per_executor));
+  t.push_back(binds(standalone(required(P(S::exchange, "rows_total", T::integer, "rows", null, 0, 1e15,
+                                          "rows sent by all sender instances together, split evenly"))),
+                    &ExchangeSpec::rows_total));
   t.push_back(binds(P(S::exchange, "fixed_row_bytes", T::integer, "bytes", 64, 1, 1 << 24,
                       "fixed-length tuple bytes per row (sizes the hash collectors)"),
                     &BatchShape::fixed_row_bytes));
@@ -590,19 +610,26 @@ std::vector<ParamSpec> build_table() {
       binds(exclusive_min(P(S::exchange, "compression_ratio", T::number, "ratio", 0.5, 0, 1,
                             "LZ4 compressed / uncompressed tuple data (assumption unless calibrated)")),
             &BatchShape::compression_ratio));
-  t.push_back(derived(
-      exclusive_min(P(S::exchange, "receiver_weights", T::number_array, "relative", null, 0, kMaxWeight,
-                      "share of rows per receiver instance (skew); one positive number per receiver")),
-      "uniform"));
-  t.push_back(standalone(
-      derived(exclusive_min(P(
-                  S::exchange, "receiver_consumer_slowdown", T::number_array, "factor", null, 0, 1e6,
-                  "multiplies consumer_ns_per_row per receiver instance; one positive number per receiver")),
-              "1 for every receiver")));
-  t.push_back(P(S::exchange, "directed_fanout", T::integer, "channels", 2, 1, 1024,
-                "DIRECTED: channels each row is sent to"));
-  t.push_back(standalone(P(S::exchange, "producer_ns_per_row", T::number, "ns", 0, 0, 1e9,
-                           "CPU per row of the producer below the sender (on the sender's thread)")));
+  t.push_back(
+      binds(derived(exclusive_min(P(S::exchange, "receiver_weights", T::number_array, "relative", null, 0,
+                                    kMaxWeight,
+                                    "share of rows per receiver instance (skew); one positive number per "
+                                    "receiver")),
+                    "uniform"),
+            &ExchangeSpec::receiver_weights));
+  t.push_back(binds(
+      standalone(derived(
+          exclusive_min(P(S::exchange, "receiver_consumer_slowdown", T::number_array, "factor", null, 0, 1e6,
+                          "multiplies consumer_ns_per_row per receiver instance; one positive "
+                          "number per receiver")),
+          "1 for every receiver")),
+      &StandaloneEnds::receiver_consumer_slowdown));
+  t.push_back(binds(P(S::exchange, "directed_fanout", T::integer, "channels", 2, 1, 1024,
+                      "DIRECTED: channels each row is sent to"),
+                    &ExchangeSpec::directed_fanout));
+  t.push_back(binds(standalone(P(S::exchange, "producer_ns_per_row", T::number, "ns", 0, 0, 1e9,
+                                 "CPU per row of the producer below the sender (on the sender's thread)")),
+                    &StandaloneEnds::producer_ns_per_row));
   t.push_back(binds(P(S::exchange, "hash_ns_per_row", T::number, "ns", 5, 0, 1e9,
                       "CPU per row to hash the partition expressions (HASH, KUDU, DIRECTED)"),
                     &CpuCosts::hash_ns_per_row));
@@ -618,9 +645,13 @@ std::vector<ParamSpec> build_table() {
   t.push_back(binds(P(S::exchange, "deserialize_ns_per_byte", T::number, "ns", 0.3, 0, 1e6,
                       "receiver LZ4 decompression and copy CPU per uncompressed byte"),
                     &CpuCosts::deserialize_ns_per_byte));
-  t.push_back(standalone(P(S::exchange, "consumer_ns_per_row", T::number, "ns", 0, 0, 1e9,
-                           "CPU per row of the consumer above the receiver (on the receiving fragment's thread)")));
-  t.push_back(standalone(P(S::exchange, "start_s", T::number, "s", 0, 0, 1e9, "earliest start time")));
+  t.push_back(
+      binds(standalone(P(S::exchange, "consumer_ns_per_row", T::number, "ns", 0, 0, 1e9,
+                         "CPU per row of the consumer above the receiver (on the receiving fragment's "
+                         "thread)")),
+            &StandaloneEnds::consumer_ns_per_row));
+  t.push_back(binds(standalone(P(S::exchange, "start_s", T::number, "s", 0, 0, 1e9, "earliest start time")),
+                    &StandaloneEnds::start_s));
   t.push_back(standalone(P(S::exchange, "after", T::string_array, "", json::array(), none, none,
                            "ids of exchanges of the same query that must finish before this one starts")));
   t.push_back(
@@ -825,6 +856,8 @@ template void bind_fields(Section, const json&, QuerySpec&);
 template void bind_fields(Section, const json&, FaultSpec&);
 template void bind_fields(Section, const json&, FragmentSpec&);
 template void bind_fields(Section, const json&, OpSpec&);
+template void bind_fields(Section, const json&, ExchangeSpec&);
+template void bind_fields(Section, const json&, StandaloneEnds&);
 
 const char* scope_of(const ParamSpec& p) {
   switch (p.section) {
@@ -870,6 +903,8 @@ const char* bound_struct(const ParamSpec& p) {
         if constexpr (std::is_same_v<B, FieldBinding<FaultSpec>>) return "FaultSpec";
         if constexpr (std::is_same_v<B, FieldBinding<FragmentSpec>>) return "FragmentSpec";
         if constexpr (std::is_same_v<B, FieldBinding<OpSpec>>) return "OpSpec";
+        if constexpr (std::is_same_v<B, FieldBinding<ExchangeSpec>>) return "ExchangeSpec";
+        if constexpr (std::is_same_v<B, FieldBinding<StandaloneEnds>>) return "StandaloneEnds";
         return "";
       },
       p.binds);

@@ -73,10 +73,10 @@ template <class T> struct FieldBinding {
 };
 // The structs rows bind today; a row of any other section binds nothing (its value is a
 // reference, an object or array the parser walks, or not read by the simulator).
-using Binding =
-    std::variant<std::monostate, FieldBinding<ClusterSpec>, FieldBinding<Flags>, FieldBinding<OperatorCosts>,
-                 FieldBinding<BatchShape>, FieldBinding<CpuCosts>, FieldBinding<QuerySpec>,
-                 FieldBinding<FaultSpec>, FieldBinding<FragmentSpec>, FieldBinding<OpSpec>>;
+using Binding = std::variant<std::monostate, FieldBinding<ClusterSpec>, FieldBinding<Flags>,
+                             FieldBinding<OperatorCosts>, FieldBinding<BatchShape>, FieldBinding<CpuCosts>,
+                             FieldBinding<QuerySpec>, FieldBinding<FaultSpec>, FieldBinding<FragmentSpec>,
+                             FieldBinding<OpSpec>, FieldBinding<ExchangeSpec>, FieldBinding<StandaloneEnds>>;
 
 struct ParamSpec {
   Section section;

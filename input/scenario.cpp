@@ -41,9 +41,10 @@ void check_window_flags(const Flags& f, const std::string& path, Errors& err) {
 // defaults filled in; `global_flags` are the scenario's.
 void read_exchange(const json& x, const std::string& xp, const json& global_flags, int version, ExchangeSpec& e,
                    json& eff_flags, Errors& err) {
-  e.id = x.at("id").get<std::string>();
-  parse_partitioning(x.at("partitioning").get<std::string>(), e.partitioning);
-  e.merging = x.at("merging").get<bool>();
+  bind_fields(Section::exchange, x, e);
+  bind_fields(Section::exchange, x, e.shape);
+  bind_fields(Section::exchange, x, e.costs);
+  if (e.partitioning != Partitioning::directed) e.directed_fanout = 1; // only DIRECTED sends a row to several
   const json xflags = x.at("flags");
   const bool k_explicit = xflags.contains("rpcs_in_flight_per_channel");
   eff_flags = global_flags;
@@ -66,9 +67,6 @@ void read_exchange(const json& x, const std::string& xp, const json& global_flag
                         to_string(e.flags.rpcs_in_flight_policy)));
   if (k_explicit || xflags.contains("rpcs_in_flight_policy") || xflags.contains("rpcs_in_flight_max"))
     check_window_flags(e.flags, xp + ".flags", err);
-  bind_fields(Section::exchange, x, e.shape);
-  bind_fields(Section::exchange, x, e.costs);
-  e.directed_fanout = e.partitioning == Partitioning::directed ? x.at("directed_fanout").get<int>() : 1;
   if (x.contains("expected") && !x.at("expected").empty()) e.expected_json = x.at("expected").dump();
 }
 
@@ -76,12 +74,11 @@ void read_exchange(const json& x, const std::string& xp, const json& global_flag
 void check_receiver_counts(const json& x, const std::string& xp, ExchangeSpec& e, Errors& err) {
   const int receivers = e.receivers();
   if (x.contains("receiver_weights")) {
-    e.receiver_weights = x.at("receiver_weights").get<std::vector<double>>();
     if (static_cast<int>(e.receiver_weights.size()) != receivers)
       err.add(xp + ".receiver_weights", fmt::format("expected one number per receiver instance ({}), got {}",
                                                     receivers, e.receiver_weights.size()));
   } else {
-    e.receiver_weights.assign(static_cast<size_t>(receivers), 1.0);
+    e.receiver_weights.assign(static_cast<size_t>(receivers), 1.0); // the row's derived default
   }
   if (e.directed_fanout > receivers)
     err.add(xp + ".directed_fanout", fmt::format("expected at most the number of receiver instances ({}), got {}",
@@ -148,12 +145,8 @@ template <class T> T from_defaults(Section s) {
 
 struct Standalone {
   ExchangeSpec spec;
-  json settings;
+  StandaloneEnds ends;
   std::vector<std::string> after;
-  double start_s = 0;
-  double producer_ns_per_row = 0;
-  double consumer_ns_per_row = 0;
-  std::vector<double> slowdown;
 };
 
 // Each exchange becomes a pair of fragments in its query: a producer of `rows_total` rows that
@@ -173,11 +166,11 @@ void add_standalone(QuerySpec& q, Standalone& s, const std::vector<int>& after_l
   gen.id = e.id + ".producer";
   gen.rows_exact = e.rows_total;
   gen.rows = static_cast<double>(e.rows_total);
-  gen.ns_per_row = s.producer_ns_per_row;
+  gen.ns_per_row = s.ends.producer_ns_per_row;
   send.ops.push_back(gen);
   send.sink = SinkKind::exchange;
   send.sink_exchange = local;
-  send.start_s = s.start_s;
+  send.start_s = s.ends.start_s;
   send.after_exchanges = after_local;
   FragmentSpec recv = from_defaults<FragmentSpec>(Section::fragment);
   recv.id = e.id + ".receivers";
@@ -192,12 +185,12 @@ void add_standalone(QuerySpec& q, Standalone& s, const std::vector<int>& after_l
   consume.kind = OpKind::consume;
   consume.id = e.id + ".consumer";
   consume.inputs = {0};
-  consume.ns_per_row = s.consumer_ns_per_row;
-  consume.instance_factors = s.slowdown;
+  consume.ns_per_row = s.ends.consumer_ns_per_row;
+  consume.instance_factors = s.ends.receiver_consumer_slowdown;
   recv.ops = {leaf, consume};
   recv.root = 1;
   recv.sink = SinkKind::result;
-  recv.start_s = s.start_s;
+  recv.start_s = s.ends.start_s;
   recv.after_exchanges = after_local;
   q.fragments.push_back(std::move(send));
   q.fragments.push_back(std::move(recv));
@@ -1052,14 +1045,12 @@ Scenario build_scenario(json doc, const std::string& file, const std::vector<Ove
     ExchangeSpec& e = s.spec;
     json eff_flags;
     read_exchange(x, xp, global_flags, version, e, eff_flags, err);
+    bind_fields(Section::exchange, x, s.ends);
     e.index = static_cast<int>(i);
-    e.query = x.at("query").get<std::string>();
     if (sc.query_order == QueryOrder::sequential && e.query.empty())
       err.add(xp + ".query", "expected a query name: query_order is \"sequential\"");
-    e.rows_total = x.at("rows_total").get<int64_t>();
+    // The placement's zeros: every executor, max(1, mt_dop) instances on each.
     const int per_exec_default = std::max(1, e.flags.mt_dop);
-    e.sender_executors = x.at("sender_executors").get<int>();
-    e.receiver_executors = x.at("receiver_executors").get<int>();
     for (auto [key, val] : {std::pair<const char*, int*>{"sender_executors", &e.sender_executors},
                             std::pair<const char*, int*>{"receiver_executors", &e.receiver_executors}}) {
       if (*val > sc.cluster.executors)
@@ -1067,34 +1058,30 @@ Scenario build_scenario(json doc, const std::string& file, const std::vector<Ove
                 fmt::format("expected at most cluster.executors = {}, got {}", sc.cluster.executors, *val));
       if (*val == 0) *val = sc.cluster.executors;
     }
-    e.sender_first_executor = x.at("sender_first_executor").get<int>();
-    e.receiver_first_executor = x.at("receiver_first_executor").get<int>();
     for (auto [key, first, count] :
          {std::tuple<const char*, int, int>{"sender_first_executor", e.sender_first_executor, e.sender_executors},
           std::tuple<const char*, int, int>{"receiver_first_executor", e.receiver_first_executor,
                                             e.receiver_executors}})
       if (first + count > sc.cluster.executors)
-        err.add(xp + "." + key,
-                fmt::format("expected at most {} (cluster.executors {} minus the {} executor(s) used), got {}",
-                            std::max(0, sc.cluster.executors - count), sc.cluster.executors, count, first));
-    e.sender_instances_per_executor = x.at("sender_instances_per_executor").get<int>();
-    e.receiver_instances_per_executor = x.at("receiver_instances_per_executor").get<int>();
+        err.add(
+            xp + "." + key,
+            fmt::format("expected at most {} (cluster.executors {} minus the {} executor(s) used), got {}",
+                        std::max(0, sc.cluster.executors - count), sc.cluster.executors, count, first));
     if (e.sender_instances_per_executor == 0) e.sender_instances_per_executor = per_exec_default;
     if (e.receiver_instances_per_executor == 0) e.receiver_instances_per_executor = per_exec_default;
     check_receiver_counts(x, xp, e, err);
     configure_sender(e);
     const int receivers = e.receivers();
+    std::vector<double>& slowdown = s.ends.receiver_consumer_slowdown;
     if (x.contains("receiver_consumer_slowdown")) {
-      s.slowdown = x.at("receiver_consumer_slowdown").get<std::vector<double>>();
-      if (static_cast<int>(s.slowdown.size()) != receivers)
+      if (static_cast<int>(slowdown.size()) != receivers)
         err.add(xp + ".receiver_consumer_slowdown",
-                fmt::format("expected one number per receiver instance ({}), got {}", receivers, s.slowdown.size()));
+                fmt::format("expected one number per receiver instance ({}), got {}", receivers,
+                            slowdown.size()));
     } else {
-      s.slowdown.assign(static_cast<size_t>(receivers), 1.0);
+      slowdown.assign(static_cast<size_t>(receivers), 1.0); // the row's derived default
     }
-    s.producer_ns_per_row = x.at("producer_ns_per_row").get<double>();
-    s.consumer_ns_per_row = x.at("consumer_ns_per_row").get<double>();
-    s.start_s = x.at("start_s").get<double>();
+    // Ids of exchanges, resolved to indices once every exchange is known.
     s.after = x.at("after").get<std::vector<std::string>>();
     for (size_t a = 0; a < s.after.size(); ++a) {
       auto it = index_of.find(s.after[a]);

@@ -84,24 +84,28 @@ struct FaultSpec {
   int receiver; // -1: none
 };
 
+// An exchange. The members without an initialiser are set by their rows of the table
+// (input/parameters.cpp), then resolved by input/scenario.cpp where a row says its default is
+// derived; the others by input/scenario.cpp (shape and costs by their own rows).
 struct ExchangeSpec {
   std::string id;
-  std::string query;
-  Partitioning partitioning = Partitioning::hash_partitioned;
-  bool merging = false;
-  // Placement of the sender and receiver instances (from their fragments).
-  int sender_executors = 0;
-  int receiver_executors = 0;
-  int sender_first_executor = 0;
-  int receiver_first_executor = 0;
-  int sender_instances_per_executor = 0;
-  int receiver_instances_per_executor = 0;
-  int sender_fragment = -1;   // index in the query's fragments
-  int receiver_fragment = -1; // index in the query's fragments
-  int64_t rows_total = 0;     // exchange-only form: rows all senders send together
+  std::string query; // the exchange-only form's `query`; in a query, the query's name
+  Partitioning partitioning;
+  bool merging;
+  // Placement of the sender and receiver instances: the exchange-only form's keys with their zeros
+  // resolved (every executor, max(1, mt_dop) instances); in a query, its fragments' placement.
+  int sender_executors;
+  int receiver_executors;
+  int sender_first_executor;
+  int receiver_first_executor;
+  int sender_instances_per_executor;
+  int receiver_instances_per_executor;
+  int sender_fragment = -1;             // index in the query's fragments
+  int receiver_fragment = -1;           // index in the query's fragments
+  int64_t rows_total;                   // exchange-only form: rows all senders send together
   BatchShape shape{};
-  std::vector<double> receiver_weights; // one per receiver instance
-  int directed_fanout = 1;
+  std::vector<double> receiver_weights; // one per receiver instance (absent from the file: 1 each)
+  int directed_fanout;                  // 1 unless DIRECTED
   CpuCosts costs{};
   int index = 0;   // position among the scenario's exchanges: results order and random streams
   Flags flags{};   // effective (global flags, then the exchange's overrides)
@@ -115,6 +119,15 @@ struct ExchangeSpec {
   // Instance i runs on executor first + i / instances_per_executor.
   int sender_host(int s) const { return sender_first_executor + s / sender_instances_per_executor; }
   int receiver_host(int r) const { return receiver_first_executor + r / receiver_instances_per_executor; }
+};
+
+// The exchange-only form's producer below an exchange's senders and consumer above its receivers,
+// each member set by its row of the exchange's; input/scenario.cpp turns them into two fragments.
+struct StandaloneEnds {
+  double producer_ns_per_row;
+  double consumer_ns_per_row;
+  std::vector<double> receiver_consumer_slowdown; // per receiver instance (absent from the file: 1 each)
+  double start_s;                                 // when both fragments may start
 };
 
 // The values in the order of the `op` row's choices (the table reads a name by its index there);

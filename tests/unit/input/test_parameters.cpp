@@ -149,6 +149,29 @@ TEST_CASE("an exchange's row shape and CPU costs are set by its rows", "[unit][p
   check_each_row_sets_its_member<CpuCosts>(Section::exchange);
 }
 
+TEST_CASE("an exchange's plain values are set by its rows, the rest of ExchangeSpec by the parser",
+          "[unit][parameters]") {
+  // shape and costs: their own structs' rows (above); the fragments, the index, the effective
+  // flags, the sender built from them, the faults (their own rows) and `expected` as text: the parser.
+  check_binds_every_member<ExchangeSpec>(
+      Section::exchange, 13,
+      offsets_of(&ExchangeSpec::sender_fragment, &ExchangeSpec::receiver_fragment, &ExchangeSpec::shape,
+                 &ExchangeSpec::costs, &ExchangeSpec::index, &ExchangeSpec::flags,
+                 &ExchangeSpec::k_set_by_exchange, &ExchangeSpec::sender, &ExchangeSpec::faults,
+                 &ExchangeSpec::expected_json));
+  check_each_row_sets_its_member<ExchangeSpec>(Section::exchange);
+  check_binds_every_member<StandaloneEnds>(Section::exchange, 4);
+  check_each_row_sets_its_member<StandaloneEnds>(Section::exchange);
+  // partitioning's choices are the kinds' table, in Partitioning's order.
+  for (const std::string& name : partitioning_names()) {
+    ExchangeSpec e{};
+    bind_fields(Section::exchange, json{{"partitioning", name}}, e);
+    Partitioning p{};
+    REQUIRE(parse_partitioning(name, p));
+    CHECK(e.partitioning == p);
+  }
+}
+
 TEST_CASE("every fault row sets one member of FaultSpec, and every member is set by a row",
           "[unit][parameters]") {
   check_binds_every_member<FaultSpec>(Section::fault, params_of(Section::fault).size());
@@ -246,6 +269,9 @@ TEST_CASE("params --format json names each row's scope and the struct it sets", 
   CHECK((row("costs", "scan_ns_per_row").at("binds") == "OperatorCosts"));
   CHECK((row("exchange", "fixed_row_bytes").at("binds") == "BatchShape"));
   CHECK((row("exchange", "hash_ns_per_row").at("binds") == "CpuCosts"));
+  CHECK((row("exchange", "rows_total").at("binds") == "ExchangeSpec" &&
+         row("exchange", "after").at("binds") == ""));
+  CHECK((row("exchange", "start_s").at("binds") == "StandaloneEnds"));
   CHECK((row("cluster", "rtt_us").at("scope") == "cluster" &&
          row("cluster", "rtt_us").at("binds") == "ClusterSpec"));
   CHECK((row("fragment", "executors").at("scope") == "query" &&

@@ -111,7 +111,7 @@ QuerySpec three_shapes(int64_t ranges, bool shared) {
   f3.sink_join_fragment = 1;
   f3.sink_join_op = 1;
   q.fragments = {f0, f1, f2, f3};
-  ExchangeSpec x0, x1;
+  ExchangeSpec x0{}, x1{};
   x0.sender_fragment = 0;
   x0.receiver_fragment = 1;
   x1.sender_fragment = 1;
