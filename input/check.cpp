@@ -2,6 +2,7 @@
 
 #include "input/suggest.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 namespace exsim {
@@ -161,6 +162,48 @@ json with_defaults(Section s, json obj, int version, bool in_query) {
         !(in_query && p->standalone_only))
       obj[p->name] = p->default_value;
   return obj;
+}
+
+json bindable_values(Section s, const json& obj, int version) {
+  json out = json::object();
+  if (!obj.is_object()) return out;
+  for (const auto& [key, v] : obj.items()) {
+    const ParamSpec* p = find_param(s, key, version);
+    if (p == nullptr) continue;
+    bool ok = false;
+    switch (p->type) {
+    case ParamType::integer:
+      ok = is_integral(v);
+      break;
+    case ParamType::number:
+      ok = v.is_number();
+      break;
+    case ParamType::boolean:
+      ok = v.is_boolean();
+      break;
+    case ParamType::string:
+      ok = v.is_string();
+      break;
+    case ParamType::enumeration:
+      ok = v.is_string() &&
+           std::find(p->choices.begin(), p->choices.end(), v.get<std::string>()) != p->choices.end();
+      break;
+    case ParamType::object:
+      ok = v.is_object();
+      break;
+    case ParamType::number_array:
+      ok = v.is_array() && std::all_of(v.begin(), v.end(), [](const json& e) { return e.is_number(); });
+      break;
+    case ParamType::string_array:
+      ok = v.is_array() && std::all_of(v.begin(), v.end(), [](const json& e) { return e.is_string(); });
+      break;
+    case ParamType::array:
+      ok = v.is_array();
+      break;
+    }
+    if (ok) out[key] = v;
+  }
+  return out;
 }
 
 // Integral JSON numbers written as floats (2e6) are stored as integers from here on.

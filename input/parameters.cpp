@@ -158,8 +158,10 @@ ParamSpec listed_when_set(ParamSpec p) {
 }
 
 // The row sets `member` of T: its JSON value converted by the member's type, an enumeration by the
-// value's index in the row's choices (the enum lists its values in that order).
-template <class T, class V> ParamSpec binds(ParamSpec p, V T::*member) {
+// value's index in the row's choices (the enum lists its values in that order). A row without a
+// default sets `absent` when the key is not given (by default the member's zero value: 0, "", an
+// empty array, false, the first choice).
+template <class T, class V> ParamSpec binds(ParamSpec p, V T::*member, std::type_identity_t<V> absent = V{}) {
   FieldBinding<T> b;
   if constexpr (std::is_enum_v<V>) {
     b.set = [member, names = p.choices](const json& v, T& out) {
@@ -174,12 +176,20 @@ template <class T, class V> ParamSpec binds(ParamSpec p, V T::*member) {
   } else {
     b.set = [member](const json& v, T& out) { out.*member = v.get<V>(); };
     b.get = [member, integer = p.type == ParamType::integer](const T& in) {
-      return integer ? json(static_cast<int64_t>(in.*member)) : json(in.*member);
+      if constexpr (std::is_arithmetic_v<V>)
+        return integer ? json(static_cast<int64_t>(in.*member)) : json(in.*member);
+      else
+        return json(in.*member);
     };
   }
   const T probe{};
   b.offset = static_cast<size_t>(reinterpret_cast<const char*>(&(probe.*member)) -
                                  reinterpret_cast<const char*>(&probe));
+  if (p.default_value.is_null()) {
+    T t{};
+    t.*member = absent;
+    b.absent = b.get(t);
+  }
   p.binds = std::move(b);
   return p;
 }
@@ -443,7 +453,11 @@ std::vector<ParamSpec> build_table() {
                          1, ""));
 
   // Query.
-  t.push_back(required(P(S::query, "name", T::string, "", null, none, none, "unique name of the query")));
+  // The other keys of a query are objects and arrays its parser walks; `expected` is kept as its
+  // text, `source` is not read.
+  t.push_back(
+      binds(required(P(S::query, "name", T::string, "", null, none, none, "unique name of the query")),
+            &QuerySpec::name));
   t.push_back(P(S::query, "source", T::string, "", "", none, none, "where this query's plan and rows come from"));
   t.push_back(required(P(S::query, "fragments", T::array, "", null, 1, none,
                          "the fragments of the plan run at mt_dop 0 (and at mt_dop > 0 without `parallel`)")));
@@ -456,21 +470,30 @@ std::vector<ParamSpec> build_table() {
   t.push_back(required(P(S::plan, "fragments", T::array, "", null, 1, none, "the fragments of the plan")));
   t.push_back(P(S::plan, "exchanges", T::array, "", json::array(), none, none, "the exchanges of the plan"));
 
-  // Fragment.
-  t.push_back(required(P(S::fragment, "id", T::string, "", null, none, none, "unique name in the query")));
+  // Fragment. `source` is not read; `root` and `sink` are the tree and a reference the parser
+  // walks; the placement's zeros are resolved by models/query/plan.
+  t.push_back(
+      binds(required(P(S::fragment, "id", T::string, "", null, none, none, "unique name in the query")),
+            &FragmentSpec::id));
   t.push_back(P(S::fragment, "source", T::string, "", "", none, none, "where this fragment comes from"));
-  t.push_back(derived(P(S::fragment, "executors", T::integer, "hosts", 0, 0, 1000,
-                        "executors running its instances; 0 = those of its leftmost input (all for a scan; a "
-                        "join-build fragment: its join's)"),
-                      "Impala's placement"));
-  t.push_back(P(S::fragment, "first_executor", T::integer, "index", 0, 0, 999,
-                "its instances run on executors first..first+executors-1 (executor 0 is the coordinator)"));
-  t.push_back(derived(P(S::fragment, "instances_per_executor", T::integer, "instances", 0, 0, 1024,
-                        "instances per executor; 0 = Impala's rule: 1 at mt_dop 0; at mt_dop N a fragment whose "
-                        "leftmost leaf is a scan runs min(N, ceil(scan_ranges / executors)), any other copies "
-                        "the fragment feeding its leftmost exchange; a join-build fragment runs one per "
-                        "executor when its join is `shared` (broadcast), else one per probe instance"),
-                      "1 at mt_dop 0; min(mt_dop, scan ranges per executor) for a scan; its leftmost input's"));
+  t.push_back(
+      binds(derived(P(S::fragment, "executors", T::integer, "hosts", 0, 0, 1000,
+                      "executors running its instances; 0 = those of its leftmost input (all for a scan; a "
+                      "join-build fragment: its join's)"),
+                    "Impala's placement"),
+            &FragmentSpec::executors));
+  t.push_back(
+      binds(P(S::fragment, "first_executor", T::integer, "index", 0, 0, 999,
+              "its instances run on executors first..first+executors-1 (executor 0 is the coordinator)"),
+            &FragmentSpec::first_executor));
+  t.push_back(
+      binds(derived(P(S::fragment, "instances_per_executor", T::integer, "instances", 0, 0, 1024,
+                      "instances per executor; 0 = Impala's rule: 1 at mt_dop 0; at mt_dop N a fragment whose "
+                      "leftmost leaf is a scan runs min(N, ceil(scan_ranges / executors)), any other copies "
+                      "the fragment feeding its leftmost exchange; a join-build fragment runs one per "
+                      "executor when its join is `shared` (broadcast), else one per probe instance"),
+                    "1 at mt_dop 0; min(mt_dop, scan ranges per executor) for a scan; its leftmost input's"),
+            &FragmentSpec::instances_per_executor));
   t.push_back(required(P(S::fragment, "root", T::object, "", null, none, none, "its operator tree")));
   t.push_back(required(P(S::fragment, "sink", T::object, "", null, none, none,
                          "where its rows go: {\"exchange\": id}, {\"result\": true} or {\"join_build\": join id}")));
@@ -479,27 +502,43 @@ std::vector<ParamSpec> build_table() {
   t.push_back(P(S::sink, "join_build", T::string, "", null, none, none,
                 "builds the hash table of the join with this id (a join-build fragment)"));
 
-  // Operators.
-  t.push_back(required(choices(P(S::op, "op", T::enumeration, "", null, none, none, "the operator"),
-                               {"scan", "exchange", "hash_join", "nested_loop_join", "aggregate", "sort",
-                                "top_n", "analytic", "select", "limit", "union"})));
-  t.push_back(required(P(S::op, "id", T::string, "", null, none, none, "the plan node id, unique in the query")));
+  // Operators. Which keys an operator's kind takes is op_keys() in input/scenario.cpp; every
+  // bound member is set whatever the kind (a key the kind does not take is refused, so there the
+  // row's default stands). `source` is not read; `runtime_filters`, `exchange`, `input`, `inputs`,
+  // `probe` and `build` are references and the tree, which the parser resolves.
+  t.push_back(binds(required(choices(P(S::op, "op", T::enumeration, "", null, none, none, "the operator"),
+                                     {"scan", "exchange", "hash_join", "nested_loop_join", "aggregate",
+                                      "sort", "top_n", "analytic", "select", "limit", "union"})),
+                    &OpSpec::kind));
+  t.push_back(binds(
+      required(P(S::op, "id", T::string, "", null, none, none, "the plan node id, unique in the query")),
+      &OpSpec::id));
   t.push_back(P(S::op, "source", T::string, "", "", none, none, "where this operator's rows come from"));
-  t.push_back(derived(P(S::op, "rows", T::number, "rows", null, 0, 1e15,
-                        "rows it outputs over all instances, as the plan estimates (required except on an "
-                        "exchange)"),
-                      "required"));
-  t.push_back(P(S::op, "table", T::string, "", "", none, none, "scan: the table"));
-  t.push_back(derived(P(S::op, "rows_read", T::number, "rows", null, 0, 1e15,
-                        "scan: rows read before predicates"),
-                      "rows"));
-  t.push_back(P(S::op, "scan_ranges", T::integer, "ranges", 0, 0, 1e12,
-                "scan: ranges (files) it reads; bounds the instances at mt_dop > 0 and the scanner threads; 0 = "
-                "no bound"));
-  t.push_back(derived(exclusive_min(P(S::op, "instance_weights", T::number_array, "relative", null, 0, kMaxWeight,
-                                      "scan: share of its rows per instance (skew); one positive number per "
-                                      "instance")),
-                      "even"));
+  // Required by the parser for every kind but an exchange, which outputs what it receives.
+  t.push_back(
+      binds(derived(P(S::op, "rows", T::number, "rows", null, 0, 1e15,
+                      "rows it outputs over all instances, as the plan estimates (required except on an "
+                      "exchange)"),
+                    "required"),
+            &OpSpec::rows));
+  t.push_back(binds(P(S::op, "table", T::string, "", "", none, none, "scan: the table"), &OpSpec::table));
+  // A scan without it reads `rows` (set by the parser).
+  t.push_back(binds(
+      derived(P(S::op, "rows_read", T::number, "rows", null, 0, 1e15, "scan: rows read before predicates"),
+              "rows"),
+      &OpSpec::rows_read));
+  t.push_back(
+      binds(P(S::op, "scan_ranges", T::integer, "ranges", 0, 0, 1e12,
+              "scan: ranges (files) it reads; bounds the instances at mt_dop > 0 and the scanner threads; "
+              "0 = no bound"),
+            &OpSpec::scan_ranges));
+  // Absent: empty, which the scan reads as an even share.
+  t.push_back(binds(
+      derived(exclusive_min(P(S::op, "instance_weights", T::number_array, "relative", null, 0, kMaxWeight,
+                              "scan: share of its rows per instance (skew); one positive number per "
+                              "instance")),
+              "even"),
+      &OpSpec::instance_weights));
   t.push_back(P(S::op, "runtime_filters", T::array, "", null, none, none,
                 "scan: the runtime filters it applies, [{\"join\": join id, \"keep\": fraction of its rows "
                 "kept}]; `rows` counts them all applied"));
@@ -510,47 +549,74 @@ std::vector<ParamSpec> build_table() {
   t.push_back(P(S::op, "build", T::object, "", null, none, none,
                 "join: the build side, an operator in this fragment or {\"fragment\": id} of a join-build "
                 "fragment"));
-  t.push_back(derived(P(S::op, "shared", T::boolean, "", null, none, none,
-                        "join with a build fragment: one build per executor serves every probe instance "
-                        "there (broadcast), else build instance i serves probe instance i"),
-                      "true"));
-  t.push_back(choices(P(S::op, "phase", T::enumeration, "", "finalize", none, none,
-                        "aggregate: streaming (a pre-aggregation: passes batches on) or finalize (blocking)"),
-                      {"streaming", "finalize"}));
-  t.push_back(P(S::op, "groups", T::number, "rows", 0, 0, 1e15,
-                "aggregate: it outputs at most this many rows per instance (its groups); 0 = no bound"));
-  t.push_back(derived(P(S::op, "limit", T::number, "rows", null, 0, 1e15,
-                        "top_n and limit: rows per instance at most"),
-                      "required for top_n and limit"));
+  t.push_back(
+      binds(derived(P(S::op, "shared", T::boolean, "", null, none, none,
+                      "join with a build fragment: one build per executor serves every probe instance "
+                      "there (broadcast), else build instance i serves probe instance i"),
+                    "true"),
+            &OpSpec::shared_build, true));
+  t.push_back(
+      binds(choices(P(S::op, "phase", T::enumeration, "", "finalize", none, none,
+                      "aggregate: streaming (a pre-aggregation: passes batches on) or finalize (blocking)"),
+                    {"streaming", "finalize"}),
+            &OpSpec::phase));
+  t.push_back(binds(P(S::op, "groups", T::number, "rows", 0, 0, 1e15,
+                      "aggregate: it outputs at most this many rows per instance (its groups); 0 = no bound"),
+                    &OpSpec::groups));
+  // Absent: -1, no limit (the parser requires it of top_n and limit).
+  t.push_back(binds(derived(P(S::op, "limit", T::number, "rows", null, 0, 1e15,
+                              "top_n and limit: rows per instance at most"),
+                            "required for top_n and limit"),
+                    &OpSpec::limit, -1));
 
-  // Exchange.
-  t.push_back(required(P(S::exchange, "id", T::string, "", null, none, none, "unique name of the exchange")));
-  t.push_back(standalone(P(S::exchange, "query", T::string, "", "", none, none, "query the exchange belongs to")));
+  // Exchange. Its rows bind ExchangeSpec, BatchShape, CpuCosts and (the exchange-only form's
+  // producer and consumer) StandaloneEnds; input/scenario.cpp resolves the derived defaults (the
+  // placement's zeros, the weights of 1, the fanout of 1 unless DIRECTED). `source` is not read;
+  // `after` (ids of exchanges), `flags` (its own section), `faults` (their section) and `expected`
+  // (kept as its text) are read by the parser.
+  t.push_back(
+      binds(required(P(S::exchange, "id", T::string, "", null, none, none, "unique name of the exchange")),
+            &ExchangeSpec::id));
+  t.push_back(binds(
+      standalone(P(S::exchange, "query", T::string, "", "", none, none, "query the exchange belongs to")),
+      &ExchangeSpec::query));
   t.push_back(
       P(S::exchange, "source", T::string, "", "", none, none, "where this exchange's numbers come from"));
-  t.push_back(required(choices(P(S::exchange, "partitioning", T::enumeration, "", null, none, none,
-                                 "sender kind, as Impala's plans name it"),
-                               partitioning_names())));
-  t.push_back(P(S::exchange, "merging", T::boolean, "", false, none, none,
-                "merging receiver: one queue per sender, consumer pulls from specific queues"));
-  t.push_back(standalone(derived(P(S::exchange, "sender_executors", T::integer, "hosts", 0, 0, 1000,
-                                   "executors running sender instances; 0 means all"),
-                                 "0 = cluster.executors")));
-  t.push_back(standalone(derived(P(S::exchange, "receiver_executors", T::integer, "hosts", 0, 0, 1000,
-                                   "executors running receiver instances; 0 means all"),
-                                 "0 = cluster.executors")));
-  t.push_back(standalone(P(S::exchange, "sender_first_executor", T::integer, "index", 0, 0, 999,
-                           "senders run on executors first..first+sender_executors-1")));
-  t.push_back(standalone(P(S::exchange, "receiver_first_executor", T::integer, "index", 0, 0, 999,
-                           "receivers run on executors first..first+receiver_executors-1")));
-  t.push_back(standalone(derived(P(S::exchange, "sender_instances_per_executor", T::integer, "instances", 0, 0,
-                                   1024, "sender fragment instances per executor; 0 means max(1, mt_dop)"),
-                                 "0 = max(1, mt_dop)")));
-  t.push_back(standalone(derived(P(S::exchange, "receiver_instances_per_executor", T::integer, "instances", 0, 0,
-                                   1024, "receiver fragment instances per executor; 0 means max(1, mt_dop)"),
-                                 "0 = max(1, mt_dop)")));
-  t.push_back(standalone(required(P(S::exchange, "rows_total", T::integer, "rows", null, 0, 1e15,
-                                    "rows sent by all sender instances together, split evenly"))));
+  // The choices are the kinds' table in its order, which is Partitioning's.
+  t.push_back(binds(required(choices(P(S::exchange, "partitioning", T::enumeration, "", null, none, none,
+                                       "sender kind, as Impala's plans name it"),
+                                     partitioning_names())),
+                    &ExchangeSpec::partitioning));
+  t.push_back(binds(P(S::exchange, "merging", T::boolean, "", false, none, none,
+                      "merging receiver: one queue per sender, consumer pulls from specific queues"),
+                    &ExchangeSpec::merging));
+  t.push_back(binds(standalone(derived(P(S::exchange, "sender_executors", T::integer, "hosts", 0, 0, 1000,
+                                         "executors running sender instances; 0 means all"),
+                                       "0 = cluster.executors")),
+                    &ExchangeSpec::sender_executors));
+  t.push_back(binds(standalone(derived(P(S::exchange, "receiver_executors", T::integer, "hosts", 0, 0, 1000,
+                                         "executors running receiver instances; 0 means all"),
+                                       "0 = cluster.executors")),
+                    &ExchangeSpec::receiver_executors));
+  t.push_back(binds(standalone(P(S::exchange, "sender_first_executor", T::integer, "index", 0, 0, 999,
+                                 "senders run on executors first..first+sender_executors-1")),
+                    &ExchangeSpec::sender_first_executor));
+  t.push_back(binds(standalone(P(S::exchange, "receiver_first_executor", T::integer, "index", 0, 0, 999,
+                                 "receivers run on executors first..first+receiver_executors-1")),
+                    &ExchangeSpec::receiver_first_executor));
+  t.push_back(
+      binds(standalone(derived(P(S::exchange, "sender_instances_per_executor", T::integer, "instances", 0, 0,
+                                 1024, "sender fragment instances per executor; 0 means max(1, mt_dop)"),
+                               "0 = max(1, mt_dop)")),
+            &ExchangeSpec::sender_instances_per_executor));
+  t.push_back(
+      binds(standalone(derived(P(S::exchange, "receiver_instances_per_executor", T::integer, "instances", 0,
+                                 0, 1024, "receiver fragment instances per executor; 0 means max(1, mt_dop)"),
+                               "0 = max(1, mt_dop)")),
+            &ExchangeSpec::receiver_instances_per_executor));
+  t.push_back(binds(standalone(required(P(S::exchange, "rows_total", T::integer, "rows", null, 0, 1e15,
+                                          "rows sent by all sender instances together, split evenly"))),
+                    &ExchangeSpec::rows_total));
   t.push_back(binds(P(S::exchange, "fixed_row_bytes", T::integer, "bytes", 64, 1, 1 << 24,
                       "fixed-length tuple bytes per row (sizes the hash collectors)"),
                     &BatchShape::fixed_row_bytes));
@@ -565,19 +631,26 @@ std::vector<ParamSpec> build_table() {
       binds(exclusive_min(P(S::exchange, "compression_ratio", T::number, "ratio", 0.5, 0, 1,
                             "LZ4 compressed / uncompressed tuple data (assumption unless calibrated)")),
             &BatchShape::compression_ratio));
-  t.push_back(derived(
-      exclusive_min(P(S::exchange, "receiver_weights", T::number_array, "relative", null, 0, kMaxWeight,
-                      "share of rows per receiver instance (skew); one positive number per receiver")),
-      "uniform"));
-  t.push_back(standalone(
-      derived(exclusive_min(P(
-                  S::exchange, "receiver_consumer_slowdown", T::number_array, "factor", null, 0, 1e6,
-                  "multiplies consumer_ns_per_row per receiver instance; one positive number per receiver")),
-              "1 for every receiver")));
-  t.push_back(P(S::exchange, "directed_fanout", T::integer, "channels", 2, 1, 1024,
-                "DIRECTED: channels each row is sent to"));
-  t.push_back(standalone(P(S::exchange, "producer_ns_per_row", T::number, "ns", 0, 0, 1e9,
-                           "CPU per row of the producer below the sender (on the sender's thread)")));
+  t.push_back(
+      binds(derived(exclusive_min(P(S::exchange, "receiver_weights", T::number_array, "relative", null, 0,
+                                    kMaxWeight,
+                                    "share of rows per receiver instance (skew); one positive number per "
+                                    "receiver")),
+                    "uniform"),
+            &ExchangeSpec::receiver_weights));
+  t.push_back(binds(
+      standalone(derived(
+          exclusive_min(P(S::exchange, "receiver_consumer_slowdown", T::number_array, "factor", null, 0, 1e6,
+                          "multiplies consumer_ns_per_row per receiver instance; one positive "
+                          "number per receiver")),
+          "1 for every receiver")),
+      &StandaloneEnds::receiver_consumer_slowdown));
+  t.push_back(binds(P(S::exchange, "directed_fanout", T::integer, "channels", 2, 1, 1024,
+                      "DIRECTED: channels each row is sent to"),
+                    &ExchangeSpec::directed_fanout));
+  t.push_back(binds(standalone(P(S::exchange, "producer_ns_per_row", T::number, "ns", 0, 0, 1e9,
+                                 "CPU per row of the producer below the sender (on the sender's thread)")),
+                    &StandaloneEnds::producer_ns_per_row));
   t.push_back(binds(P(S::exchange, "hash_ns_per_row", T::number, "ns", 5, 0, 1e9,
                       "CPU per row to hash the partition expressions (HASH, KUDU, DIRECTED)"),
                     &CpuCosts::hash_ns_per_row));
@@ -593,9 +666,13 @@ std::vector<ParamSpec> build_table() {
   t.push_back(binds(P(S::exchange, "deserialize_ns_per_byte", T::number, "ns", 0.3, 0, 1e6,
                       "receiver LZ4 decompression and copy CPU per uncompressed byte"),
                     &CpuCosts::deserialize_ns_per_byte));
-  t.push_back(standalone(P(S::exchange, "consumer_ns_per_row", T::number, "ns", 0, 0, 1e9,
-                           "CPU per row of the consumer above the receiver (on the receiving fragment's thread)")));
-  t.push_back(standalone(P(S::exchange, "start_s", T::number, "s", 0, 0, 1e9, "earliest start time")));
+  t.push_back(
+      binds(standalone(P(S::exchange, "consumer_ns_per_row", T::number, "ns", 0, 0, 1e9,
+                         "CPU per row of the consumer above the receiver (on the receiving fragment's "
+                         "thread)")),
+            &StandaloneEnds::consumer_ns_per_row));
+  t.push_back(binds(standalone(P(S::exchange, "start_s", T::number, "s", 0, 0, 1e9, "earliest start time")),
+                    &StandaloneEnds::start_s));
   t.push_back(standalone(P(S::exchange, "after", T::string_array, "", json::array(), none, none,
                            "ids of exchanges of the same query that must finish before this one starts")));
   t.push_back(
@@ -606,18 +683,26 @@ std::vector<ParamSpec> build_table() {
                            "measured counters to compare with (keys as in the results); copied to the results"),
                          2));
 
-  // Faults.
-  t.push_back(required(choices(P(S::fault, "kind", T::enumeration, "", null, none, none,
-                                 "receiver_close: the receiver closes early; rpc_error: the first RPC on the "
-                                 "channel answered at or after at_s fails; cancel: the query is cancelled"),
-                               {"receiver_close", "rpc_error", "cancel"})));
-  t.push_back(required(P(S::fault, "at_s", T::number, "s", null, 0, 1e9, "simulated time of the fault")));
+  // Faults. Which kinds need a sender or a receiver, and the bound of each index (the exchange's
+  // instances), are checked by input/scenario.cpp.
   t.push_back(
-      derived(P(S::fault, "sender", T::integer, "index", null, 0, kMaxInstances - 1, "sender instance index (rpc_error)"),
-              "required for rpc_error"));
-  t.push_back(derived(P(S::fault, "receiver", T::integer, "index", null, 0, kMaxInstances - 1,
-                        "receiver instance index (receiver_close, rpc_error)"),
-                      "required for receiver_close and rpc_error"));
+      binds(required(choices(P(S::fault, "kind", T::enumeration, "", null, none, none,
+                               "receiver_close: the receiver closes early; rpc_error: the first RPC on "
+                               "the channel answered at or after at_s fails; cancel: the query is "
+                               "cancelled"),
+                             {"receiver_close", "rpc_error", "cancel"})),
+            &FaultSpec::kind));
+  t.push_back(
+      binds(required(P(S::fault, "at_s", T::number, "s", null, 0, 1e9, "simulated time of the fault")),
+            &FaultSpec::at_s));
+  t.push_back(binds(derived(P(S::fault, "sender", T::integer, "index", null, 0, kMaxInstances - 1,
+                              "sender instance index (rpc_error)"),
+                            "required for rpc_error"),
+                    &FaultSpec::sender, -1));
+  t.push_back(binds(derived(P(S::fault, "receiver", T::integer, "index", null, 0, kMaxInstances - 1,
+                              "receiver instance index (receiver_close, rpc_error)"),
+                            "required for receiver_close and rpc_error"),
+                    &FaultSpec::receiver, -1));
   // Remote scan ("kind": "remote_scan"): executors reading Parquet splits from S3 through Velox's
   // executor-global split prefetch. Where each default was read: scenarios/velox_s3_q1/README.md.
   t.push_back(binds(P(S::remote_scan, "series_step_s", T::number, "s", 0.1, 1e-3, 1e6,
@@ -800,11 +885,10 @@ template <class T> void bind_fields(Section section, const json& obj, T& out) {
   for (const ParamSpec& p : parameter_table()) {
     const auto* b = std::get_if<FieldBinding<T>>(&p.binds);
     if (p.section != section || b == nullptr) continue;
-    const json& v = obj.contains(p.name) ? obj.at(p.name) : p.default_value;
-    if (v.is_null())
-      throw std::logic_error(
-          fmt::format("bind_fields: {}.{} binds a member but has no default", section_key(section), p.name));
-    b->set(v, out);
+    if (obj.contains(p.name))
+      b->set(obj.at(p.name), out);
+    else
+      b->set(p.default_value.is_null() ? b->absent : p.default_value, out);
   }
 }
 template void bind_fields(Section, const json&, ClusterSpec&);
@@ -812,6 +896,12 @@ template void bind_fields(Section, const json&, Flags&);
 template void bind_fields(Section, const json&, OperatorCosts&);
 template void bind_fields(Section, const json&, BatchShape&);
 template void bind_fields(Section, const json&, CpuCosts&);
+template void bind_fields(Section, const json&, QuerySpec&);
+template void bind_fields(Section, const json&, FaultSpec&);
+template void bind_fields(Section, const json&, FragmentSpec&);
+template void bind_fields(Section, const json&, OpSpec&);
+template void bind_fields(Section, const json&, ExchangeSpec&);
+template void bind_fields(Section, const json&, StandaloneEnds&);
 template void bind_fields(Section, const json&, RemoteScanScenario&);
 template void bind_fields(Section, const json&, PrefetchConfig&);
 
@@ -855,6 +945,12 @@ const char* bound_struct(const ParamSpec& p) {
         if constexpr (std::is_same_v<B, FieldBinding<OperatorCosts>>) return "OperatorCosts";
         if constexpr (std::is_same_v<B, FieldBinding<BatchShape>>) return "BatchShape";
         if constexpr (std::is_same_v<B, FieldBinding<CpuCosts>>) return "CpuCosts";
+        if constexpr (std::is_same_v<B, FieldBinding<QuerySpec>>) return "QuerySpec";
+        if constexpr (std::is_same_v<B, FieldBinding<FaultSpec>>) return "FaultSpec";
+        if constexpr (std::is_same_v<B, FieldBinding<FragmentSpec>>) return "FragmentSpec";
+        if constexpr (std::is_same_v<B, FieldBinding<OpSpec>>) return "OpSpec";
+        if constexpr (std::is_same_v<B, FieldBinding<ExchangeSpec>>) return "ExchangeSpec";
+        if constexpr (std::is_same_v<B, FieldBinding<StandaloneEnds>>) return "StandaloneEnds";
         if constexpr (std::is_same_v<B, FieldBinding<RemoteScanScenario>>) return "RemoteScanScenario";
         if constexpr (std::is_same_v<B, FieldBinding<PrefetchConfig>>) return "PrefetchConfig";
         return "";

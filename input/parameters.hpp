@@ -68,11 +68,18 @@ template <class T> struct FieldBinding {
   std::function<void(const nlohmann::json&, T&)> set;
   std::function<nlohmann::json(const T&)> get; // the member as the row's JSON value
   size_t offset = 0;                           // the member's place in T: no two rows bind one member
+  // A row without a default (required, or derived by code from other values): the value the member
+  // takes when the object lacks the key, which the code reads as "not given" (a required key is
+  // never absent from a checked object).
+  nlohmann::json absent;
 };
-// The structs rows bind today; a row of any other section binds nothing yet.
+// The structs rows bind today; a row of any other section binds nothing (its value is a
+// reference, an object or array the parser walks, or not read by the simulator).
 struct RemoteScanScenario; // input/remote_scan.hpp
 using Binding = std::variant<std::monostate, FieldBinding<ClusterSpec>, FieldBinding<Flags>,
                              FieldBinding<OperatorCosts>, FieldBinding<BatchShape>, FieldBinding<CpuCosts>,
+                             FieldBinding<QuerySpec>, FieldBinding<FaultSpec>, FieldBinding<FragmentSpec>,
+                             FieldBinding<OpSpec>, FieldBinding<ExchangeSpec>, FieldBinding<StandaloneEnds>,
                              FieldBinding<RemoteScanScenario>, FieldBinding<PrefetchConfig>>;
 
 struct ParamSpec {
@@ -115,8 +122,9 @@ std::string describe_expectation(const ParamSpec& p);
 std::vector<const ParamSpec*> every_kind_params();
 
 // Sets every member of `out` that a row of `section` binds (in any schema version): the value
-// `obj` holds under the row's name, else the row's default. `obj` has been checked against the
-// table. Defined for ClusterSpec, Flags, OperatorCosts, BatchShape and CpuCosts.
+// `obj` holds under the row's name, else the row's default, else (a row without one) the
+// binding's `absent` value. `obj` has been checked against the table (or holds only the values
+// that passed: bindable_values in input/check.hpp). Defined for each struct of `Binding`.
 template <class T> void bind_fields(Section section, const nlohmann::json& obj, T& out);
 
 // Where a row may be set, for other programs: "daemon" (top-level flags only), "exchange" (an

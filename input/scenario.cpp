@@ -41,9 +41,10 @@ void check_window_flags(const Flags& f, const std::string& path, Errors& err) {
 // defaults filled in; `global_flags` are the scenario's.
 void read_exchange(const json& x, const std::string& xp, const json& global_flags, int version, ExchangeSpec& e,
                    json& eff_flags, Errors& err) {
-  e.id = x.at("id").get<std::string>();
-  parse_partitioning(x.at("partitioning").get<std::string>(), e.partitioning);
-  e.merging = x.at("merging").get<bool>();
+  bind_fields(Section::exchange, x, e);
+  bind_fields(Section::exchange, x, e.shape);
+  bind_fields(Section::exchange, x, e.costs);
+  if (e.partitioning != Partitioning::directed) e.directed_fanout = 1; // only DIRECTED sends a row to several
   const json xflags = x.at("flags");
   const bool k_explicit = xflags.contains("rpcs_in_flight_per_channel");
   eff_flags = global_flags;
@@ -66,9 +67,6 @@ void read_exchange(const json& x, const std::string& xp, const json& global_flag
                         to_string(e.flags.rpcs_in_flight_policy)));
   if (k_explicit || xflags.contains("rpcs_in_flight_policy") || xflags.contains("rpcs_in_flight_max"))
     check_window_flags(e.flags, xp + ".flags", err);
-  bind_fields(Section::exchange, x, e.shape);
-  bind_fields(Section::exchange, x, e.costs);
-  e.directed_fanout = e.partitioning == Partitioning::directed ? x.at("directed_fanout").get<int>() : 1;
   if (x.contains("expected") && !x.at("expected").empty()) e.expected_json = x.at("expected").dump();
 }
 
@@ -76,12 +74,11 @@ void read_exchange(const json& x, const std::string& xp, const json& global_flag
 void check_receiver_counts(const json& x, const std::string& xp, ExchangeSpec& e, Errors& err) {
   const int receivers = e.receivers();
   if (x.contains("receiver_weights")) {
-    e.receiver_weights = x.at("receiver_weights").get<std::vector<double>>();
     if (static_cast<int>(e.receiver_weights.size()) != receivers)
       err.add(xp + ".receiver_weights", fmt::format("expected one number per receiver instance ({}), got {}",
                                                     receivers, e.receiver_weights.size()));
   } else {
-    e.receiver_weights.assign(static_cast<size_t>(receivers), 1.0);
+    e.receiver_weights.assign(static_cast<size_t>(receivers), 1.0); // the row's derived default
   }
   if (e.directed_fanout > receivers)
     err.add(xp + ".directed_fanout", fmt::format("expected at most the number of receiver instances ({}), got {}",
@@ -136,16 +133,20 @@ bool has_cycle(const std::vector<std::vector<int>>& after, int& at) {
   return false;
 }
 
+// A spec the parser builds itself (the exchange-only form's fragments and operators) starts from
+// its rows' defaults, as one read from an empty object.
+template <class T> T from_defaults(Section s) {
+  T t{};
+  bind_fields(s, json::object(), t);
+  return t;
+}
+
 // --- the exchange-only form ------------------------------------------------------------
 
 struct Standalone {
   ExchangeSpec spec;
-  json settings;
+  StandaloneEnds ends;
   std::vector<std::string> after;
-  double start_s = 0;
-  double producer_ns_per_row = 0;
-  double consumer_ns_per_row = 0;
-  std::vector<double> slowdown;
 };
 
 // Each exchange becomes a pair of fragments in its query: a producer of `rows_total` rows that
@@ -155,41 +156,41 @@ void add_standalone(QuerySpec& q, Standalone& s, const std::vector<int>& after_l
   ExchangeSpec e = s.spec;
   e.sender_fragment = static_cast<int>(q.fragments.size());
   e.receiver_fragment = e.sender_fragment + 1;
-  FragmentSpec send;
+  FragmentSpec send = from_defaults<FragmentSpec>(Section::fragment);
   send.id = e.id + ".senders";
   send.executors = e.sender_executors;
   send.first_executor = e.sender_first_executor;
   send.instances_per_executor = e.sender_instances_per_executor;
-  OpSpec gen;
+  OpSpec gen = from_defaults<OpSpec>(Section::op);
   gen.kind = OpKind::generate;
   gen.id = e.id + ".producer";
   gen.rows_exact = e.rows_total;
   gen.rows = static_cast<double>(e.rows_total);
-  gen.ns_per_row = s.producer_ns_per_row;
+  gen.ns_per_row = s.ends.producer_ns_per_row;
   send.ops.push_back(gen);
   send.sink = SinkKind::exchange;
   send.sink_exchange = local;
-  send.start_s = s.start_s;
+  send.start_s = s.ends.start_s;
   send.after_exchanges = after_local;
-  FragmentSpec recv;
+  FragmentSpec recv = from_defaults<FragmentSpec>(Section::fragment);
   recv.id = e.id + ".receivers";
   recv.executors = e.receiver_executors;
   recv.first_executor = e.receiver_first_executor;
   recv.instances_per_executor = e.receiver_instances_per_executor;
-  OpSpec leaf;
+  OpSpec leaf = from_defaults<OpSpec>(Section::op);
   leaf.kind = OpKind::exchange;
   leaf.id = e.id + ".exchange";
   leaf.exchange = local;
-  OpSpec consume;
+  OpSpec consume = from_defaults<OpSpec>(Section::op);
   consume.kind = OpKind::consume;
   consume.id = e.id + ".consumer";
   consume.inputs = {0};
-  consume.ns_per_row = s.consumer_ns_per_row;
-  consume.instance_factors = s.slowdown;
+  consume.ns_per_row = s.ends.consumer_ns_per_row;
+  consume.instance_factors = s.ends.receiver_consumer_slowdown;
   recv.ops = {leaf, consume};
   recv.root = 1;
   recv.sink = SinkKind::result;
-  recv.start_s = s.start_s;
+  recv.start_s = s.ends.start_s;
   recv.after_exchanges = after_local;
   q.fragments.push_back(std::move(send));
   q.fragments.push_back(std::move(recv));
@@ -213,15 +214,6 @@ const std::map<std::string, std::set<std::string>>& op_keys() {
       {"limit", {"rows", "input", "limit"}},
       {"union", {"rows", "inputs"}}};
   return keys;
-}
-
-OpKind op_kind(const std::string& name) {
-  static const std::map<std::string, OpKind> kinds{
-      {"scan", OpKind::scan},         {"exchange", OpKind::exchange}, {"hash_join", OpKind::hash_join},
-      {"nested_loop_join", OpKind::nested_loop_join},                 {"aggregate", OpKind::aggregate},
-      {"sort", OpKind::sort},         {"top_n", OpKind::top_n},       {"analytic", OpKind::analytic},
-      {"select", OpKind::select},     {"limit", OpKind::limit},       {"union", OpKind::union_all}};
-  return kinds.at(name);
 }
 
 struct QueryParse {
@@ -256,9 +248,9 @@ int parse_op(const json& node, const std::string& path, int fi, FragmentSpec& f,
   for (const auto& [key, value] : node.items())
     if (key != "op" && key != "id" && key != "source" && !allowed.count(key) && find_param(Section::op, key, version))
       err.add(join_path(path, key), fmt::format("not used by a {} operator", kind));
-  OpSpec o;
-  o.kind = op_kind(kind);
-  o.id = node["id"].get<std::string>();
+  // The plain values; one of the wrong type is reported by check_object, its row's default stands in.
+  OpSpec o{};
+  bind_fields(Section::op, bindable_values(Section::op, node, version), o);
   const int index = static_cast<int>(f.ops.size());
   f.ops.push_back(o);
   qp.op_paths[static_cast<size_t>(fi)].push_back(path);
@@ -275,21 +267,14 @@ int parse_op(const json& node, const std::string& path, int fi, FragmentSpec& f,
     return parse_op(node[key], join_path(path, key), fi, f, qp, q, err, version);
   };
   std::vector<int> inputs;
-  double rows = 0;
-  if (o.kind != OpKind::exchange && need("rows") && node["rows"].is_number()) rows = node["rows"].get<double>();
+  if (o.kind != OpKind::exchange) need("rows");
   OpSpec& me = f.ops[static_cast<size_t>(index)];
-  me.rows = rows;
+  const double rows = me.rows;
   switch (o.kind) {
   case OpKind::scan:
-    me.table = node.contains("table") && node["table"].is_string() ? node["table"].get<std::string>() : "";
-    me.rows_read = node.contains("rows_read") && node["rows_read"].is_number() ? node["rows_read"].get<double>() : rows;
+    if (!node.contains("rows_read") || !node["rows_read"].is_number())
+      me.rows_read = rows; // the row's derived default
     if (me.rows_read < rows) err.add(path + ".rows_read", fmt::format("expected at least rows ({})", rows));
-    me.scan_ranges = node.contains("scan_ranges") && node["scan_ranges"].is_number()
-                         ? static_cast<int64_t>(node["scan_ranges"].get<double>())
-                         : 0;
-    if (node.contains("instance_weights") && node["instance_weights"].is_array())
-      for (const json& w : node["instance_weights"])
-        if (w.is_number()) me.instance_weights.push_back(w.get<double>());
     if (node.contains("runtime_filters") && node["runtime_filters"].is_array())
       for (size_t k = 0; k < node["runtime_filters"].size(); ++k) {
         const json& rf = node["runtime_filters"][k];
@@ -342,9 +327,6 @@ int parse_op(const json& node, const std::string& path, int fi, FragmentSpec& f,
         inputs.push_back(parse_op(b, path + ".build", fi, f, qp, q, err, version));
       }
     }
-    // Values of the wrong type are reported by check_object; here they only must not throw.
-    f.ops[static_cast<size_t>(index)].shared_build =
-        !node.contains("shared") || !node["shared"].is_boolean() || node["shared"].get<bool>();
     break;
   }
   case OpKind::union_all:
@@ -359,12 +341,7 @@ int parse_op(const json& node, const std::string& path, int fi, FragmentSpec& f,
   OpSpec& done = f.ops[static_cast<size_t>(index)];
   for (int c : inputs)
     if (c >= 0) done.inputs.push_back(c);
-  if (done.kind == OpKind::aggregate) {
-    done.streaming = node.contains("phase") && node["phase"] == "streaming";
-    done.groups = node.contains("groups") && node["groups"].is_number() ? node["groups"].get<double>() : 0;
-  }
-  if (done.kind == OpKind::top_n || done.kind == OpKind::limit)
-    if (need("limit") && node["limit"].is_number()) done.limit = node["limit"].get<double>();
+  if (done.kind == OpKind::top_n || done.kind == OpKind::limit) need("limit");
   return index;
 }
 
@@ -423,21 +400,18 @@ void parse_plan(const json& plan, const std::string& plan_path, QuerySpec& q, co
     qp.op_paths.emplace_back();
     sink_join.emplace_back();
     if (!fj.is_object() || !fj.contains("id") || !fj["id"].is_string()) continue;
-    FragmentSpec& f = q.fragments.back();
-    f.id = fj["id"].get<std::string>();
-    if (f.id.empty())
+    const std::string id = fj["id"].get<std::string>(); // the fragment binds it once checked
+    if (id.empty())
       err.add(fp + ".id", "expected a non-empty string");
-    else if (!qp.fragment_index.emplace(f.id, static_cast<int>(i)).second)
-      err.add(fp + ".id", fmt::format("duplicate fragment id \"{}\" in the query", f.id));
+    else if (!qp.fragment_index.emplace(id, static_cast<int>(i)).second)
+      err.add(fp + ".id", fmt::format("duplicate fragment id \"{}\" in the query", id));
   }
   err.throw_if_any();
   for (size_t i = 0; i < fs.size(); ++i) {
     const std::string fp = qp.fragment_paths[i];
     const json fj = with_defaults(Section::fragment, fs[i], version);
     FragmentSpec& f = q.fragments[i];
-    f.executors = static_cast<int>(fj.at("executors").get<double>());
-    f.first_executor = static_cast<int>(fj.at("first_executor").get<double>());
-    f.instances_per_executor = static_cast<int>(fj.at("instances_per_executor").get<double>());
+    bind_fields(Section::fragment, fj, f);
     const json& sink = fj.at("sink");
     check_object(Section::sink, sink, fp + ".sink", err, version);
     if (sink.size() != 1) {
@@ -1071,14 +1045,12 @@ Scenario build_scenario(json doc, const std::string& file, const std::vector<Ove
     ExchangeSpec& e = s.spec;
     json eff_flags;
     read_exchange(x, xp, global_flags, version, e, eff_flags, err);
+    bind_fields(Section::exchange, x, s.ends);
     e.index = static_cast<int>(i);
-    e.query = x.at("query").get<std::string>();
     if (sc.query_order == QueryOrder::sequential && e.query.empty())
       err.add(xp + ".query", "expected a query name: query_order is \"sequential\"");
-    e.rows_total = x.at("rows_total").get<int64_t>();
+    // The placement's zeros: every executor, max(1, mt_dop) instances on each.
     const int per_exec_default = std::max(1, e.flags.mt_dop);
-    e.sender_executors = x.at("sender_executors").get<int>();
-    e.receiver_executors = x.at("receiver_executors").get<int>();
     for (auto [key, val] : {std::pair<const char*, int*>{"sender_executors", &e.sender_executors},
                             std::pair<const char*, int*>{"receiver_executors", &e.receiver_executors}}) {
       if (*val > sc.cluster.executors)
@@ -1086,34 +1058,30 @@ Scenario build_scenario(json doc, const std::string& file, const std::vector<Ove
                 fmt::format("expected at most cluster.executors = {}, got {}", sc.cluster.executors, *val));
       if (*val == 0) *val = sc.cluster.executors;
     }
-    e.sender_first_executor = x.at("sender_first_executor").get<int>();
-    e.receiver_first_executor = x.at("receiver_first_executor").get<int>();
     for (auto [key, first, count] :
          {std::tuple<const char*, int, int>{"sender_first_executor", e.sender_first_executor, e.sender_executors},
           std::tuple<const char*, int, int>{"receiver_first_executor", e.receiver_first_executor,
                                             e.receiver_executors}})
       if (first + count > sc.cluster.executors)
-        err.add(xp + "." + key,
-                fmt::format("expected at most {} (cluster.executors {} minus the {} executor(s) used), got {}",
-                            std::max(0, sc.cluster.executors - count), sc.cluster.executors, count, first));
-    e.sender_instances_per_executor = x.at("sender_instances_per_executor").get<int>();
-    e.receiver_instances_per_executor = x.at("receiver_instances_per_executor").get<int>();
+        err.add(
+            xp + "." + key,
+            fmt::format("expected at most {} (cluster.executors {} minus the {} executor(s) used), got {}",
+                        std::max(0, sc.cluster.executors - count), sc.cluster.executors, count, first));
     if (e.sender_instances_per_executor == 0) e.sender_instances_per_executor = per_exec_default;
     if (e.receiver_instances_per_executor == 0) e.receiver_instances_per_executor = per_exec_default;
     check_receiver_counts(x, xp, e, err);
     configure_sender(e);
     const int receivers = e.receivers();
+    std::vector<double>& slowdown = s.ends.receiver_consumer_slowdown;
     if (x.contains("receiver_consumer_slowdown")) {
-      s.slowdown = x.at("receiver_consumer_slowdown").get<std::vector<double>>();
-      if (static_cast<int>(s.slowdown.size()) != receivers)
+      if (static_cast<int>(slowdown.size()) != receivers)
         err.add(xp + ".receiver_consumer_slowdown",
-                fmt::format("expected one number per receiver instance ({}), got {}", receivers, s.slowdown.size()));
+                fmt::format("expected one number per receiver instance ({}), got {}", receivers,
+                            slowdown.size()));
     } else {
-      s.slowdown.assign(static_cast<size_t>(receivers), 1.0);
+      slowdown.assign(static_cast<size_t>(receivers), 1.0); // the row's derived default
     }
-    s.producer_ns_per_row = x.at("producer_ns_per_row").get<double>();
-    s.consumer_ns_per_row = x.at("consumer_ns_per_row").get<double>();
-    s.start_s = x.at("start_s").get<double>();
+    // Ids of exchanges, resolved to indices once every exchange is known.
     s.after = x.at("after").get<std::vector<std::string>>();
     for (size_t a = 0; a < s.after.size(); ++a) {
       auto it = index_of.find(s.after[a]);
@@ -1132,24 +1100,21 @@ Scenario build_scenario(json doc, const std::string& file, const std::vector<Ove
       const json& fj = faults[f];
       const std::string fp = fmt::format("{}.faults[{}]", xp, f);
       FaultSpec fs;
+      bind_fields(Section::fault, fj, fs);
       const std::string kind = fj.at("kind").get<std::string>();
-      fs.kind = kind == "receiver_close" ? FaultKind::receiver_close
-                : kind == "rpc_error"    ? FaultKind::rpc_error
-                                         : FaultKind::cancel;
-      fs.at_s = fj.at("at_s").get<double>();
+      // Which indices a kind takes, and their bounds, depend on the kind and the exchange.
       const bool wants_sender = fs.kind == FaultKind::rpc_error;
       const bool wants_receiver = fs.kind != FaultKind::cancel;
       if (fj.contains("sender")) {
         if (!wants_sender) err.add(fp + ".sender", fmt::format("not used by a {} fault; remove it", kind));
-        fs.sender = fj["sender"].get<int>();
         if (fs.sender >= e.senders())
           err.add(fp + ".sender", fmt::format("expected a sender index below {}, got {}", e.senders(), fs.sender));
       } else if (wants_sender) {
         err.add(fp + ".sender", fmt::format("required for a {} fault; expected an integer >= 0", kind));
       }
       if (fj.contains("receiver")) {
-        if (!wants_receiver) err.add(fp + ".receiver", fmt::format("not used by a {} fault; remove it", kind));
-        fs.receiver = fj["receiver"].get<int>();
+        if (!wants_receiver)
+          err.add(fp + ".receiver", fmt::format("not used by a {} fault; remove it", kind));
         if (fs.receiver >= receivers)
           err.add(fp + ".receiver",
                   fmt::format("expected a receiver index below {}, got {}", receivers, fs.receiver));
@@ -1216,7 +1181,7 @@ Scenario build_scenario(json doc, const std::string& file, const std::vector<Ove
     const std::string qp = fmt::format("queries[{}]", i);
     const json qj = with_defaults(Section::query, queries_json[i], version);
     QuerySpec q;
-    q.name = qj.at("name").get<std::string>();
+    bind_fields(Section::query, qj, q);
     if (q.name.empty())
       err.add(qp + ".name", "expected a non-empty string");
     else if (!names.insert(q.name).second)

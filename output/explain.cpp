@@ -45,7 +45,7 @@ const char* op_name(OpKind k) {
 std::string op_label(const QuerySpec& q, const FragmentSpec& f, int i) {
   const OpSpec& o = f.ops.at(static_cast<size_t>(i));
   std::string s = fmt::format("{} {}", op_name(o.kind), o.id);
-  if (o.kind == OpKind::aggregate) s += o.streaming ? " (streaming)" : " (finalize)";
+  if (o.kind == OpKind::aggregate) s += o.phase == AggregatePhase::streaming ? " (streaming)" : " (finalize)";
   if (o.kind == OpKind::scan && !o.table.empty()) s += " " + o.table;
   if (o.kind == OpKind::exchange) s = fmt::format("exchange {}", q.exchanges.at(static_cast<size_t>(o.exchange)).id);
   return s;

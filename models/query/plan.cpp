@@ -6,7 +6,8 @@
 namespace exsim {
 
 bool is_blocking(const OpSpec& op) {
-  return op.kind == OpKind::sort || op.kind == OpKind::top_n || (op.kind == OpKind::aggregate && !op.streaming);
+  return op.kind == OpKind::sort || op.kind == OpKind::top_n ||
+         (op.kind == OpKind::aggregate && op.phase == AggregatePhase::finalize);
 }
 
 bool is_leaf(const OpSpec& op) {

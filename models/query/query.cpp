@@ -189,7 +189,7 @@ void QueryRuntime::launch(uint64_t) {
         case OpKind::aggregate:
           st.part = PathPart::cpu_aggregate;
           st.ns_per_row = costs_.aggregate_ns_per_row;
-          if (o.streaming && o.groups > 0 && expected_in > 0) {
+          if (o.phase == AggregatePhase::streaming && o.groups > 0 && expected_in > 0) {
             const double per_instance = expected_in / f.instances();
             st.ratio = std::min(per_instance, o.groups) / per_instance;
           }

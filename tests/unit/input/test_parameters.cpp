@@ -1,6 +1,7 @@
-// The parameter table binds: each row of a bound section (cluster, flags, costs, an exchange's row
-// shape and CPU costs) sets exactly one member of its struct, every member is set by a row, and a
-// struct read from an empty object holds the table's defaults.
+// The parameter table binds: each row of a bound section (cluster, flags, costs, an exchange, its
+// faults, queries, fragments, operators) sets exactly one member of its struct, every member is set
+// by a row or named here as set by the parser (a reference, a tree, a value derived from others),
+// and a struct read from an empty object holds the table's defaults.
 #include "input/parameters.hpp"
 #include "input/remote_scan.hpp"
 
@@ -15,8 +16,8 @@ using nlohmann::json;
 
 namespace {
 
-// Members of an aggregate: the most values it can be brace-initialised from (its members are
-// scalars and enumerations, so no brace elision counts one member twice).
+// Members of an aggregate: the most values it can be brace-initialised from (a value converts to
+// any member's type, so no brace elision counts one member twice).
 struct AnyValue {
   template <class T> operator T() const; // NOLINT: only named in unevaluated contexts
 };
@@ -40,40 +41,62 @@ template <class T> json member(const ParamSpec& p, const T& t) {
   return std::get<FieldBinding<T>>(p.binds).get(t);
 }
 
-// Each row sets a member of its own, every member of T is set, and T read from an empty object
-// holds each row's default.
-template <class T> void check_binds_every_member(Section section, size_t rows_expected) {
+// What the row's member holds when the key is not given: its default, or for a row without one
+// (required, or derived by the parser) the binding's `absent` value.
+template <class T> json unset_value(const ParamSpec& p) {
+  return p.default_value.is_null() ? std::get<FieldBinding<T>>(p.binds).absent : p.default_value;
+}
+
+// The places of some members of T, to name those the parser sets rather than a row.
+template <class T, class... M> std::set<size_t> offsets_of(M T::*... members) {
+  const T probe{};
+  return {static_cast<size_t>(reinterpret_cast<const char*>(&(probe.*members)) -
+                              reinterpret_cast<const char*>(&probe))...};
+}
+
+// Each row sets a member of its own, every member of T is set by a row or is in `set_by_parser`
+// (and not both), and T read from an empty object holds each row's default.
+template <class T>
+void check_binds_every_member(Section section, size_t rows_expected,
+                              const std::set<size_t>& set_by_parser = {}) {
   const std::vector<const ParamSpec*> rows = rows_binding<T>(section);
   CHECK(rows.size() == rows_expected);
   std::set<size_t> offsets;
   for (const ParamSpec* p : rows) {
     INFO(section_key(section) << "." << p->name);
     CHECK(offsets.insert(std::get<FieldBinding<T>>(p->binds).offset).second);
+    CHECK(set_by_parser.count(std::get<FieldBinding<T>>(p->binds).offset) == 0);
   }
-  INFO("members of the struct: " << member_count<T>() << ", members the rows set: " << offsets.size());
-  CHECK(offsets.size() == member_count<T>());
+  INFO("members of the struct: " << member_count<T>() << ", members the rows set: " << offsets.size()
+                                 << ", members the parser sets: " << set_by_parser.size());
+  CHECK(offsets.size() + set_by_parser.size() == member_count<T>());
   T t{};
   bind_fields(section, json::object(), t);
   for (const ParamSpec* p : rows) {
-    INFO(section_key(section) << "." << p->name << ": table default " << p->default_value.dump() << ", read "
-                              << member(*p, t).dump());
-    CHECK(member(*p, t) == p->default_value);
+    INFO(section_key(section) << "." << p->name << ": table default " << unset_value<T>(*p).dump()
+                              << ", read " << member(*p, t).dump());
+    CHECK(member(*p, t) == unset_value<T>(*p));
   }
 }
 
-// A value of the row other than its default, within its check.
-json another_value(const ParamSpec& p) {
+// A value of the row other than the one it holds when not given, of its type.
+template <class T> json another_value(const ParamSpec& p) {
+  const json base = unset_value<T>(p);
   switch (p.type) {
   case ParamType::boolean:
-    return !p.default_value.get<bool>();
+    return !base.get<bool>();
   case ParamType::enumeration:
-    return p.choices.front() == p.default_value ? p.choices.back() : p.choices.front();
+    return p.choices.front() == base ? p.choices.back() : p.choices.front();
   case ParamType::integer:
-    return p.default_value.get<int64_t>() + 1 <= p.max.value_or(1e18) ? p.default_value.get<int64_t>() + 1
-                                                                      : p.default_value.get<int64_t>() - 1;
+    return base.get<int64_t>() + 1 <= p.max.value_or(1e18) ? base.get<int64_t>() + 1
+                                                           : base.get<int64_t>() - 1;
+  case ParamType::string:
+    return base.get<std::string>() + "x";
+  case ParamType::number_array:
+    return json::array({0.5, 2});
   default:
-    return p.default_value.get<double>() + 0.25 <= p.max.value_or(1e18) ? p.default_value.get<double>() + 0.25
-                                                                        : p.default_value.get<double>() / 2;
+    return base.get<double>() + 0.25 <= p.max.value_or(1e18) ? base.get<double>() + 0.25
+                                                             : base.get<double>() / 2;
   }
 }
 
@@ -81,13 +104,13 @@ json another_value(const ParamSpec& p) {
 template <class T> void check_each_row_sets_its_member(Section section) {
   const std::vector<const ParamSpec*> rows = rows_binding<T>(section);
   for (const ParamSpec* p : rows) {
-    const json value = another_value(*p);
+    const json value = another_value<T>(*p);
     T t{};
     bind_fields(section, json{{p->name, value}}, t);
     for (const ParamSpec* q : rows) {
       INFO(section_key(section) << "." << p->name << " = " << value.dump() << "; " << q->name << " read as "
                                 << member(*q, t).dump());
-      CHECK(member(*q, t) == (q == p ? value : q->default_value));
+      CHECK(member(*q, t) == (q == p ? value : unset_value<T>(*q)));
     }
   }
 }
@@ -127,6 +150,92 @@ TEST_CASE("an exchange's row shape and CPU costs are set by its rows", "[unit][p
   check_each_row_sets_its_member<CpuCosts>(Section::exchange);
 }
 
+TEST_CASE("an exchange's plain values are set by its rows, the rest of ExchangeSpec by the parser",
+          "[unit][parameters]") {
+  // shape and costs: their own structs' rows (above); the fragments, the index, the effective
+  // flags, the sender built from them, the faults (their own rows) and `expected` as text: the parser.
+  check_binds_every_member<ExchangeSpec>(
+      Section::exchange, 13,
+      offsets_of(&ExchangeSpec::sender_fragment, &ExchangeSpec::receiver_fragment, &ExchangeSpec::shape,
+                 &ExchangeSpec::costs, &ExchangeSpec::index, &ExchangeSpec::flags,
+                 &ExchangeSpec::k_set_by_exchange, &ExchangeSpec::sender, &ExchangeSpec::faults,
+                 &ExchangeSpec::expected_json));
+  check_each_row_sets_its_member<ExchangeSpec>(Section::exchange);
+  check_binds_every_member<StandaloneEnds>(Section::exchange, 4);
+  check_each_row_sets_its_member<StandaloneEnds>(Section::exchange);
+  // partitioning's choices are the kinds' table, in Partitioning's order.
+  for (const std::string& name : partitioning_names()) {
+    ExchangeSpec e{};
+    bind_fields(Section::exchange, json{{"partitioning", name}}, e);
+    Partitioning p{};
+    REQUIRE(parse_partitioning(name, p));
+    CHECK(e.partitioning == p);
+  }
+}
+
+TEST_CASE("every fault row sets one member of FaultSpec, and every member is set by a row",
+          "[unit][parameters]") {
+  check_binds_every_member<FaultSpec>(Section::fault, params_of(Section::fault).size());
+  check_each_row_sets_its_member<FaultSpec>(Section::fault);
+  FaultSpec f{};
+  bind_fields(Section::fault, json{{"kind", "cancel"}, {"at_s", 2}}, f);
+  CHECK((f.kind == FaultKind::cancel && f.sender == -1 && f.receiver == -1));
+  bind_fields(Section::fault, json{{"kind", "rpc_error"}, {"at_s", 2}, {"sender", 3}, {"receiver", 4}}, f);
+  CHECK((f.kind == FaultKind::rpc_error && f.sender == 3 && f.receiver == 4));
+  bind_fields(Section::fault, json{{"kind", "receiver_close"}, {"at_s", 2}, {"receiver", 1}}, f);
+  CHECK(f.kind == FaultKind::receiver_close);
+}
+
+TEST_CASE("a query's name is set by its row, the rest of QuerySpec by the parser", "[unit][parameters]") {
+  // exchange_only: the form; fragments and exchanges: the plan; startup_s: costs.query_startup_s;
+  // expected_json: the `expected` object's text.
+  check_binds_every_member<QuerySpec>(Section::query, 1,
+                                      offsets_of(&QuerySpec::exchange_only, &QuerySpec::fragments,
+                                                 &QuerySpec::exchanges, &QuerySpec::startup_s,
+                                                 &QuerySpec::expected_json));
+  check_each_row_sets_its_member<QuerySpec>(Section::query);
+}
+
+TEST_CASE("a fragment's id and placement are set by its rows, the rest of FragmentSpec by the parser",
+          "[unit][parameters]") {
+  // ops, root, sink, sink_*: the tree and its references; start_s, after_exchanges: the
+  // exchange-only form's, from the exchange's keys.
+  check_binds_every_member<FragmentSpec>(
+      Section::fragment, 4,
+      offsets_of(&FragmentSpec::ops, &FragmentSpec::root, &FragmentSpec::sink, &FragmentSpec::sink_exchange,
+                 &FragmentSpec::sink_join_fragment, &FragmentSpec::sink_join_op, &FragmentSpec::start_s,
+                 &FragmentSpec::after_exchanges));
+  check_each_row_sets_its_member<FragmentSpec>(Section::fragment);
+}
+
+TEST_CASE("an operator's plain values are set by its rows, references and the tree by the parser",
+          "[unit][parameters]") {
+  // inputs, exchange, build_fragment, runtime_filters: the tree and references; ns_per_row,
+  // rows_exact, instance_factors: the exchange-only form's producer and consumer.
+  check_binds_every_member<OpSpec>(Section::op, 11,
+                                   offsets_of(&OpSpec::inputs, &OpSpec::runtime_filters, &OpSpec::exchange,
+                                              &OpSpec::build_fragment, &OpSpec::ns_per_row,
+                                              &OpSpec::rows_exact, &OpSpec::instance_factors));
+  check_each_row_sets_its_member<OpSpec>(Section::op);
+  OpSpec o{};
+  bind_fields(Section::op, json::object(), o);
+  CHECK(
+      (o.shared_build && o.limit == -1 && o.phase == AggregatePhase::finalize && o.instance_weights.empty()));
+  // The `op` row's choices are OpKind's values in order.
+  const ParamSpec* kind = find_param(Section::op, "op");
+  REQUIRE(kind != nullptr);
+  const std::vector<OpKind> kinds{
+      OpKind::scan,      OpKind::exchange, OpKind::hash_join, OpKind::nested_loop_join,
+      OpKind::aggregate, OpKind::sort,     OpKind::top_n,     OpKind::analytic,
+      OpKind::select,    OpKind::limit,    OpKind::union_all};
+  REQUIRE(kind->choices.size() == kinds.size());
+  for (size_t i = 0; i < kinds.size(); ++i) {
+    bind_fields(Section::op, json{{"op", kind->choices[i]}}, o);
+    INFO("op " << kind->choices[i]);
+    CHECK(o.kind == kinds[i]);
+  }
+}
+
 TEST_CASE("an enumeration flag is read by its name", "[unit][parameters]") {
   auto read = [](const char* name, const char* value) {
     Flags f{};
@@ -161,10 +270,14 @@ TEST_CASE("params --format json names each row's scope and the struct it sets", 
   CHECK((row("costs", "scan_ns_per_row").at("binds") == "OperatorCosts"));
   CHECK((row("exchange", "fixed_row_bytes").at("binds") == "BatchShape"));
   CHECK((row("exchange", "hash_ns_per_row").at("binds") == "CpuCosts"));
+  CHECK((row("exchange", "rows_total").at("binds") == "ExchangeSpec" &&
+         row("exchange", "after").at("binds") == ""));
+  CHECK((row("exchange", "start_s").at("binds") == "StandaloneEnds"));
   CHECK((row("cluster", "rtt_us").at("scope") == "cluster" &&
          row("cluster", "rtt_us").at("binds") == "ClusterSpec"));
   CHECK((row("fragment", "executors").at("scope") == "query" &&
-         row("fragment", "executors").at("binds") == ""));
+         row("fragment", "executors").at("binds") == "FragmentSpec"));
+  CHECK((row("op", "limit").at("binds") == "OpSpec" && row("op", "exchange").at("binds") == ""));
 }
 
 namespace {

@@ -7,8 +7,12 @@ using namespace exsim;
 
 namespace {
 
+// An operator as a scenario's defaults make it: a blocking aggregate, a shared build, no limit.
 OpSpec op(OpKind k, const char* id, std::vector<int> inputs = {}) {
-  OpSpec o;
+  OpSpec o{};
+  o.phase = AggregatePhase::finalize;
+  o.shared_build = true;
+  o.limit = -1;
   o.kind = k;
   o.id = id;
   o.inputs = std::move(inputs);
@@ -17,7 +21,7 @@ OpSpec op(OpKind k, const char* id, std::vector<int> inputs = {}) {
 
 // scan(0) -> join(2) <- build exchange(1); join -> aggregate finalize(3): the root.
 FragmentSpec join_then_aggregate() {
-  FragmentSpec f;
+  FragmentSpec f{};
   f.id = "F";
   f.ops = {op(OpKind::scan, "0"), op(OpKind::exchange, "1"), op(OpKind::hash_join, "2", {0, 1}),
            op(OpKind::aggregate, "3", {2})};
@@ -49,7 +53,7 @@ TEST_CASE("plan: a join builds on its own thread, a blocking operator splits the
 }
 
 TEST_CASE("plan: a union reads its inputs one after another and closes its sink once", "[unit][plan]") {
-  FragmentSpec f;
+  FragmentSpec f{};
   f.ops = {op(OpKind::scan, "0"), op(OpKind::scan, "1"), op(OpKind::union_all, "2", {0, 1}),
            op(OpKind::select, "3", {2})};
   f.root = 3;
@@ -63,11 +67,11 @@ TEST_CASE("plan: a union reads its inputs one after another and closes its sink 
 }
 
 TEST_CASE("plan: malformed trees are refused", "[unit][plan]") {
-  FragmentSpec f;
+  FragmentSpec f{};
   f.ops = {op(OpKind::select, "0", {1}), op(OpKind::select, "1", {0})};
   f.root = 0;
   CHECK_THROWS_AS(plan_fragment(f), PlanError); // a cycle
-  FragmentSpec g;
+  FragmentSpec g{};
   g.ops = {op(OpKind::hash_join, "0", {1}), op(OpKind::scan, "1")};
   g.root = 0;
   CHECK_THROWS_AS(plan_fragment(g), PlanError); // a join without its build
@@ -79,13 +83,13 @@ namespace {
 // coordinator fragment F2 (one instance); F1's join builds in F3, a separate build fragment.
 QuerySpec three_shapes(int64_t ranges, bool shared) {
   QuerySpec q;
-  FragmentSpec f0;
+  FragmentSpec f0{};
   f0.id = "F0";
   f0.ops = {op(OpKind::scan, "0")};
   f0.ops[0].scan_ranges = ranges;
   f0.sink = SinkKind::exchange;
   f0.sink_exchange = 0;
-  FragmentSpec f1;
+  FragmentSpec f1{};
   f1.id = "F1";
   f1.ops = {op(OpKind::exchange, "1"), op(OpKind::hash_join, "2", {0})};
   f1.ops[0].exchange = 0;
@@ -94,20 +98,20 @@ QuerySpec three_shapes(int64_t ranges, bool shared) {
   f1.root = 1;
   f1.sink = SinkKind::exchange;
   f1.sink_exchange = 1;
-  FragmentSpec f2;
+  FragmentSpec f2{};
   f2.id = "F2";
   f2.executors = 1;
   f2.instances_per_executor = 1;
   f2.ops = {op(OpKind::exchange, "3")};
   f2.ops[0].exchange = 1;
-  FragmentSpec f3;
+  FragmentSpec f3{};
   f3.id = "F3";
   f3.ops = {op(OpKind::scan, "4")};
   f3.sink = SinkKind::join_build;
   f3.sink_join_fragment = 1;
   f3.sink_join_op = 1;
   q.fragments = {f0, f1, f2, f3};
-  ExchangeSpec x0, x1;
+  ExchangeSpec x0{}, x1{};
   x0.sender_fragment = 0;
   x0.receiver_fragment = 1;
   x1.sender_fragment = 1;
