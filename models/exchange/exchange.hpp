@@ -5,8 +5,8 @@
 
 #include "models/core/critical_path.hpp"
 #include "models/cpu/thread.hpp"
+#include "models/exchange/exchange_spec.hpp"
 #include "models/exchange/rpc.hpp"
-#include "models/spec.hpp"
 
 #include <functional>
 #include <limits>

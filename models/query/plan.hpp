@@ -1,5 +1,5 @@
 // A fragment's operator tree turned into what its threads run, and fragment instances placed on
-// executors by Impala's rules. Pure functions of the typed spec (models/spec.hpp).
+// executors by Impala's rules. Pure functions of the typed spec (models/query/query_spec.hpp).
 //
 // Pipelines: a pipeline reads a source (a scan, an exchange's receiver, the output of a blocking
 // operator, an exchange-only producer), passes each batch through streaming operators, and
@@ -12,7 +12,7 @@
 //   exsim::place_fragments(query, cluster, mt_dop);
 #pragma once
 
-#include "models/spec.hpp"
+#include "models/query/query_spec.hpp"
 
 #include <stdexcept>
 #include <string>

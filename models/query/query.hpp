@@ -13,7 +13,7 @@
 #include "models/daemon/cluster.hpp"
 #include "models/exchange/exchange.hpp"
 #include "models/query/plan.hpp"
-#include "models/spec.hpp"
+#include "models/query/query_spec.hpp"
 
 #include <exception>
 #include <memory>

@@ -6,7 +6,7 @@
 
 #include "models/daemon/cluster.hpp"
 #include "models/query/query.hpp"
-#include "models/spec.hpp"
+#include "models/query/query_spec.hpp"
 
 #include <memory>
 #include <vector>
