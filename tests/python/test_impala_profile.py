@@ -20,6 +20,7 @@ import base64
 import csv
 import io
 import json
+import re
 import math
 import os
 import subprocess
@@ -428,6 +429,18 @@ def test_every_profile_imports_and_conforms(name, tmp_path):
             for x in plan["exchanges"]:
                 if receiver_of[x["id"]] in scaling:
                     assert "receiver_weights" not in x, (q["name"], x["id"])
+    # Where the import left a fragment's instance count to Impala's rule (it wrote 0 and says
+    # "= Impala's rule"), the simulator's placement gives the profiled count: the import's copy of
+    # the rule and the simulator's (models/query/plan.cpp) agree on every profile.
+    explained = run_cli("explain", out, "--format", "json")
+    assert explained.returncode == 0, explained.stderr
+    placed = {q["query"]: {f["id"]: f["instances_per_executor"] for f in q["fragments"]}
+              for q in json.loads(explained.stdout)["queries"]}
+    for query, fragments in sc["provenance"]["placement"].items():
+        for fid, why in fragments.items():
+            m = re.search(r"(\d+) instance\(s\) per executor = Impala's rule", why)
+            if m:
+                assert placed[query][fid] == int(m.group(1)), (query, fid, why, placed[query][fid])
     # Same input, same bytes.
     again = run_cli("profile", "import", PROFILES / name)
     assert again.stdout == out.read_text()
