@@ -7,6 +7,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <set>
 #include <string>
 #include <vector>
@@ -28,12 +29,17 @@ template <class T, class... A> constexpr size_t member_count() {
     return sizeof...(A);
 }
 
-// Every row (of any schema version) of `section` that sets a member of T.
-template <class T> std::vector<const ParamSpec*> rows_binding(Section section) {
+// Every row (of any schema version) of `sections` that sets a member of T.
+template <class T> std::vector<const ParamSpec*> rows_binding(const std::vector<Section>& sections) {
   std::vector<const ParamSpec*> out;
   for (const ParamSpec& p : parameter_table())
-    if (p.section == section && std::holds_alternative<FieldBinding<T>>(p.binds)) out.push_back(&p);
+    if (std::find(sections.begin(), sections.end(), p.section) != sections.end() &&
+        std::holds_alternative<FieldBinding<T>>(p.binds))
+      out.push_back(&p);
   return out;
+}
+template <class T> std::vector<const ParamSpec*> rows_binding(Section section) {
+  return rows_binding<T>(std::vector<Section>{section});
 }
 
 // The row's member of `t` as JSON.
@@ -54,16 +60,16 @@ template <class T, class... M> std::set<size_t> offsets_of(M T::*... members) {
                               reinterpret_cast<const char*>(&probe))...};
 }
 
-// Each row sets a member of its own, every member of T is set by a row or is in `set_by_parser`
-// (and not both), and T read from an empty object holds each row's default.
+// Each row of `sections` sets a member of its own, every member of T is set by a row or is in
+// `set_by_parser` (and not both), and T read from empty objects holds each row's default.
 template <class T>
-void check_binds_every_member(Section section, size_t rows_expected,
+void check_binds_every_member(const std::vector<Section>& sections, size_t rows_expected,
                               const std::set<size_t>& set_by_parser = {}) {
-  const std::vector<const ParamSpec*> rows = rows_binding<T>(section);
+  const std::vector<const ParamSpec*> rows = rows_binding<T>(sections);
   CHECK(rows.size() == rows_expected);
   std::set<size_t> offsets;
   for (const ParamSpec* p : rows) {
-    INFO(section_key(section) << "." << p->name);
+    INFO(section_key(p->section) << "." << p->name);
     CHECK(offsets.insert(std::get<FieldBinding<T>>(p->binds).offset).second);
     CHECK(set_by_parser.count(std::get<FieldBinding<T>>(p->binds).offset) == 0);
   }
@@ -71,12 +77,18 @@ void check_binds_every_member(Section section, size_t rows_expected,
                                  << ", members the parser sets: " << set_by_parser.size());
   CHECK(offsets.size() + set_by_parser.size() == member_count<T>());
   T t{};
-  bind_fields(section, json::object(), t);
+  for (Section section : sections)
+    bind_fields(section, json::object(), t);
   for (const ParamSpec* p : rows) {
-    INFO(section_key(section) << "." << p->name << ": table default " << unset_value<T>(*p).dump()
-                              << ", read " << member(*p, t).dump());
+    INFO(section_key(p->section) << "." << p->name << ": table default " << unset_value<T>(*p).dump()
+                                 << ", read " << member(*p, t).dump());
     CHECK(member(*p, t) == unset_value<T>(*p));
   }
+}
+template <class T>
+void check_binds_every_member(Section section, size_t rows_expected,
+                              const std::set<size_t>& set_by_parser = {}) {
+  check_binds_every_member<T>(std::vector<Section>{section}, rows_expected, set_by_parser);
 }
 
 // A value of the row other than the one it holds when not given, of its type.
@@ -280,45 +292,24 @@ TEST_CASE("params --format json names each row's scope and the struct it sets", 
   CHECK((row("op", "limit").at("binds") == "OpSpec" && row("op", "exchange").at("binds") == ""));
 }
 
-namespace {
-
-// Every row, of any section, that sets a member of T.
-template <class T> std::vector<const ParamSpec*> rows_binding_anywhere() {
-  std::vector<const ParamSpec*> out;
-  for (const ParamSpec& p : parameter_table())
-    if (std::holds_alternative<FieldBinding<T>>(p.binds)) out.push_back(&p);
-  return out;
-}
-
-// Each row sets a member of its own, and T as `read` holds each row's default (but where the
-// loading derives it from other keys); `set_by_code`:
-// the members the loading sets itself.
-template <class T> void check_rows_set_distinct_members(const T& read, size_t set_by_code) {
-  std::set<size_t> offsets;
-  for (const ParamSpec* p : rows_binding_anywhere<T>()) {
-    INFO(section_key(p->section) << "." << p->name << ": table default " << p->default_value.dump()
-                                 << ", read " << member(*p, read).dump());
-    CHECK(offsets.insert(std::get<FieldBinding<T>>(p->binds).offset).second);
-    if (p->derived.empty()) CHECK(member(*p, read) == p->default_value); // else the loading derives it
-  }
-  INFO("members of the struct: " << member_count<T>() << ", set by rows: " << offsets.size()
-                                 << ", by the loading: " << set_by_code);
-  CHECK(offsets.size() + set_by_code == member_count<T>());
-}
-
-} // namespace
-
 TEST_CASE("the remote scan's rows each set one member, and a scenario setting nothing holds their defaults",
           "[unit][parameters]") {
   const json doc = {
       {"schema_version", 2}, {"kind", "remote_scan"}, {"splits", {{"count", 1}, {"data_bytes_total", 1}}}};
-  const Scenario sc = load_remote_scan(doc, "defaults");
   // Set by the loading: the prefetch and the split sizes; of the prefetch, the adaptive policy and
   // its cap, the time-to-first-byte table (levels and values), the executor's seed, the series' cap.
-  check_rows_set_distinct_members(*sc.remote_scan, 2);
-  check_rows_set_distinct_members(sc.remote_scan->prefetch, 6);
-  // Seconds from a row in milliseconds.
-  CHECK(sc.remote_scan->prefetch.ttfb_p50_s == 0.1);
+  check_binds_every_member<RemoteScanScenario>(
+      {Section::remote_scan_cluster, Section::remote_scan_s3}, 4,
+      offsets_of(&RemoteScanScenario::prefetch, &RemoteScanScenario::split_bytes));
+  check_binds_every_member<PrefetchConfig>(
+      {Section::remote_scan, Section::remote_scan_s3, Section::remote_scan_splits,
+       Section::remote_scan_prefetch, Section::remote_scan_scan},
+      15,
+      offsets_of(&PrefetchConfig::split_policy, &PrefetchConfig::split_max,
+                 &PrefetchConfig::max_series_points, &PrefetchConfig::ttfb_quantile_levels,
+                 &PrefetchConfig::ttfb_quantiles_s, &PrefetchConfig::seed));
+  // Seconds from a row in milliseconds, as a scenario setting nothing reads them.
+  CHECK(load_remote_scan(doc, "defaults").remote_scan->prefetch.ttfb_p50_s == 0.1);
 }
 
 TEST_CASE("scan.consumption is read by its name", "[unit][parameters]") {
