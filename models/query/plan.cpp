@@ -157,9 +157,21 @@ void place(QuerySpec& q, size_t i, int executors, int mt_dop, std::vector<int>& 
   } else {
     const OpSpec& leaf = f.ops.at(static_cast<size_t>(leftmost_leaf(f)));
     if (leaf.kind == OpKind::exchange) {
-      const size_t src = static_cast<size_t>(q.exchanges.at(static_cast<size_t>(leaf.exchange)).sender_fragment);
+      const ExchangeSpec& in = q.exchanges.at(static_cast<size_t>(leaf.exchange));
+      const size_t src = static_cast<size_t>(in.sender_fragment);
       place(q, src, executors, mt_dop, state);
-      copy_from(q.fragments[src], false);
+      if (in.partitioning == Partitioning::unpartitioned) {
+        // A fragment whose leftmost input gathers an unpartitioned exchange is itself unpartitioned
+        // (a broadcast feeds a join's build, never the leftmost input): Impala's scheduler runs one
+        // instance of it, the root on the coordinator (executor 0), any other on a host of its input.
+        if (f.executors == 0) {
+          f.executors = 1;
+          f.first_executor = f.sink == SinkKind::result ? 0 : q.fragments[src].first_executor;
+        }
+        if (f.instances_per_executor == 0) f.instances_per_executor = 1;
+      } else {
+        copy_from(q.fragments[src], false);
+      }
     } else {
       if (f.executors == 0) {
         f.executors = executors;

@@ -79,7 +79,8 @@ enum class SinkKind { exchange, result, join_build };
 // exchange-only form from the exchange's keys.
 struct FragmentSpec {
   std::string id;
-  int executors;              // 0 until placed (models/query/plan): its leftmost input's
+  int executors; // 0 until placed (models/query/plan): its leftmost input's, one
+                 // when that input gathers an unpartitioned exchange
   int first_executor;
   int instances_per_executor; // 0 until placed: Impala's rule for mt_dop
   std::vector<OpSpec> ops;

@@ -100,8 +100,6 @@ QuerySpec three_shapes(int64_t ranges, bool shared) {
   f1.sink_exchange = 1;
   FragmentSpec f2{};
   f2.id = "F2";
-  f2.executors = 1;
-  f2.instances_per_executor = 1;
   f2.ops = {op(OpKind::exchange, "3")};
   f2.ops[0].exchange = 1;
   FragmentSpec f3{};
@@ -116,6 +114,7 @@ QuerySpec three_shapes(int64_t ranges, bool shared) {
   x0.receiver_fragment = 1;
   x1.sender_fragment = 1;
   x1.receiver_fragment = 2;
+  x1.partitioning = Partitioning::unpartitioned;
   q.exchanges = {x0, x1};
   return q;
 }
@@ -141,9 +140,46 @@ TEST_CASE("placement: Impala's instance rules for mt_dop 0, 2 and 8", "[unit][pl
     CHECK(q.fragments[0].instances_per_executor == c.scan_per_exec);
     CHECK(q.fragments[1].instances() == 5 * c.scan_per_exec);
     CHECK(q.fragments[2].instances() == 1);
+    CHECK(q.fragments[2].first_executor == 0);
     CHECK(q.fragments[3].instances_per_executor == c.build_per_exec);
     // Channels: every sender instance to every receiver instance.
     CHECK(q.exchanges[0].senders() * q.exchanges[0].receivers() == 25 * c.scan_per_exec * c.scan_per_exec);
     CHECK(q.exchanges[1].senders() * q.exchanges[1].receivers() == 5 * c.scan_per_exec);
+  }
+}
+
+TEST_CASE("placement: a fragment gathering an unpartitioned exchange runs one instance", "[unit][plan]") {
+  // Impala's scheduler gives an unpartitioned fragment one instance, whatever mt_dop, on a host of
+  // its input when it is not the root. A hash-partitioned input is copied instead: its executors
+  // and its instances per executor.
+  for (const Partitioning p : {Partitioning::unpartitioned, Partitioning::hash_partitioned}) {
+    QuerySpec q;
+    FragmentSpec f0{};
+    f0.id = "F0";
+    f0.executors = 2;
+    f0.first_executor = 3;
+    f0.ops = {op(OpKind::scan, "0")};
+    f0.sink = SinkKind::exchange;
+    f0.sink_exchange = 0;
+    FragmentSpec f1{};
+    f1.id = "F1";
+    f1.ops = {op(OpKind::exchange, "1")};
+    f1.ops[0].exchange = 0;
+    f1.sink = SinkKind::exchange;
+    f1.sink_exchange = 1;
+    q.fragments = {f0, f1};
+    ExchangeSpec x0{};
+    x0.sender_fragment = 0;
+    x0.receiver_fragment = 1;
+    x0.partitioning = p;
+    q.exchanges = {x0};
+    place_fragments(q, 5, 8);
+    const bool gather = p == Partitioning::unpartitioned;
+    INFO("gather " << gather);
+    CHECK(q.fragments[0].instances() == 16);
+    CHECK(q.fragments[1].executors == (gather ? 1 : 2));
+    CHECK(q.fragments[1].first_executor == 3);
+    CHECK(q.fragments[1].instances_per_executor == (gather ? 1 : 8));
+    CHECK(q.exchanges[0].receivers() == (gather ? 1 : 16));
   }
 }
