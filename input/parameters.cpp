@@ -563,11 +563,17 @@ std::vector<ParamSpec> build_table() {
   t.push_back(binds(P(S::op, "groups", T::number, "rows", 0, 0, 1e15,
                       "aggregate: it outputs at most this many rows per instance (its groups); 0 = no bound"),
                     &OpSpec::groups));
-  // Absent: -1, no limit (the parser requires it of top_n and limit).
+  // Absent: -1, no limit (the parser requires it of limit, and of top_n unless partitioned).
   t.push_back(binds(derived(P(S::op, "limit", T::number, "rows", null, 0, 1e15,
                               "top_n and limit: rows per instance at most"),
                             "required for top_n and limit"),
                     &OpSpec::limit, -1));
+  t.push_back(
+      binds(P(S::op, "partitioned", T::boolean, "", false, none, none,
+              "top_n: a partitioned top-n (a `partition limit` in Impala's plan, which keeps that many "
+              "rows per partition key): each instance outputs at most its share of `rows`, "
+              "ceil(rows / instances), at least one; it then takes no `limit`"),
+            &OpSpec::partitioned));
 
   // Exchange. Its rows bind ExchangeSpec, BatchShape, CpuCosts and (the exchange-only form's
   // producer and consumer) StandaloneEnds; input/scenario.cpp resolves the derived defaults (the

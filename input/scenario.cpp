@@ -208,7 +208,7 @@ const std::map<std::string, std::set<std::string>>& op_keys() {
       {"nested_loop_join", {"rows", "probe", "build", "shared"}},
       {"aggregate", {"rows", "input", "phase", "groups"}},
       {"sort", {"rows", "input"}},
-      {"top_n", {"rows", "input", "limit"}},
+      {"top_n", {"rows", "input", "limit", "partitioned"}},
       {"analytic", {"rows", "input"}},
       {"select", {"rows", "input"}},
       {"limit", {"rows", "input", "limit"}},
@@ -341,7 +341,12 @@ int parse_op(const json& node, const std::string& path, int fi, FragmentSpec& f,
   OpSpec& done = f.ops[static_cast<size_t>(index)];
   for (int c : inputs)
     if (c >= 0) done.inputs.push_back(c);
-  if (done.kind == OpKind::top_n || done.kind == OpKind::limit) need("limit");
+  if (done.kind == OpKind::top_n && done.partitioned) {
+    if (node.contains("limit"))
+      err.add(join_path(path, "limit"), "a partitioned top_n takes no limit: its instances share its rows");
+  } else if (done.kind == OpKind::top_n || done.kind == OpKind::limit) {
+    need("limit");
+  }
   return index;
 }
 

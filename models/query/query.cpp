@@ -513,7 +513,10 @@ Task QueryRuntime::close_sink(Instance& in, const PipelineSpec& p, SimThread& t)
   case PipelineSinkKind::blocking_input: {
     OpState& st = in.ops[static_cast<size_t>(p.sink_op)];
     const OpSpec& o = f.ops[static_cast<size_t>(p.sink_op)];
-    if (o.kind == OpKind::top_n && o.limit >= 0)
+    if (o.kind == OpKind::top_n && o.partitioned)
+      st.out_left = std::min<int64_t>(
+          st.rows_in, std::max<int64_t>(1, static_cast<int64_t>(std::ceil(o.rows / f.instances()))));
+    else if (o.kind == OpKind::top_n && o.limit >= 0)
       st.out_left = std::min<int64_t>(st.rows_in, static_cast<int64_t>(o.limit));
     else if (o.kind == OpKind::aggregate && o.groups > 0)
       st.out_left = std::min<int64_t>(st.rows_in, static_cast<int64_t>(o.groups));

@@ -66,6 +66,8 @@ struct OpSpec {
   double groups;                        // pre-aggregation: output per instance at most this; 0: none
   // top_n, limit
   double limit;                         // output per instance at most this; < 0: none
+  bool partitioned;                     // top_n per partition: each instance outputs at most its
+                                        // share of rows, ceil(rows / instances), at least one
   // generate, consume: the exchange-only form's, set from the exchange's keys
   double ns_per_row = 0;
   int64_t rows_exact = 0;               // generate: rows over all instances, split evenly

@@ -174,7 +174,7 @@ def check_plan(where, plan, parallel):
                     assert not parallel and all(w > 0 for w in op["instance_weights"]), ow
                     assert len(op["instance_weights"]) == (f["executors"] or 5), ow
             if op["op"] in ("top_n", "limit"):
-                assert op["limit"] >= 1, ow
+                assert op["limit"] >= 1 if "limit" in op else op["partitioned"], ow
             if op["op"] == "aggregate":
                 assert op["phase"] in ("streaming", "finalize"), ow
                 assert "groups" not in op or op["phase"] == "streaming", ow

@@ -68,7 +68,7 @@ OPS = {
     "nested_loop_join": ({"probe", "build", "rows"}, {"shared"}),
     "aggregate": ({"input", "phase", "rows"}, {"groups"}),
     "sort": ({"input", "rows"}, set()),
-    "top_n": ({"input", "limit", "rows"}, set()),
+    "top_n": ({"input", "rows"}, {"limit", "partitioned"}),  # limit unless partitioned
     "analytic": ({"input", "rows"}, set()),
     "select": ({"input", "rows"}, set()),
     "limit": ({"input", "limit", "rows"}, set()),
@@ -262,7 +262,12 @@ def _check_op(p, path, node, fid, receivers, build_refs, op_ids):
             p.append(f"{path}.instance_weights: positive numbers")
     if op == "aggregate" and node.get("phase") not in ("streaming", "finalize"):
         p.append(f"{path}.phase: streaming or finalize")
-    if op in ("top_n", "limit") and not (_is_int(node.get("limit")) and node["limit"] >= 0):
+    partitioned = op == "top_n" and node.get("partitioned") is True
+    if "partitioned" in node and not isinstance(node["partitioned"], bool):
+        p.append(f"{path}.partitioned: true or false")
+    if partitioned and "limit" in node:
+        p.append(f"{path}.limit: none on a partitioned top_n")
+    elif op in ("top_n", "limit") and not partitioned and not (_is_int(node.get("limit")) and node["limit"] >= 0):
         p.append(f"{path}.limit: an integer >= 0")
     for k in ("input", "probe"):
         if k in node:

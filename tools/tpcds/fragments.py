@@ -12,8 +12,9 @@ Placement on the 5 executors (README "Placement"): a fragment whose leftmost lea
 on min(5, scan ranges) executors; a fragment fed by an exchange on its leftmost leaf copies the
 executors of the fragment that sends it; UNPARTITIONED fragments run one instance, the root one on
 executor 0 (the coordinator). Instances per executor are left to the simulator's rule
-(`instances_per_executor` 0); `instances()` computes the same rule for a nominal mt_dop, which the
-row estimates of per-instance operators use.
+(`instances_per_executor` 0, models/query/plan.cpp); `instances()` computes the same rule for a
+nominal mt_dop, which the planner's choices (joins.py) and the row estimates of per-instance
+operators (scaling.py) use; what runs per instance (a partitioned top-n's share) is the simulator's.
 """
 
 import math
@@ -233,11 +234,11 @@ class Converter:
                 inner["groups"] = R(min(groups, n.children[0].card100))
             inner["input"] = self.op(n.children[0])
         elif k == "TOP-N":
-            limit = n.limit
-            if limit is None:
-                # A partitioned top-n (per-partition limit): its rows per instance as the limit.
-                limit = max(1, math.ceil(n.card100 / self.shape.instances(n)))
-            return {"op": "top_n", "id": nid, "rows": rows, "limit": limit, "input": self.op(n.children[0])}
+            if n.limit is None:
+                # A partitioned top-n (a partition limit): the simulator gives each instance its share
+                # of the rows, from the instances it places.
+                return {"op": "top_n", "id": nid, "rows": rows, "partitioned": True, "input": self.op(n.children[0])}
+            return {"op": "top_n", "id": nid, "rows": rows, "limit": n.limit, "input": self.op(n.children[0])}
         elif k in ("SORT", "ANALYTIC", "SELECT", "CARDINALITY CHECK"):
             kind = {"SORT": "sort", "ANALYTIC": "analytic"}.get(k, "select")
             inner = {"op": kind, "id": nid, "rows": rows_inner, "input": self.op(n.children[0])}

@@ -224,15 +224,15 @@ TEST_CASE("an operator's plain values are set by its rows, references and the tr
           "[unit][parameters]") {
   // inputs, exchange, build_fragment, runtime_filters: the tree and references; ns_per_row,
   // rows_exact, instance_factors: the exchange-only form's producer and consumer.
-  check_binds_every_member<OpSpec>(Section::op, 11,
+  check_binds_every_member<OpSpec>(Section::op, 12,
                                    offsets_of(&OpSpec::inputs, &OpSpec::runtime_filters, &OpSpec::exchange,
                                               &OpSpec::build_fragment, &OpSpec::ns_per_row,
                                               &OpSpec::rows_exact, &OpSpec::instance_factors));
   check_each_row_sets_its_member<OpSpec>(Section::op);
   OpSpec o{};
   bind_fields(Section::op, json::object(), o);
-  CHECK(
-      (o.shared_build && o.limit == -1 && o.phase == AggregatePhase::finalize && o.instance_weights.empty()));
+  CHECK((o.shared_build && o.limit == -1 && !o.partitioned && o.phase == AggregatePhase::finalize &&
+         o.instance_weights.empty()));
   // The `op` row's choices are OpKind's values in order.
   const ParamSpec* kind = find_param(Section::op, "op");
   REQUIRE(kind != nullptr);

@@ -287,3 +287,41 @@ TEST_CASE("models alone: a partitioned join's global filter waits for the last e
               q.filter_arrivals[0].at_s);
   CHECK(q.filter_arrivals[0].at_s == Approx(arrival).epsilon(1e-9));
 }
+
+TEST_CASE("models alone: a partitioned top-n outputs its share of its rows on each instance it runs",
+          "[unit][query]") {
+  // A top-n over 1000 scanned rows, estimated to keep 29 (a partition limit), runs in a scan
+  // fragment on 2 executors: 1 instance each at mt_dop 0, 4 at mt_dop 4. Each instance keeps
+  // ceil(29 / instances): the exchange carries 2 x 15 = 30 rows at mt_dop 0, 8 x 4 = 32 at mt_dop 4.
+  for (const auto& [mt_dop, expected] : {std::pair{0, 30}, std::pair{4, 32}}) {
+    const json top = {{"op", "top_n"},
+                      {"id", "1"},
+                      {"rows", 29},
+                      {"partitioned", true},
+                      {"input", {{"op", "scan"}, {"id", "0"}, {"rows", 1000}}}};
+    const json fragments = {
+        {{"id", "F0"}, {"executors", 2}, {"root", top}, {"sink", {{"exchange", "x"}}}},
+        {{"id", "F1"},
+         {"executors", 1},
+         {"first_executor", 1},
+         {"instances_per_executor", 1},
+         {"root", {{"op", "aggregate"}, {"id", "3"}, {"rows", 1}, {"input", leaf("2", "x")}}},
+         {"sink", {{"result", true}}}}};
+    const json doc = {
+        {"schema_version", 2},
+        {"cluster", {{"executors", 2}}},
+        {"flags", {{"mt_dop", mt_dop}, {"compression", false}}},
+        {"queries", {{{"name", "q"}, {"fragments", fragments}, {"exchanges", {hash_exchange("x")}}}}}};
+    const Scenario sc = build_scenario(doc, "t.json");
+    auto run = test::run_models(doc, sc);
+    const QueryRuntime& q = *run->workload->queries.at(0);
+    int64_t sent = 0;
+    for (const auto& s : q.exchanges.at(0)->senders)
+      sent += s.RowsSent;
+    std::printf("%-58s expected %d, simulated %lld\n",
+                ("rows a partitioned top-n sends, mt_dop " + std::to_string(mt_dop)).c_str(), expected,
+                static_cast<long long>(sent));
+    CHECK(q.exchanges.at(0)->senders.size() == static_cast<size_t>(mt_dop == 0 ? 2 : 8));
+    CHECK(sent == expected);
+  }
+}
