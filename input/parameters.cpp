@@ -479,7 +479,7 @@ std::vector<ParamSpec> build_table() {
   t.push_back(
       binds(derived(P(S::fragment, "executors", T::integer, "hosts", 0, 0, 1000,
                       "executors running its instances; 0 = those of its leftmost input (all for a scan; a "
-                      "join-build fragment: its join's)"),
+                      "join-build fragment: its join's; one when that input gathers an UNPARTITIONED exchange)"),
                     "Impala's placement"),
             &FragmentSpec::executors));
   t.push_back(
@@ -489,8 +489,9 @@ std::vector<ParamSpec> build_table() {
   t.push_back(
       binds(derived(P(S::fragment, "instances_per_executor", T::integer, "instances", 0, 0, 1024,
                       "instances per executor; 0 = Impala's rule: 1 at mt_dop 0; at mt_dop N a fragment whose "
-                      "leftmost leaf is a scan runs min(N, ceil(scan_ranges / executors)), any other copies "
-                      "the fragment feeding its leftmost exchange; a join-build fragment runs one per "
+                      "leftmost leaf is a scan runs min(N, ceil(scan_ranges / executors)); one gathering an "
+                      "UNPARTITIONED exchange on its leftmost leaf runs one (it is unpartitioned), any other "
+                      "copies the fragment feeding its leftmost exchange; a join-build fragment runs one per "
                       "executor when its join is `shared` (broadcast), else one per probe instance"),
                     "1 at mt_dop 0; min(mt_dop, scan ranges per executor) for a scan; its leftmost input's"),
             &FragmentSpec::instances_per_executor));
