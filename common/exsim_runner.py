@@ -80,7 +80,7 @@ def remove_orphaned_copies():
             pass
 
 
-def run_text(exsim, scenario_name, scenario_text, sets=(), on_start=None, label=None, verb="run"):
+def run_text(exsim, scenario_name, scenario_text, sets=(), on_start=None, label=None, verb="run", extra=()):
     """Run a scenario given as text: written under its own file name (exsim names the scenario
     after its file) in a temporary directory, so that a remote worker needs no shared files.
     Returns (exit status, stdout, stderr); in stderr the temporary path is replaced by label
@@ -89,7 +89,7 @@ def run_text(exsim, scenario_name, scenario_text, sets=(), on_start=None, label=
     with tempfile.TemporaryDirectory(prefix=f"{_COPY_PREFIX}{os.getpid()}.") as tmp:
         path = Path(tmp) / scenario_name
         path.write_text(scenario_text, encoding="utf-8")
-        returncode, stdout, stderr = run(command(exsim, path, sets, verb=verb), on_start=on_start)
+        returncode, stdout, stderr = run(command(exsim, path, sets, verb=verb, extra=extra), on_start=on_start)
     return returncode, stdout, stderr.replace(str(path), label or scenario_name)
 
 

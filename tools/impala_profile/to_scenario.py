@@ -10,7 +10,9 @@ to it (`provenance`, each exchange's `source`); whatever the profile carries tha
 cannot use is listed in `provenance.ignored` with the reason.
 """
 
+import json
 import math
+import os
 import re
 
 from common import exsim_runner
@@ -526,36 +528,8 @@ def placement(imp, q, f, mt_dop, profiled):
     if len(counts) > 1:
         imp.ignore(f"query {q.id} fragment {f.id} instances per daemon",
                    f"uneven ({per_host}): the contract takes one count per executor, {n} written")
-    rule = _rule_instances(q, f, mt_dop, len(hosts), ranges)
-    if rule == n:
-        out["instances_per_executor"] = 0
-        why += f"; {n} instance(s) per executor = Impala's rule at mt_dop={mt_dop}"
-    else:
-        out["instances_per_executor"] = n
-        why += f"; {n} instance(s) per executor as profiled"
+    out["instances_per_executor"] = n  # left to Impala's rule where the simulator's gives n (_leave_to_rule)
     return out, why
-
-
-def _rule_instances(q, f, mt_dop, executors, ranges):
-    """Instances per executor the contract's rule gives for f at mt_dop (None when it cannot say)."""
-    if mt_dop <= 0:
-        return 1
-    if f.sink_kind == "join_build":
-        join_frag = next((g for g in q.fragments.values() if f.sink_target in g.operators), None)
-        join = join_frag.operators[f.sink_target] if join_frag else None
-        if join is not None and "BROADCAST" in join.detail:
-            return 1
-        return max(join_frag.per_host().values()) if join_frag else None
-    leaf = _leftmost_leaf(f)
-    if leaf is None:
-        return None
-    if SCAN_KINDS.match(leaf.kind):
-        return min(mt_dop, math.ceil(ranges / executors)) if ranges else None
-    if leaf.kind == "EXCHANGE_NODE":
-        x = q.exchanges.get(leaf.id)
-        src = q.fragments.get(x.sender_fragment) if x else None
-        return max(src.per_host().values()) if src else None
-    return None
 
 
 def _op(imp, q, f, op_id, profiled, weights):
@@ -678,10 +652,67 @@ def _unwritten_skew(imp, q, f, what, values):
                "or mt_dop, and weights are one per instance")
 
 
-def plan_json(imp, q, mt_dop, profiled):
+def _fragment_json(imp, q, f, place, profiled, weights):
+    frag = {"id": f.id, **place, "root": _op(imp, q, f, f.root, profiled, weights)}
+    if f.sink_kind == "exchange":
+        frag["sink"] = {"exchange": _exchange_id(f.sink_target)}
+    elif f.sink_kind == "join_build":
+        frag["sink"] = {"join_build": str(f.sink_target)}
+    else:
+        frag["sink"] = {"result": True}
+        if f.sink_kind != "result":
+            imp.ignore(f"query {q.id} fragment {f.id} sink", f"{f.sink_kind or 'an unknown sink'} is "
+                       "simulated as the query's result sink")
+    return frag
+
+
+def _leave_to_rule(imp, q, kept, placements, notes, mt_dop, executors):
+    """Where Impala's instance rule gives a fragment its profiled count, write 0 (the rule) so that
+    the count follows mt_dop and cluster.executors; else keep the count. The rule is the simulator's
+    (models/query/plan.cpp), asked through `exsim explain`: one copy of the plan per fragment, that
+    fragment left to the rule and every other at its profiled count. Without a simulator, or when it
+    refuses the plan (the final check then says why), every count stays as profiled."""
+    exsim = exsim_runner.default_exsim()
+    if not kept or not os.access(exsim, os.X_OK):
+        imp.ignore("Impala's instance rule", f"no simulator to ask ({exsim} is not built; exsim profile import "
+                   "always has one): every profiled instance count is written, so none follows mt_dop or "
+                   "cluster.executors")
+        for f in kept:
+            notes[f.id] += f"; {placements[f.id]['instances_per_executor']} instance(s) per executor as profiled"
+        return
+    quiet = Importer(imp.queries, imp.source)  # the copies' notes are the real plan's, written once
+    fragments = [_fragment_json(quiet, q, f, placements[f.id], True, {}) for f in kept]
+    exchanges = [{"id": _exchange_id(xid), "partitioning": q.exchanges[xid].partitioning} for xid in sorted(q.exchanges)]
+    copies = []
+    for i, f in enumerate(kept):
+        copy = [dict(g) for g in fragments]
+        copy[i]["instances_per_executor"] = 0
+        copies.append({"name": f"{i}", "fragments": copy, "exchanges": exchanges})
+    text = json.dumps({"schema_version": SCHEMA_VERSION, "cluster": {"executors": executors},
+                       "flags": {"mt_dop": mt_dop}, "queries": copies})
+    code, stdout, stderr = exsim_runner.run_text(exsim, "placement.json", text, verb="explain",
+                                                 extra=("--format", "json"))
+    placed = {}
+    if code == 0:
+        for copy, f in zip(json.loads(stdout)["queries"], kept):
+            placed[f.id] = next(g["instances_per_executor"] for g in copy["fragments"] if g["id"] == f.id)
+    else:
+        first = (stderr.strip().splitlines() or [f"exit status {code}"])[0]
+        imp.ignore(f"query {q.id}: Impala's instance rule", f"the simulator refused the plan ({first}): every "
+                   "profiled instance count is written")
+    for f in kept:
+        n = placements[f.id]["instances_per_executor"]
+        if placed.get(f.id) == n:
+            placements[f.id]["instances_per_executor"] = 0
+            notes[f.id] += f"; {n} instance(s) per executor = Impala's rule at mt_dop={mt_dop}"
+        else:
+            notes[f.id] += f"; {n} instance(s) per executor as profiled"
+
+
+def plan_json(imp, q, mt_dop, profiled, executors):
     """(fragments, placement notes, pinned fragment ids) of the plan as profiled, or (profiled
     False) of the same plan with its join-build fragments folded into their joins: the mt_dop=0
-    plan of a query profiled at mt_dop > 0."""
+    plan of a query profiled at mt_dop > 0. executors: the scenario's cluster.executors."""
     kept = [q.fragments[fid] for fid in sorted(q.fragments)
             if profiled or q.fragments[fid].sink_kind != "join_build"]
     placements, notes, pinned = {}, {}, set()
@@ -689,6 +720,9 @@ def plan_json(imp, q, mt_dop, profiled):
         if f.root is None:
             raise ProfileError(f"{q.where}: query {q.id}: fragment {f.id} has no operator tree")
         placements[f.id], notes[f.id] = placement(imp, q, f, mt_dop, profiled)
+    if profiled:
+        _leave_to_rule(imp, q, kept, placements, notes, mt_dop, executors)
+    for f in kept:
         if _pinned(q, f, placements[f.id]):
             pinned.add(f.id)
     weights = {}
@@ -701,19 +735,7 @@ def plan_json(imp, q, mt_dop, profiled):
                 weights.update(w)
             elif w and profiled:
                 _unwritten_skew(imp, q, g, "scan skew", [_r(v, 4) for v in next(iter(w.values()))])
-    fragments = []
-    for f in kept:
-        frag = {"id": f.id, **placements[f.id], "root": _op(imp, q, f, f.root, profiled, weights)}
-        if f.sink_kind == "exchange":
-            frag["sink"] = {"exchange": _exchange_id(f.sink_target)}
-        elif f.sink_kind == "join_build":
-            frag["sink"] = {"join_build": str(f.sink_target)}
-        else:
-            frag["sink"] = {"result": True}
-            if f.sink_kind != "result":
-                imp.ignore(f"query {q.id} fragment {f.id} sink", f"{f.sink_kind or 'an unknown sink'} is "
-                           "simulated as the query's result sink")
-        fragments.append(frag)
+    fragments = [_fragment_json(imp, q, f, placements[f.id], profiled, weights) for f in kept]
     return fragments, notes, pinned
 
 
@@ -957,9 +979,9 @@ def build_scenario(queries, source, skipped=()):
                            f"{len(q.hosts)} daemon(s), mt_dop={qm}; "
                            + re.sub(r"\s+", " ", q.statement)[:200]}
         if qm > 0:
-            frags0, _, pinned0 = plan_json(imp, q, qm, profiled=False)
+            frags0, _, pinned0 = plan_json(imp, q, qm, False, cluster["executors"])
             xs0 = exchanges_json(imp, q, False, sender_buffer, pooled, pinned0)
-            fragsp, why, pinnedp = plan_json(imp, q, qm, profiled=True)
+            fragsp, why, pinnedp = plan_json(imp, q, qm, True, cluster["executors"])
             xsp = exchanges_json(imp, q, True, sender_buffer, pooled, pinnedp)
             entry["fragments"], entry["exchanges"] = frags0, _strip_expected(xs0)
             entry["parallel"] = {"fragments": fragsp, "exchanges": xsp}
@@ -968,7 +990,7 @@ def build_scenario(queries, source, skipped=()):
                 "'fragments'/'exchanges' is the same plan at mt_dop=0, each join-build fragment folded into its "
                 "join, one instance per executor; measured counters are kept on the profiled plan's exchanges")
         else:
-            entry["fragments"], why, pinned = plan_json(imp, q, 0, profiled=True)
+            entry["fragments"], why, pinned = plan_json(imp, q, 0, True, cluster["executors"])
             entry["exchanges"] = exchanges_json(imp, q, True, sender_buffer, pooled, pinned)
         placement_notes[q.id] = why
         entry["expected"] = expected_query(q)
