@@ -79,43 +79,46 @@ TEST_CASE("plan: malformed trees are refused", "[unit][plan]") {
 
 namespace {
 
+// A fragment of these operators, the first its root's leftmost leaf; it sends on the query's
+// exchange `sends` (an index), else returns the result.
+FragmentSpec fragment(const char* id, std::vector<OpSpec> ops, int sends = -1) {
+  FragmentSpec f{};
+  f.id = id;
+  f.ops = std::move(ops);
+  f.root = static_cast<int>(f.ops.size()) - 1;
+  if (sends >= 0) {
+    f.sink = SinkKind::exchange;
+    f.sink_exchange = sends;
+  }
+  return f;
+}
+
+ExchangeSpec exchange(int from, int to, Partitioning p = Partitioning::hash_partitioned) {
+  ExchangeSpec x{};
+  x.sender_fragment = from;
+  x.receiver_fragment = to;
+  x.partitioning = p;
+  return x;
+}
+
 // F0 scans (ranges given) and sends on x0 to F1 (interior, copies F0), which sends on x1 to the
 // coordinator fragment F2 (one instance); F1's join builds in F3, a separate build fragment.
 QuerySpec three_shapes(int64_t ranges, bool shared) {
   QuerySpec q;
-  FragmentSpec f0{};
-  f0.id = "F0";
-  f0.ops = {op(OpKind::scan, "0")};
+  FragmentSpec f0 = fragment("F0", {op(OpKind::scan, "0")}, 0);
   f0.ops[0].scan_ranges = ranges;
-  f0.sink = SinkKind::exchange;
-  f0.sink_exchange = 0;
-  FragmentSpec f1{};
-  f1.id = "F1";
-  f1.ops = {op(OpKind::exchange, "1"), op(OpKind::hash_join, "2", {0})};
+  FragmentSpec f1 = fragment("F1", {op(OpKind::exchange, "1"), op(OpKind::hash_join, "2", {0})}, 1);
   f1.ops[0].exchange = 0;
   f1.ops[1].build_fragment = 3;
   f1.ops[1].shared_build = shared;
-  f1.root = 1;
-  f1.sink = SinkKind::exchange;
-  f1.sink_exchange = 1;
-  FragmentSpec f2{};
-  f2.id = "F2";
-  f2.ops = {op(OpKind::exchange, "3")};
+  FragmentSpec f2 = fragment("F2", {op(OpKind::exchange, "3")});
   f2.ops[0].exchange = 1;
-  FragmentSpec f3{};
-  f3.id = "F3";
-  f3.ops = {op(OpKind::scan, "4")};
+  FragmentSpec f3 = fragment("F3", {op(OpKind::scan, "4")});
   f3.sink = SinkKind::join_build;
   f3.sink_join_fragment = 1;
   f3.sink_join_op = 1;
   q.fragments = {f0, f1, f2, f3};
-  ExchangeSpec x0{}, x1{};
-  x0.sender_fragment = 0;
-  x0.receiver_fragment = 1;
-  x1.sender_fragment = 1;
-  x1.receiver_fragment = 2;
-  x1.partitioning = Partitioning::unpartitioned;
-  q.exchanges = {x0, x1};
+  q.exchanges = {exchange(0, 1), exchange(1, 2, Partitioning::unpartitioned)};
   return q;
 }
 
@@ -154,25 +157,13 @@ TEST_CASE("placement: a fragment gathering an unpartitioned exchange runs one in
   // and its instances per executor.
   for (const Partitioning p : {Partitioning::unpartitioned, Partitioning::hash_partitioned}) {
     QuerySpec q;
-    FragmentSpec f0{};
-    f0.id = "F0";
+    FragmentSpec f0 = fragment("F0", {op(OpKind::scan, "0")}, 0);
     f0.executors = 2;
     f0.first_executor = 3;
-    f0.ops = {op(OpKind::scan, "0")};
-    f0.sink = SinkKind::exchange;
-    f0.sink_exchange = 0;
-    FragmentSpec f1{};
-    f1.id = "F1";
-    f1.ops = {op(OpKind::exchange, "1")};
+    FragmentSpec f1 = fragment("F1", {op(OpKind::exchange, "1")}, 1); // sends on, so not the root
     f1.ops[0].exchange = 0;
-    f1.sink = SinkKind::exchange;
-    f1.sink_exchange = 1;
     q.fragments = {f0, f1};
-    ExchangeSpec x0{};
-    x0.sender_fragment = 0;
-    x0.receiver_fragment = 1;
-    x0.partitioning = p;
-    q.exchanges = {x0};
+    q.exchanges = {exchange(0, 1, p)};
     place_fragments(q, 5, 8);
     const bool gather = p == Partitioning::unpartitioned;
     INFO("gather " << gather);

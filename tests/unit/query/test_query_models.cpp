@@ -81,6 +81,23 @@ namespace {
 json leaf(const char* id, const char* x) { return {{"op", "exchange"}, {"id", id}, {"exchange", x}}; }
 json hash_exchange(const char* id) { return {{"id", id}, {"partitioning", "HASH_PARTITIONED"}, {"fixed_row_bytes", 16}}; }
 
+// One query of these fragments sending on hash exchange "x", on 2 executors, no compression.
+json query_on_x(const json& fragments, int mt_dop, const json& costs) {
+  return {{"schema_version", 2},
+          {"cluster", {{"executors", 2}}},
+          {"flags", {{"mt_dop", mt_dop}, {"compression", false}}},
+          {"costs", costs},
+          {"queries", {{{"name", "q"}, {"fragments", fragments}, {"exchanges", {hash_exchange("x")}}}}}};
+}
+
+// Rows the sender instances of the query's exchange x (its index) sent.
+int64_t rows_sent(const QueryRuntime& q, size_t x = 0) {
+  int64_t sent = 0;
+  for (const auto& s : q.exchanges.at(x)->senders)
+    sent += s.RowsSent;
+  return sent;
+}
+
 // Executor `producer` runs join "3": its build scans 1024 rows (one batch) at 10 us a row and
 // inserts them at 300 us a row, so its build ends at 1024 x 310 us = 0.31744 s; its probe reads 10
 // rows. Executor `consumer` scans `rows` rows at 10 us a row with one scanner thread, the scan
@@ -155,17 +172,12 @@ TEST_CASE("models alone: a local filter whose build ends before its scan reads: 
       fragments[0]["root"]["build"] = {{"fragment", "FB"}};
       fragments.push_back({{"id", "FB"}, {"root", {{"op", "scan"}, {"id", "1"}, {"rows", 1000}}}, {"sink", {{"join_build", "2"}}}});
     }
-    const json doc = {{"schema_version", 2},
-                      {"cluster", {{"executors", 2}}},
-                      {"flags", {{"mt_dop", mt_dop}, {"compression", false}}},
-                      {"costs", {{"scan_ns_per_row", 10}, {"join_build_ns_per_row", 1000}}},
-                      {"queries", {{{"name", "q"}, {"fragments", fragments}, {"exchanges", {hash_exchange("x")}}}}}};
+    const json doc =
+        query_on_x(fragments, mt_dop, {{"scan_ns_per_row", 10}, {"join_build_ns_per_row", 1000}});
     const Scenario sc = build_scenario(doc, "t.json");
     auto run = test::run_models(doc, sc);
     const QueryRuntime& q = *run->workload->queries.at(0);
-    int64_t sent = 0;
-    for (const auto& s : q.exchanges.at(0)->senders)
-      sent += s.RowsSent;
+    const int64_t sent = rows_sent(q);
     std::printf("%-58s expected %.0f, simulated %lld\n", (mt_dop == 0 ? "rows the filtered scan sends, mt_dop 0" : "rows the filtered scan sends, mt_dop 2"), 1e5, static_cast<long long>(sent));
     CHECK(sent == 100000);
     CHECK(q.fragment_stats[0].rows_passed_before_filters == 0);
@@ -205,10 +217,8 @@ TEST_CASE("models alone: a filter arriving after the wait time: the scan waits e
   CHECK(q.filter_arrivals[0].at_s == Approx(arrival).epsilon(1e-9));
   CHECK(q.fragment_stats[1].runtime_filter_timeouts == 1);
   CHECK(static_cast<double>(q.fragment_stats[1].rows_passed_before_filters) == passed_before);
-  int64_t sent = 0;
-  for (const auto& s : q.exchanges.at(1)->senders)
-    sent += s.RowsSent;
-  CHECK(static_cast<double>(sent) == rows + passed_before); // what left the scan reached the exchange
+  CHECK(static_cast<double>(rows_sent(q, 1)) ==
+        rows + passed_before); // what left the scan reached the exchange
   CHECK(q.breakdown.total() == Approx(q.end_s - q.start_s).epsilon(1e-9));
 }
 
@@ -307,17 +317,11 @@ TEST_CASE("models alone: a partitioned top-n outputs its share of its rows on ea
          {"instances_per_executor", 1},
          {"root", {{"op", "aggregate"}, {"id", "3"}, {"rows", 1}, {"input", leaf("2", "x")}}},
          {"sink", {{"result", true}}}}};
-    const json doc = {
-        {"schema_version", 2},
-        {"cluster", {{"executors", 2}}},
-        {"flags", {{"mt_dop", mt_dop}, {"compression", false}}},
-        {"queries", {{{"name", "q"}, {"fragments", fragments}, {"exchanges", {hash_exchange("x")}}}}}};
+    const json doc = query_on_x(fragments, mt_dop, json::object());
     const Scenario sc = build_scenario(doc, "t.json");
     auto run = test::run_models(doc, sc);
     const QueryRuntime& q = *run->workload->queries.at(0);
-    int64_t sent = 0;
-    for (const auto& s : q.exchanges.at(0)->senders)
-      sent += s.RowsSent;
+    const int64_t sent = rows_sent(q);
     std::printf("%-58s expected %d, simulated %lld\n",
                 ("rows a partitioned top-n sends, mt_dop " + std::to_string(mt_dop)).c_str(), expected,
                 static_cast<long long>(sent));
