@@ -5,6 +5,8 @@
 - A sanity check of the committed workload that needs no simulator and no validator: every
   exchange is sent by exactly one fragment and received by exactly one leaf, every sink and build
   reference resolves, the fragments form a tree; totals are printed.
+- The instances the generator plans with (Impala's planner's count) are those the simulator places
+  (its scheduler's rule), on every fragment at mt_dop 0 and 8.
 - The profile facts the calibration reads (start-up, codegen, LZ4 ratio) and the row-size rule,
   against numbers read by hand off the profiles.
 
@@ -22,7 +24,8 @@ from conftest import REPO
 from tools.tpcds import profiles
 from tools.tpcds.ddl import Schema, slot_size
 from tools.tpcds.rowsize import Slot, best_subset
-from tools.tpcds.workload import q72_row_size_check
+from tools.tpcds.fragments import SECTIONS, PARALLEL_MT_DOP
+from tools.tpcds.workload import build_workload, q72_row_size_check
 
 PLANS = os.path.normpath(os.path.join(REPO, "..", "shared", "impala-plans"))
 PROFILES = os.path.normpath(os.path.join(REPO, "..", "shared", "impala-profiles"))
@@ -61,6 +64,33 @@ def test_regenerated_output_is_byte_identical(generated, name):
 
 
 @needs_inputs
+@needs_inputs
+def test_planned_instances_are_the_simulators(exsim):
+    # Impala's planner counts a fragment's instances to cost its joins and to size per-instance rows
+    # (the generator's Shape: re-decided joins, pre-aggregation output); its scheduler then places
+    # them (the simulator's rule, models/query/plan.cpp). Two rules, as in Impala, so one is checked
+    # against the other: every fragment of every query, at mt_dop 0 and at the parallel plans'
+    # nominal mt_dop, runs as many instances in the simulator as the generator planned for.
+    _, summary = build_workload(PLANS, PROFILES)
+    checked = 0
+    for key, (_, _, mt_dop) in SECTIONS.items():
+        out = subprocess.run([str(exsim), "explain", os.path.join(COMMITTED, "workload.json"), "--set",
+                              "mt_dop=%d" % (mt_dop or 0), "--format", "json"],
+                             capture_output=True, text=True, timeout=300)
+        assert out.returncode == 0, out.stderr
+        placed = {q["query"]: {f["id"]: f["instances"] for f in q["fragments"]}
+                  for q in json.loads(out.stdout)["queries"]}
+        for b in summary["built"]:
+            built = b.stats["plans"][key]
+            shape = built[2] if len(built) > 2 else built[1].shape
+            for fid, planned in shape.inst.items():
+                if fid in placed[b.name]:  # a join build folded into its join at mt_dop 0 is not a fragment
+                    assert placed[b.name][fid] == planned, (b.name, key, fid, planned, placed[b.name][fid])
+                    checked += 1
+    print("instances planned = placed on %d fragments (mt_dop 0 and %d)" % (checked, PARALLEL_MT_DOP))
+    assert checked > 3000
+
+
 def test_generator_fails_clearly_without_plans(tmp_path):
     proc = subprocess.run([sys.executable, GENERATOR, "--plans", str(tmp_path / "missing"),
                            "--out", str(tmp_path / "out")], capture_output=True, text=True)
