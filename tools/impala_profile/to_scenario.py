@@ -493,7 +493,7 @@ def _build_fragment_of(q, join_id):
     return None
 
 
-def placement(imp, q, f, mt_dop, profiled):
+def placement(imp, q, f, profiled):
     """executors / first_executor / instances_per_executor of fragment f, and why."""
     hosts = f.hosts()
     idx = sorted(q.host_index(h) for h in hosts)
@@ -673,7 +673,9 @@ def _leave_to_rule(imp, q, kept, placements, notes, mt_dop, executors):
     fragment left to the rule and every other at its profiled count. Without a simulator, or when it
     refuses the plan (the final check then says why), every count stays as profiled."""
     exsim = exsim_runner.default_exsim()
-    if not kept or not os.access(exsim, os.X_OK):
+    if not kept:
+        return
+    if not os.access(exsim, os.X_OK):
         imp.ignore("Impala's instance rule", f"no simulator to ask ({exsim} is not built; exsim profile import "
                    "always has one): every profiled instance count is written, so none follows mt_dop or "
                    "cluster.executors")
@@ -719,7 +721,7 @@ def plan_json(imp, q, mt_dop, profiled, executors):
     for f in kept:
         if f.root is None:
             raise ProfileError(f"{q.where}: query {q.id}: fragment {f.id} has no operator tree")
-        placements[f.id], notes[f.id] = placement(imp, q, f, mt_dop, profiled)
+        placements[f.id], notes[f.id] = placement(imp, q, f, profiled)
     if profiled:
         _leave_to_rule(imp, q, kept, placements, notes, mt_dop, executors)
     for f in kept:
