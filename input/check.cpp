@@ -170,38 +170,9 @@ json bindable_values(Section s, const json& obj, int version) {
   for (const auto& [key, v] : obj.items()) {
     const ParamSpec* p = find_param(s, key, version);
     if (p == nullptr) continue;
-    bool ok = false;
-    switch (p->type) {
-    case ParamType::integer:
-      ok = is_integral(v);
-      break;
-    case ParamType::number:
-      ok = v.is_number();
-      break;
-    case ParamType::boolean:
-      ok = v.is_boolean();
-      break;
-    case ParamType::string:
-      ok = v.is_string();
-      break;
-    case ParamType::enumeration:
-      ok = v.is_string() &&
-           std::find(p->choices.begin(), p->choices.end(), v.get<std::string>()) != p->choices.end();
-      break;
-    case ParamType::object:
-      ok = v.is_object();
-      break;
-    case ParamType::number_array:
-      ok = v.is_array() && std::all_of(v.begin(), v.end(), [](const json& e) { return e.is_number(); });
-      break;
-    case ParamType::string_array:
-      ok = v.is_array() && std::all_of(v.begin(), v.end(), [](const json& e) { return e.is_string(); });
-      break;
-    case ParamType::array:
-      ok = v.is_array();
-      break;
-    }
-    if (ok) out[key] = v;
+    Errors found("");
+    check_value(*p, v, key, found);
+    if (!found.any()) out[key] = v;
   }
   return out;
 }

@@ -28,6 +28,7 @@ public:
     lines_.push_back(
         fmt::format("{}: {}: {}{}", file_, path.empty() ? "(top level)" : path, what, set_by(path)));
   }
+  bool any() const { return !lines_.empty(); }
   void throw_if_any() const {
     if (lines_.empty()) return;
     std::string msg;
@@ -78,10 +79,9 @@ void check_object(Section s, const nlohmann::json& obj, const std::string& path,
 // Fills the table's defaults into an object (keys with a null default, or listed only when set,
 // are left absent).
 nlohmann::json with_defaults(Section s, nlohmann::json obj, int version = kSchemaVersion, bool in_query = false);
-// The keys of `obj` whose values are of their row's type (an integer integral, an enumeration's among
-// its choices, an array's elements of its type), for binding an object whose errors are still being
-// collected (an operator, read while the operators below it are checked): check_object reports a
-// value of another type, and meanwhile its row's default stands in for it.
+// The keys of `obj` whose values pass their row's check (check_value), for binding an object whose
+// errors are still being collected (an operator, read while the operators below it are checked):
+// check_object reports the others, and meanwhile their rows' defaults stand in for them.
 nlohmann::json bindable_values(Section s, const nlohmann::json& obj, int version = kSchemaVersion);
 // Integral JSON numbers written as floats (2e6) are stored as integers from here on.
 void normalise_integers(Section s, nlohmann::json& obj, int version = kSchemaVersion);

@@ -70,16 +70,22 @@ void read_exchange(const json& x, const std::string& xp, const json& global_flag
   if (x.contains("expected") && !x.at("expected").empty()) e.expected_json = x.at("expected").dump();
 }
 
+// An exchange's array of one number per receiver instance, bound from `key`: given, it must have
+// that many; absent, every receiver gets 1 (the row's derived default).
+void per_receiver(const json& x, const char* key, const std::string& xp, int receivers,
+                  std::vector<double>& v, Errors& err) {
+  if (!x.contains(key)) {
+    v.assign(static_cast<size_t>(receivers), 1.0);
+  } else if (static_cast<int>(v.size()) != receivers) {
+    err.add(join_path(xp, key),
+            fmt::format("expected one number per receiver instance ({}), got {}", receivers, v.size()));
+  }
+}
+
 // Once the receivers are known: their weights, the DIRECTED fanout.
 void check_receiver_counts(const json& x, const std::string& xp, ExchangeSpec& e, Errors& err) {
   const int receivers = e.receivers();
-  if (x.contains("receiver_weights")) {
-    if (static_cast<int>(e.receiver_weights.size()) != receivers)
-      err.add(xp + ".receiver_weights", fmt::format("expected one number per receiver instance ({}), got {}",
-                                                    receivers, e.receiver_weights.size()));
-  } else {
-    e.receiver_weights.assign(static_cast<size_t>(receivers), 1.0); // the row's derived default
-  }
+  per_receiver(x, "receiver_weights", xp, receivers, e.receiver_weights, err);
   if (e.directed_fanout > receivers)
     err.add(xp + ".directed_fanout", fmt::format("expected at most the number of receiver instances ({}), got {}",
                                                  receivers, e.directed_fanout));
@@ -1077,15 +1083,7 @@ Scenario build_scenario(json doc, const std::string& file, const std::vector<Ove
     check_receiver_counts(x, xp, e, err);
     configure_sender(e);
     const int receivers = e.receivers();
-    std::vector<double>& slowdown = s.ends.receiver_consumer_slowdown;
-    if (x.contains("receiver_consumer_slowdown")) {
-      if (static_cast<int>(slowdown.size()) != receivers)
-        err.add(xp + ".receiver_consumer_slowdown",
-                fmt::format("expected one number per receiver instance ({}), got {}", receivers,
-                            slowdown.size()));
-    } else {
-      slowdown.assign(static_cast<size_t>(receivers), 1.0); // the row's derived default
-    }
+    per_receiver(x, "receiver_consumer_slowdown", xp, receivers, s.ends.receiver_consumer_slowdown, err);
     // Ids of exchanges, resolved to indices once every exchange is known.
     s.after = x.at("after").get<std::vector<std::string>>();
     for (size_t a = 0; a < s.after.size(); ++a) {

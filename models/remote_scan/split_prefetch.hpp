@@ -43,7 +43,7 @@ enum class Consumption { ready_first, planned_first, in_order };
 struct PrefetchConfig {
   int split_concurrency;                                   // executorSplitPrefetchConcurrency (C), splits
   WindowPolicyKind split_policy = WindowPolicyKind::fixed; // how C moves at run time (fixed: it does not)
-  int split_max = 68;                             // an adaptive policy's cap on C, splits
+  int split_max = 0; // an adaptive policy's cap on C, splits (the loading derives its default)
   int64_t max_in_flight_bytes;                    // prefetchMaxInFlightBytes (B); Window::kNoByteLimit: none
   int plan_ahead_splits;                          // splits planned ahead of the scan drivers
   int max_gets_in_flight;                         // GET requests in flight per executor process
