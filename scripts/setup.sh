@@ -30,6 +30,11 @@ python3-distributed"
 # The tests also render the sweep report in headless Chromium (about 130 packages, under a minute
 # to install here); building only some targets (scripts/setup.sh exsim) does not need it.
 if [ "$#" -eq 0 ]; then packages="$packages chromium"; fi
+# The row-counting tool (tools/rowcount) and its tests run DuckDB from the npm registry on Node.js;
+# a machine that already has node and npm (from any source) keeps them.
+if [ "$#" -eq 0 ] && { ! command -v node >/dev/null || ! command -v npm >/dev/null; }; then
+  packages="$packages nodejs npm"
+fi
 
 missing=""
 for p in $packages; do

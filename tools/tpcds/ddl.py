@@ -142,6 +142,7 @@ class Schema:
             if self.stats[t]["numRows"] != sf3000:
                 raise PlanError("stats-3TB.json: %s numRows %d, expected SF3000 %d" % (
                     t, self.stats[t]["numRows"], sf3000))
+        self.measured = {}   # measured_rows.json (tools/tpcds_measure_rows.py), when the generator reads one
         self.columns = {}
         self.by_table = {}
         for t, v in sorted(self.stats.items()):
@@ -151,6 +152,10 @@ class Schema:
                 self.columns[name] = col
                 cols.append(col)
             self.by_table[t] = cols
+
+    def measured_nodes(self, stem, section):
+        """Node id (str) -> the measured rows of plan `stem`'s `section`, or {} (rule M2)."""
+        return self.measured.get("queries", {}).get(stem, {}).get(section, {}).get("nodes", {})
 
     def column(self, name):
         """The column of a (possibly alias-qualified) name, or None."""

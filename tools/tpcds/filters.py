@@ -84,6 +84,17 @@ def scan_filters(scan):
     if not by_join:
         return [], None
     joins = [by_join[k] for k in sorted(by_join)]
+    measured = getattr(scan, "measured_scan", None)
+    if measured is not None and "filters" in measured:
+        # Rule M2: each producing join's filters counted on TPC-DS data (measured_rows.json)
+        keep_of = {f["join"]: f["keep"] for f in measured["filters"]}
+        out = []
+        for j, rfs in joins:
+            keep = max(1e-9, min(1.0, keep_of.get(j.nid, 1.0)))
+            out.append((j, 1.0 if keep >= 1.0 - MIN_REJECT else keep, rfs))
+        return out, "F1 runtime filters %s: the share of the scan's rows each join's filters keep, counted on " \
+                    "TPC-DS data (M2); a share of 0.9 or more keeps every row" % ", ".join(
+                        "%s from join %d keeps %.4g" % ("+".join(rfs), j.nid, k) for j, k, rfs in out)
     total = 1.0
     if scan.filtered_from and scan.card is not None and scan.filtered_from > 0:
         total = min(1.0, scan.card / scan.filtered_from)

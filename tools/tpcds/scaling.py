@@ -5,6 +5,7 @@ import re
 
 from tools.tpcds import PlanError
 from tools.tpcds.ddl import COLUMN_PREFIX, FK_SUFFIX, SCALE_INDEX, TABLE_ROWS
+from tools.tpcds.filters import MIN_REJECT
 
 # Rule D1: date ranges the planner estimates with its default selectivity.
 # Impala has no histograms: a two-sided range on date_dim.d_month_seq or
@@ -103,8 +104,9 @@ class Scaler:
     limit, a partial aggregate without grouping) follow it.
     """
 
-    def __init__(self, stats, instances, plan_stem="", base=3000):
+    def __init__(self, stats, instances, plan_stem="", base=3000, measured=None):
         self.plan_stem = plan_stem
+        self.measured = measured or {}   # node id (str) -> measured_rows.json's record (rule M2)
         self.instances = instances
         self.stats = stats          # table -> {"numRows", "columns": {...}} at SF3000
         self.base = SCALE_INDEX[base]
@@ -394,12 +396,56 @@ class Scaler:
         else:
             node.card100 = c0
             node.rule = "%s leaf: unchanged" % k.lower()
+        self.apply_measured(node, n_inst)
         node.card100_nolimit = node.card100
         if node.limit is not None and k not in ("EXCHANGE", "MERGING-EXCHANGE"):
             base = ch[0].card100 if ch and k == "TOP-N" else node.card100
             node.card100_nolimit = base
             node.card100 = min(node.limit * n_inst, base)
             node.rule += "; L1 limit %d per instance x %d instance(s)" % (node.limit, n_inst)
+
+    def apply_measured(self, node, n_inst):
+        """Rule M2: a node whose rows were counted on TPC-DS data (scenarios/tpcds_sf100/measured_rows.json,
+        tools/tpcds_measure_rows.py) takes them instead of the rules' estimate. A streaming pre-aggregation
+        takes its measured groups and keeps rule A3 for what each instance emits; a node with a limit keeps
+        rule L1 (the limit per instance) over its measured input."""
+        m = self.measured.get(str(node.nid))
+        if m is None or m.get("rows") is None or node.kind not in MEASURED_KINDS or node.limit is not None:
+            return
+        rows = float(m["rows"])
+        how = measured_how(m)
+        if node.kind == "AGGREGATE" and not node.group_by:
+            return       # A2: one row per instance
+        was = node.card100
+        if node.kind == "AGGREGATE" and node.bracket == "[STREAMING]" and node.group_by:
+            self.groups[node.nid] = rows
+            per, node.card100 = preagg_output(rows, node.children[0].card100, n_inst)
+            node.groups100 = per
+            node.rule = "M2 measured groups %s (%s); A3 each of its %d instance(s) keeps the distinct keys of its " \
+                        "share: %s (the rules gave %s)" % (fmt_rows(rows), how, n_inst, fmt_rows(node.card100),
+                                                           fmt_rows(was))
+            return
+        node.rule = "M2 measured %s (%s; the rules gave %s)" % (fmt_rows(rows), how, fmt_rows(was))
+        if node.kind == "SCAN HDFS":
+            node.measured_scan = m
+            # Impala's scanners drop a filter that rejects under 10% (filters.MIN_REJECT): its rows stay
+            dropped = [f["keep"] for f in m.get("filters", []) if f["keep"] >= 1.0 - MIN_REJECT and f["keep"] > 0]
+            if dropped:
+                rows /= math.prod(dropped)
+                node.rule += "; filters keeping 90% or more are not applied: %s" % fmt_rows(rows)
+        node.card100 = rows
+
+
+MEASURED_KINDS = ("SCAN HDFS", "HASH JOIN", "NESTED LOOP JOIN", "AGGREGATE", "UNION", "SELECT", "ANALYTIC")
+
+
+def measured_how(m):
+    how = {"exact": "counted on the SF100 dimensions",
+           "base": "counted at the base scale factor and grown to SF100"}.get(m["how"])
+    if m["how"] == "sample":
+        how = "sample x%.0f, %d sampled rows" % (m["rows"] / m["sample_count"], m["sample_count"]) \
+            if m.get("sample_count") else "sample: no sampled row"
+    return how or m["how"]
 
 
 JOIN_KEY_RE = re.compile(r"[a-z][a-z0-9_]*\.?[a-z0-9_]*")

@@ -70,11 +70,12 @@ def build_section(stem, path, section, fold, mt_dop, schema, name, executors=EXE
     """One plan of a plan-file query: (plan JSON, parsed plan, shape, sizes)."""
     plan, data = parse_plan_file(path, section)
     shape = Shape(plan.root, fold, schema, mt_dop, executors=executors)
-    Scaler(schema.stats, shape.instances, stem).scale(plan.root)
+    measured = schema.measured_nodes(stem, section)
+    Scaler(schema.stats, shape.instances, stem, measured=measured).scale(plan.root)
     decisions = Redistributor(plan, shape, mt_dop, PLANNED_MT_DOP[section]).run()
     if any(d.applied for d in decisions):
         shape = Shape(plan.root, fold, schema, mt_dop, executors=executors)
-        Scaler(schema.stats, shape.instances, stem).scale(plan.root)
+        Scaler(schema.stats, shape.instances, stem, measured=measured).scale(plan.root)
     plan.join_decisions = decisions
     sizes = RowSizes(plan, schema, query_sql(data.decode("utf-8")))
     conv = Converter(shape, sizes, schema, name)
@@ -286,10 +287,13 @@ def load_costs(path):
     return doc
 
 
-def build_workload(plans, profiles, fitted=None, executors=EXECUTORS):
+def build_workload(plans, profiles, fitted=None, executors=EXECUTORS, measured_rows=None):
     """(scenario, summary) for the inputs; `fitted` replaces the placeholder costs (load_costs). `executors`:
-    the cluster the plans are re-decided and placed for (the measured cluster's 5 by default)."""
+    the cluster the plans are re-decided and placed for (the measured cluster's 5 by default).
+    `measured_rows`: (path, document) of measured_rows.json, whose counts replace the rules' (rule M2)."""
     schema = Schema(plans)
+    if measured_rows is not None:
+        schema.measured = measured_rows[1]
     with open(os.path.join(plans, "README.md"), "r", encoding="utf-8") as f:
         m = re.search(r"Snapshot used: commit `([0-9a-f]{40})`", f.read())
     commit = m.group(1) if m else "unknown"
@@ -329,6 +333,8 @@ def build_workload(plans, profiles, fitted=None, executors=EXECUTORS):
         "queries": [b.doc for b in built],
     }
     provenance["join_distribution"] = join_decisions(built)
+    if measured_rows is not None:
+        provenance["scale"]["measured_rows"] = measured_provenance(measured_rows, built)
     if executors != EXECUTORS:
         scenario["description"] = scenario["description"].replace(
             "on %d executors:" % EXECUTORS, "retargeted to %d executors (the measured cluster has %d):" % (
@@ -343,6 +349,43 @@ def build_workload(plans, profiles, fitted=None, executors=EXECUTORS):
                "check": check, "measured": measured, "costs": cost_prov,
                "q72_senders": prof.sender_rows(os.path.join(profiles, PROFILE_Q72)), "fitted": fitted}
     return scenario, summary
+
+
+def load_measured_rows(path):
+    """(path, document) of a measured_rows.json written by tools/tpcds_measure_rows.py."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+        doc = json.loads(data)
+    except (OSError, ValueError) as e:
+        raise PlanError("%s: cannot read the measured rows (%s)" % (path, e))
+    if not isinstance(doc, dict) or not isinstance(doc.get("queries"), dict):
+        raise PlanError("%s: expected the measured rows of tools/tpcds_measure_rows.py (a 'queries' object)" % path)
+    doc["_blob"] = git_blob_sha1(data)
+    return path, doc
+
+
+def measured_provenance(measured_rows, built):
+    """What rule M2 took from measured_rows.json: the file, how its rows were counted, how many nodes."""
+    path, doc = measured_rows
+    by_how, untranslated = {}, 0
+    for q in doc["queries"].values():
+        for sec in q.values():
+            for rec in sec.get("nodes", {}).values():
+                by_how[rec.get("how")] = by_how.get(rec.get("how"), 0) + 1
+            untranslated += len(sec.get("untranslated", {}))
+    applied = {}
+    for b in built:
+        for key, val in b.stats.get("plans", {}).items():
+            plan = val[1]
+            applied[key] = applied.get(key, 0) + sum(1 for n in plan.nodes.values() if n.rule.startswith("M2"))
+    return {"file": os.path.relpath(path, REPO) if os.path.abspath(path).startswith(REPO) else os.path.basename(path),
+            "git_blob_sha1": doc["_blob"], "scale_factor": doc.get("scale_factor"),
+            "base_scale_factor": doc.get("base_scale_factor"), "engine": doc.get("engine"),
+            "nodes_by_how": dict(sorted(by_how.items())), "nodes_untranslated": untranslated,
+            "nodes_applied": applied,
+            "rule": "M2: a node measured on TPC-DS data takes its count instead of the rules' estimate "
+                    "(tools/rowcount/measure.py: exact, sample, base); the rules stay the fallback"}
 
 
 def join_decisions(built):
@@ -524,6 +567,9 @@ def main(argv=None):
                     help="fitted costs ({\"costs\": {...}, \"exchange_defaults\": {...}, \"parameters\": ...}, as "
                          "tools/tpcds_calibrate.py --fit writes them; default: scenarios/tpcds_sf100/calibration.json "
                          "when it exists); 'none': not calibrated")
+    ap.add_argument("--measured-rows", default=os.path.join(DEFAULT_OUT, "measured_rows.json"),
+                    help="rows counted on TPC-DS data by tools/tpcds_measure_rows.py (default: "
+                         "scenarios/tpcds_sf100/measured_rows.json when it exists); 'none': the rules only")
     ap.add_argument("--executors", type=int, default=EXECUTORS,
                     help="plan and place the queries for this many executors (default %d, the measured cluster; "
                          "another count needs --out, and no README is written for it)" % EXECUTORS)
@@ -548,7 +594,12 @@ def main(argv=None):
         use = args.costs not in (None, "", "none") and (args.costs != CALIBRATION or
                                                          os.path.isfile(args.costs))
         fitted = load_costs(args.costs) if use else None
-        scenario, summary = build_workload(args.plans, args.profiles, fitted, args.executors)
+        default_mr = os.path.join(DEFAULT_OUT, "measured_rows.json")
+        mr = None
+        if args.measured_rows not in (None, "", "none") and (args.measured_rows != default_mr or
+                                                               os.path.isfile(default_mr)):
+            mr = load_measured_rows(args.measured_rows)
+        scenario, summary = build_workload(args.plans, args.profiles, fitted, args.executors, mr)
     except PlanError as e:
         sys.stderr.write("tpcds_workload: %s\n" % e)
         return 2

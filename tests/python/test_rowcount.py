@@ -1,0 +1,137 @@
+"""The row-counting translator (tools/rowcount) on a hand-made data set whose counts are worked out
+by hand, its expression rewriting, and the occupancy model of measured groups.
+
+The data (tests/python/data/rowcount) is written the way dsdgen writes it ('|'-separated, a
+partitioned fact table's date key first); plan.txt is a plan in Impala's text form over it.
+The counts below are worked out from those few rows in the comments; DuckDB (npm) counts them.
+"""
+
+import math
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO))
+
+from tools.rowcount import TranslateError, engine, tables  # noqa: E402
+from tools.rowcount import expr as X  # noqa: E402
+from tools.rowcount.measure import PlanMeasure, occupancy_groups  # noqa: E402
+from tools.rowcount.translate import sql_aliases  # noqa: E402
+from tools.tpcds.plans import parse_lines  # noqa: E402
+
+DATA = REPO / "tests" / "python" / "data" / "rowcount"
+SCHEMA = {
+    "item": [("i_item_sk", "INT"), ("i_category", "STRING"), ("i_price", "DECIMAL(7,2)")],
+    # Impala's partitioned schema: the date key last (dsdgen writes it first)
+    "store_sales": [("ss_item_sk", "INT"), ("ss_ticket_number", "BIGINT"), ("ss_quantity", "INT"),
+                    ("ss_sold_date_sk", "INT")],
+    "store_returns": [("sr_item_sk", "INT"), ("sr_ticket_number", "BIGINT"), ("sr_return_quantity", "INT"),
+                      ("sr_returned_date_sk", "INT")],
+}
+
+
+def plan():
+    return parse_lines((DATA / "plan.txt").read_text().split("\n"), 0, "plan.txt")
+
+
+def counts(statements):
+    """Load the hand-made tables into an in-memory DuckDB and run `statements`; {id: int}."""
+    folder = tables.Folder(str(DATA), SCHEMA)
+    res = engine.run(tables.load_statements(folder, SCHEMA) + list(X.MACROS) + list(statements))
+    out = {}
+    for sid, _ in statements:
+        assert "error" not in res[sid], "%s: %s" % (sid, res[sid].get("error"))
+        out[sid] = int(res[sid]["rows"][0][0])
+    return out
+
+
+def test_every_node_counted_as_worked_out_by_hand():
+    pm = PlanMeasure("t", plan(), SCHEMA, "")     # every node translated, not only the root's lineage
+    assert pm.failed == {}
+    tr = pm.tr
+    stmts = [(str(nid), tr.count_sql(tr.node_rel[nid].name)) for nid in sorted(tr.node_rel)]
+    stmts.append(("00 plain", tr.count_sql("n0_plain")))
+    ((rfs, join, cond, _),) = tr.filters[0]
+    assert rfs == ["RF000"] and join == 3
+    stmts.append(("00 RF000", tr.count_sql("n0_plain", cond)))
+    got = counts(stmts)
+    assert got == {
+        "1": 2,          # items priced above 5: 1 (10.00) and 3 (7.00); 4 has no price, 2 costs 3.00
+        "2": 2,          # both returns
+        "00 plain": 7,   # every sale
+        "00 RF000": 4,   # sales of items 1 and 3: tickets 1, 2, 3 and 6
+        "0": 4,          # the scan after its runtime filter
+        "12": 2,         # broadcast of the returns
+        "11": 2,         # sales returned on the same item and ticket: (1, 1) and (3, 6)
+        "7": 2,          # broadcast of the items
+        "3": 2,          # those two sales joined with their items: one Books, one Music
+        "4": 2,          # pre-aggregation by category: its global groups
+        "5": 2,
+        "6": 2,          # merge: Books and Music, both with count(*) >= 1
+        "10": 1,         # top-n 1
+        "9": 1,
+    }
+
+
+def test_dsdgen_order_puts_the_partition_key_first():
+    cols = tables.generator_columns("store_sales", SCHEMA["store_sales"])
+    assert [c for c, _ in cols] == ["ss_sold_date_sk", "ss_item_sk", "ss_ticket_number", "ss_quantity"]
+    with pytest.raises(TranslateError):
+        tables.generator_columns("store_sales", SCHEMA["store_sales"][:-1])
+
+
+def test_a_sampled_folder_says_its_share(tmp_path):
+    for name in ("store_sales_1_200.dat", "store_sales_101_200.dat", "item.dat"):
+        shutil.copy(DATA / ("item.dat" if name == "item.dat" else "store_sales.dat"), tmp_path / name)
+    f = tables.Folder(str(tmp_path), SCHEMA)
+    assert f.sample_fraction("store_sales") == pytest.approx(2 / 200)
+    assert f.sample_fraction("item") == 1.0
+
+
+def test_classes_of_nodes_in_a_sample():
+    """store_sales sampled: its scan and joins are 'sample'; above the aggregation it is 'base';
+    the item scan is 'exact'."""
+    p = plan()
+    pm = PlanMeasure("t", p, SCHEMA, "")
+    frac = {"store_sales": 0.01, "store_returns": 0.01}
+    assert pm.classify(1, frac) == "exact"
+    assert pm.classify(0, frac) == "sample"
+    assert pm.classify(11, frac) == "sample"     # returns of the same tickets: one channel
+    assert pm.classify(3, frac) == "sample"
+    assert pm.classify(6, frac) == "base"        # an aggregation over sampled facts
+    assert pm.classify(10, frac) == "base"
+
+
+def test_expressions_rewritten_for_duckdb():
+    sc = X.Scope([X.Column("c1", "d_year", "date_dim", "d_year"), X.Column("c2", "d_week_seq", "d1", "d_week_seq"),
+                  X.Column("c3", "sum(ss_sales_price)"), X.Column("c4", "avg(sum(ss_sales_price))")])
+    assert X.sql("d1.d_week_seq = CAST(2002 AS INT)", sc) == "c2 = CAST(2002 AS INT)"
+    # the longest computed text first: avg(sum(x)) is not avg(<sum(x)>)
+    assert X.sql("avg(sum(ss_sales_price)) > sum(ss_sales_price)", sc) == "c4 > c3"
+    assert X.sql("d_year + INTERVAL CAST(5 AS INT) days", sc) == "c1 + INTERVAL '5 days'"
+    assert X.sql("CAST(d_year AS STRING)", sc) == "CAST(c1 AS VARCHAR)"
+    with pytest.raises(TranslateError):
+        X.sql("no_such_column > 1", sc)
+
+
+def test_view_aliases_from_the_query_text():
+    got = sql_aliases("select c_customer_id customer_id, sum(ss_ext_sales_price) as total_sales, "
+                      "ss_quantity quantity from x where a in (select d_date_sk from date_dim)")
+    assert got == {"customer_id": ["c_customer_id"], "total_sales": ["sum(ss_ext_sales_price)"],
+                   "quantity": ["ss_quantity"]}
+    sc = X.Scope([X.Column("c7", "sum(ss_ext_sales_price)")], got)
+    assert X.sql("total_sales > 0", sc) == "c7 > 0"
+
+
+def test_occupancy_model():
+    """g = D (1 - exp(-n/D)): from a base with D = 1000 keys and n = 2000 rows (g = 864.66), a
+    target with 10x the rows and 4x the keys has 4000 (1 - exp(-20000/4000)) = 3973.05 groups."""
+    n, d = 2000, 1000.0
+    g = d * (1 - math.exp(-n / d))
+    got, _ = occupancy_groups(n, g, 20000, 4.0)
+    assert got == pytest.approx(4000 * (1 - math.exp(-5.0)), rel=1e-6)
+    # every row its own group: the groups follow the rows
+    assert occupancy_groups(100, 100, 1000, 4.0)[0] == 1000

@@ -1,0 +1,15 @@
+"""Rows measured on real data: Impala plan subtrees translated to SQL and counted by a SQL engine.
+
+The TPC-DS workload's rows were the planner's SF3000 estimates rescaled by rules; this package
+counts them on data made by the TPC's own generator (dsdgen output, which the user makes: the
+project ships neither the kit nor the data). One module per job:
+    engine     DuckDB (npm's @duckdb/node-api on Debian's Node.js) behind run(statements)
+    tables     the tables of a folder of dsdgen output: columns in the generator's order, types
+    expr       Impala's printed expressions -> DuckDB SQL, names resolved against a node's inputs
+    translate  a plan node -> the SQL of the rows it outputs (a Relation), and its count statements
+    measure    the command line: plans + data -> measured rows (tools/tpcds_measure_rows.py)
+"""
+
+
+class TranslateError(Exception):
+    """A plan node the translator cannot express in SQL; the message says why (kept in the output)."""

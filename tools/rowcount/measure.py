@@ -1,0 +1,466 @@
+"""Rows of every plan node at the target scale factor, counted on TPC-DS data.
+
+Two folders of dsdgen output (made by the user with the TPC's kit; the project ships neither):
+- the SAMPLE: every table at the target scale factor (SF100) except the sales channels' fact
+  tables, which are children of a parallel generation (`dsdgen -PARALLEL P -CHILD C`, the same C
+  for each channel's sales table; a child writes its own returns). A child is a contiguous range
+  of tickets or orders over all sales dates, so a count over one channel's tickets, divided by the
+  share of children present, is an unbiased count at the target scale, with the dimensions' exact
+  values there.
+- the BASE: a whole smaller scale factor (SF10), for what a sample cannot give.
+
+Each translated node (tools/rowcount/translate.py) gets its target rows by the first rule that
+applies (`how` in the output):
+  exact      no fact table below it (dimensions only): counted on the sample's full tables;
+  sample     the facts of exactly one sales channel below it, and nothing between them and the node
+             whose rows are no linear function of theirs (an aggregation, a limit, an analytic
+             function): the sample's count / the share of children (sampling error: Poisson,
+             1/sqrt(count), a lower bound since a child is a cluster of tickets);
+  base       anything else (facts of two channels joined on other keys, aggregations over facts
+             and what is above them, inventory, whose children are single snapshot days): counted
+             on the base, times the growth of its inputs from the base to the target, node kind
+             by node kind as the workload's rules do (a join: the input that grows most; a
+             select, analytic or sort: its input; a union: the sum; a limit: at most its limit)
+             and, for an aggregation's groups, an occupancy model: the base's groups g among n
+             input rows give the key domain D (g = D (1 - exp(-n/D))); D grows by the product of
+             the group columns' distinct values, target / base (a column of a dimension counted
+             on both; a key-like fact column (distinct values >= half its rows) like its table's
+             rows; any other column 1); the target's groups are D' (1 - exp(-n'/D')) for the
+             target's input rows n'.
+A scan's runtime filters are counted one by one (the share of the scan's rows each keeps) and all
+together (the scan's rows).
+"""
+
+import argparse
+import json
+import math
+import os
+import sys
+import time
+
+from common import atomic
+from tools.rowcount import TranslateError, engine, tables
+from tools.rowcount import expr as X
+from tools.rowcount.translate import PASS_THROUGH, Translator
+from tools.tpcds import DEFAULT_OUT, DEFAULT_PLANS, REPO, PlanError
+from tools.tpcds.plans import parse_plan_file, query_sql, select_queries
+
+CHANNEL = {"store_sales": "store", "store_returns": "store", "catalog_sales": "catalog",
+           "catalog_returns": "catalog", "web_sales": "web", "web_returns": "web"}
+# Tables whose sample is no unbiased share of their rows: counted on the base whatever is above.
+BASE_ONLY = {"inventory"}
+NONLINEAR = ("aggregate", "limit", "analytic")
+
+
+def load_database(folder, schema, path, threads=None, say=print):
+    """Load a folder of dsdgen output into the DuckDB file `path` unless the file already holds
+    exactly that folder (its files' names and sizes, recorded in the file); returns the Folder."""
+    f = tables.Folder(folder, schema)
+    if not f.files:
+        raise TranslateError("%s: no dsdgen output (TABLE.dat or TABLE_<child>_<parallel>.dat) found" % folder)
+    stamp = ";".join("%s:%d" % (os.path.basename(p), os.path.getsize(p))
+                     for t in sorted(f.files) for p in f.files[t])
+    if os.path.exists(path):
+        got = engine.run([("stamp", "SELECT stamp FROM exsim_loaded")], path, threads)["stamp"]
+        if "rows" in got and got["rows"] and got["rows"][0][0] == stamp:
+            return f
+        os.remove(path)
+    say("loading %s into %s (%d tables; minutes for large folders)" % (folder, path, len(f.files)))
+    stmts = tables.load_statements(f, schema)
+    stmts.append(("stamp", "CREATE TABLE exsim_loaded AS SELECT '%s' AS stamp" % stamp.replace("'", "''")))
+    res = engine.run(stmts, path + ".tmp", threads,
+                     on_result=lambda i, r: say("  %s %s" % (i, r.get("error", "%.1f s" % r.get("seconds", 0)))))
+    bad = {k: v["error"] for k, v in res.items() if "error" in v}
+    if bad:
+        raise TranslateError("%s: loading failed: %s" % (folder, "; ".join("%s: %s" % kv for kv in bad.items())))
+    os.replace(path + ".tmp", path)
+    return f
+
+
+class PlanMeasure:
+    """One plan section of one query: its translation and what to count where."""
+
+    def __init__(self, key, plan, schema, query_text):
+        self.key = key
+        self.plan = plan
+        self.tr = Translator(plan, schema, query_text)
+        for n in sorted(plan.nodes.values(), key=lambda n: n.nid):
+            try:
+                self.tr.relation(n)
+            except TranslateError:
+                pass
+        self.rel = {nid: r for nid, r in self.tr.node_rel.items() if not isinstance(r, TranslateError)}
+        self.failed = {nid: str(r) for nid, r in self.tr.node_rel.items() if isinstance(r, TranslateError)}
+
+    def tables_below(self, name):
+        return {self.tr.rels[n].kind[5:] for n in self.tr.closure([name])
+                if (self.tr.rels[n].kind or "").startswith("scan ")}
+
+    def classify(self, nid, sampled):
+        """exact, sample or base for node `nid` (its relation's lineage)."""
+        name = self.rel[nid].name
+        below = self.tables_below(name)
+        if below & BASE_ONLY:
+            return "base"
+        chans = {CHANNEL[t] for t in below if t in sampled}
+        if not chans:
+            return "exact"
+        if len(chans) > 1:
+            return "base"
+        for n in self.tr.closure([name]):
+            r = self.tr.rels[n]
+            if r.kind in NONLINEAR and (self.tables_below(n) & set(sampled)):
+                return "base"
+        return "sample"
+
+    def inputs(self, node):
+        """The nodes whose rows a node's rows follow (through pass-through nodes)."""
+        out = []
+        for c in node.children:
+            while c.kind in PASS_THROUGH and c.children:
+                c = c.children[0]
+            out.append(c)
+        return out
+
+
+def occupancy_groups(n_base, g_base, n_target, growth):
+    """Groups at the target from the base's groups g among n rows (module docstring)."""
+    if n_base <= 0 or g_base <= 0:
+        return float(g_base), "no rows at the base"
+    if g_base >= n_base:
+        return float(n_target), "every input row its own group at the base"
+    lo, hi = float(g_base), float(g_base)
+    f = lambda d: d * -math.expm1(-n_base / d)   # noqa: E731
+    while f(hi) < g_base:
+        hi *= 2.0
+        if hi > 1e18:
+            return float(n_target) * g_base / n_base, "domain unbounded"
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        if f(mid) < g_base:
+            lo = mid
+        else:
+            hi = mid
+    d = hi * growth
+    g = d * -math.expm1(-n_target / d) if d > 0 else 0.0
+    return min(g, float(n_target)), "domain %.4g at the base x %.4g" % (hi, growth)
+
+
+class Counter:
+    """Statements for one database, deduplicated by their SQL text."""
+
+    def __init__(self):
+        self.sql = {}       # sql -> statement id
+        self.result = {}    # statement id -> int or error text
+
+    def want(self, sql):
+        if sql not in self.sql:
+            self.sql[sql] = "s%d" % len(self.sql)
+        return self.sql[sql]
+
+    def run(self, database, threads, say, label):
+        todo = [(i, s) for s, i in self.sql.items()]
+        done = [0]
+
+        def progress(sid, res):
+            if not sid.startswith("s"):
+                return
+            done[0] += 1
+            if done[0] % 50 == 0 or done[0] == len(todo):
+                say("%s: %d of %d counts" % (label, done[0], len(todo)))
+        res = engine.run(list(X.MACROS) + todo, database, threads, on_result=progress)
+        for i, _ in todo:
+            r = res[i]
+            self.result[i] = int(r["rows"][0][0]) if "rows" in r and r["rows"][0][0] is not None else \
+                r.get("error", "no result")
+
+    def get(self, sql):
+        return self.result.get(self.sql.get(sql))
+
+
+def measure(plans, schema, sample_db, sample_folder, base_db, base_folder, threads=None, say=print):
+    """plans: [(key, Plan, query text)] -> {key: section record} (see tools/tpcds_measure_rows.py)."""
+    sampled = {t: sample_folder.sample_fraction(t) for t in sample_folder.children}
+    fraction = {t: f for t, f in sampled.items() if t in CHANNEL}
+    S, B = Counter(), Counter()
+    for t in sorted(set(schema) & set(sample_folder.files) & set(base_folder.files)):
+        S.want("SELECT count(*) FROM %s" % t)
+        B.want("SELECT count(*) FROM %s" % t)
+    pms = []
+    for key, plan, text in plans:
+        pm = PlanMeasure(key, plan, schema, text)
+        pm.cls = {nid: pm.classify(nid, fraction) for nid in pm.rel}
+        pms.append(pm)
+        for nid, rel in pm.rel.items():
+            node = plan.nodes[nid]
+            c = pm.cls[nid]
+            db = S if c != "base" else B
+            db.want(pm.tr.count_sql(rel.name))
+            if c == "base":
+                for i in pm.inputs(node):
+                    if i.nid in pm.rel:
+                        B.want(pm.tr.count_sql(pm.rel[i.nid].name))
+                if getattr(rel, "input", None):
+                    B.want(pm.tr.count_sql(rel.input))
+                for tc in getattr(rel, "group_columns", []) or []:
+                    if tc:
+                        S.want("SELECT count(DISTINCT %s) FROM %s" % (tc[1], tc[0]))
+                        B.want("SELECT count(DISTINCT %s) FROM %s" % (tc[1], tc[0]))
+            if node.kind == "SCAN HDFS":
+                plain = "n%d_plain" % nid
+                db.want(pm.tr.count_sql(plain))
+                for jid, rfs, cond in _filters_by_join(pm.tr.filters.get(nid, [])):
+                    db.want(pm.tr.count_sql(plain, cond))
+    say("counting: %d statements on the sample, %d on the base" % (len(S.sql), len(B.sql)))
+    S.run(sample_db, threads, say, "sample")
+    B.run(base_db, threads, say, "base")
+    rows_s = {t: S.get("SELECT count(*) FROM %s" % t) for t in schema if t in sample_folder.files}
+    rows_b = {t: B.get("SELECT count(*) FROM %s" % t) for t in schema if t in base_folder.files}
+    out = {}
+    for pm in pms:
+        out[pm.key] = _values(pm, S, B, fraction, rows_s, rows_b)
+    meta = {"sample_tables": {t: {"rows": rows_s.get(t), "fraction": sampled.get(t, 1.0)} for t in sorted(rows_s)},
+            "base_tables": {t: rows_b.get(t) for t in sorted(rows_b)}}
+    return out, meta
+
+
+def _filters_by_join(filters):
+    """[(join id, rf ids, condition)]: a scan's filters grouped by the join that produces them (the
+    scenario gives one keep share per producing join)."""
+    by = {}
+    for rfs, jid, cond, _ in filters:
+        j = by.setdefault(jid, ([], []))
+        j[0].extend(rfs)
+        j[1].append("(%s)" % cond)
+    return [(jid, sorted(rfs), " AND ".join(conds)) for jid, (rfs, conds) in sorted(by.items())]
+
+
+def _growth_of_table(t, rows_s, rows_b, fraction):
+    full = rows_s[t] / fraction.get(t, 1.0)
+    return full / rows_b[t] if rows_b.get(t) else 1.0
+
+
+def _values(pm, S, B, fraction, rows_s, rows_b):
+    """The section's record: every node's target rows with how they were found."""
+    nodes = {}
+    val = {}
+
+    def count(db, name, where=None):
+        v = db.get(pm.tr.count_sql(name, where))
+        if not isinstance(v, int):
+            raise TranslateError("the engine refused it: %s" % str(v)[:300])
+        return v
+
+    def share(name):
+        tabs = [t for t in pm.tables_below(name) if t in fraction]
+        return fraction[tabs[0]] if tabs else 1.0
+
+    def value(node):
+        nid = node.nid
+        if nid in val:
+            return val[nid]
+        rel = pm.rel[nid]
+        c = pm.cls[nid]
+        rec = {"kind": node.kind, "how": c}
+        if c == "exact":
+            rec["rows"] = float(count(S, rel.name))
+        elif c == "sample":
+            n = count(S, rel.name)
+            f = share(rel.name)
+            rec.update(rows=n / f, sample_count=n, sampling_error=(1.0 / math.sqrt(n)) if n > 0 else None)
+        else:
+            b = count(B, rel.name)
+            rec["base_count"] = b
+            rec["rows"], rec["rule"] = _base_rule(pm, node, rel, b, value, B, S, rows_s, rows_b, fraction)
+        val[nid] = rec
+        return rec
+
+    for nid in sorted(pm.rel):
+        node = pm.plan.nodes[nid]
+        try:
+            rec = value(node)
+        except TranslateError as e:
+            pm.failed[nid] = str(e)
+            continue
+        if node.kind == "SCAN HDFS" and pm.tr.filters.get(nid):
+            db = S if pm.cls[nid] != "base" else B
+            plain = "n%d_plain" % nid
+            try:
+                p, after = count(db, plain), count(db, pm.rel[nid].name)
+                keeps = []
+                for jid, rfs, cond in _filters_by_join(pm.tr.filters[nid]):
+                    keeps.append({"join": jid, "filters": rfs, "keep": (count(db, plain, cond) / p) if p else 1.0})
+                rec["filters"] = keeps
+                rec["before_filters"] = rec["rows"] * p / after if after else None
+            except TranslateError as e:
+                rec["filters_error"] = str(e)
+        nodes[str(nid)] = rec
+    for nid, rec in val.items():
+        if str(nid) not in nodes:
+            nodes[str(nid)] = rec
+    return {"nodes": {k: nodes[k] for k in sorted(nodes, key=int)},
+            "untranslated": {str(k): pm.failed[k] for k in sorted(pm.failed)},
+            "sql": {name: r.sql for name, r in pm.tr.rels.items()}}
+
+
+def _base_rule(pm, node, rel, b, value, B, S, rows_s, rows_b, fraction):
+    """(target rows, rule text) of a node counted on the base."""
+    k = node.kind
+    ins = [i for i in pm.inputs(node) if i.nid in pm.rel]
+    growth = []
+    for i in ins:
+        bi = B.get(pm.tr.count_sql(pm.rel[i.nid].name))
+        ti = value(i)["rows"]
+        growth.append(ti / bi if bi else 1.0)
+    if k == "SCAN HDFS":
+        g = _growth_of_table(node.table, rows_s, rows_b, fraction)
+        return b * g, "base count x %.4g (the table's rows, target / base)" % g
+    if k in ("HASH JOIN", "NESTED LOOP JOIN"):
+        jt = node.join_type
+        if len(growth) != 2:
+            raise TranslateError("join inputs not counted")
+        if jt in ("LEFT SEMI JOIN", "LEFT ANTI JOIN", "NULL AWARE LEFT ANTI JOIN"):
+            g, why = growth[0], "left input's growth"
+        elif jt in ("RIGHT SEMI JOIN", "RIGHT ANTI JOIN"):
+            g, why = growth[1], "right input's growth"
+        elif jt == "CROSS JOIN":
+            g, why = growth[0] * growth[1], "product of the inputs' growths"
+        else:
+            g = max(growth, key=lambda x: abs(math.log(x)) if x > 0 else 0)
+            why = "growth of the input that grows most"
+        return b * g, "base count x %.4g (%s)" % (g, why)
+    if k == "AGGREGATE":
+        gc = getattr(rel, "group_columns", None)
+        src = pm.tr.rels.get(getattr(rel, "input", "") or "")
+        if not node.group_by and not gc:
+            return float(b), "no grouping: the base's rows"
+        if rel.kind != "aggregate" or src is None:
+            g = growth[0] if growth else 1.0
+            return b * g, "base count x %.4g (input's growth)" % g
+        n_b = B.get(pm.tr.count_sql(src.name))
+        # the aggregation's input at the target: the child's value (pass-through nodes included)
+        n_t = growth[0] * n_b if growth else float(n_b)
+        dom = 1.0
+        parts = []
+        for tc in gc:
+            if tc is None:
+                parts.append("a computed key x1")
+                continue
+            t, col = tc
+            ns = S.get("SELECT count(DISTINCT %s) FROM %s" % (col, t))
+            nb = B.get("SELECT count(DISTINCT %s) FROM %s" % (col, t))
+            if t in CHANNEL or t in BASE_ONLY:
+                if nb and rows_b.get(t) and nb >= 0.5 * rows_b[t]:
+                    gcol = _growth_of_table(t, rows_s, rows_b, fraction)
+                    parts.append("%s key-like x%.3g" % (col, gcol))
+                else:
+                    gcol = max(1.0, (ns or 0) / nb) if nb else 1.0
+                    parts.append("%s x%.3g" % (col, gcol))
+            else:
+                gcol = (ns / nb) if nb else 1.0
+                parts.append("%s x%.3g" % (col, gcol))
+            dom *= gcol
+        g, why = occupancy_groups(n_b, b, n_t, dom)
+        return g, "occupancy: %s groups of %s input rows at the base; %s; key growth %s" % (
+            b, n_b, why, ", ".join(parts))
+    if k == "UNION":
+        tb = sum(B.get(pm.tr.count_sql(pm.rel[i.nid].name)) or 0 for i in ins)
+        tt = sum(value(i)["rows"] for i in ins)
+        g = tt / tb if tb else 1.0
+        return b * g, "base count x %.4g (the inputs' sum)" % g
+    g = growth[0] if growth else 1.0
+    v = b * g
+    why = "base count x %.4g (input's growth)" % g
+    if rel.kind == "limit" and node.limit is not None:
+        v = min(v, float(node.limit))
+        why += ", at most its limit %d" % node.limit
+    return v, why
+
+
+
+# --------------------------------------------------------------------------
+# Command line (tools/tpcds_measure_rows.py)
+# --------------------------------------------------------------------------
+
+SECTION_NAMES = ("DISTRIBUTEDPLAN", "PARALLELPLANS")
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(
+        description="Count the rows of every node of Impala's TPC-DS plans on TPC-DS data (dsdgen output) and "
+                    "write scenarios/tpcds_sf100/measured_rows.json, which tools/tpcds_workload.py reads.",
+        epilog="The data is yours to make with the TPC's kit (dsdgen); this tool never builds or runs it. "
+               "--sample: every table at the target scale, the sales tables as children of "
+               "`dsdgen -PARALLEL P -CHILD C` (the same C for the three channels); --base: a whole smaller scale "
+               "factor. tools/rowcount/measure.py says how each node's rows are found.")
+    ap.add_argument("--sample", required=True, help="folder of dsdgen output at the target scale (sales tables sampled)")
+    ap.add_argument("--sample-scale", type=int, default=100, help="its scale factor (default 100)")
+    ap.add_argument("--base", required=True, help="folder of dsdgen output of a whole smaller scale factor")
+    ap.add_argument("--base-scale", type=int, default=10, help="its scale factor (default 10)")
+    ap.add_argument("--plans", default=DEFAULT_PLANS, help="Impala's TPC-DS planner tests (default ../shared/impala-plans)")
+    ap.add_argument("--queries", default="", help="comma-separated plan stems (q01,q72,...; default: the workload's)")
+    ap.add_argument("--cache", default=os.path.join(REPO, "build", "rowcount"),
+                    help="folder for the DuckDB databases loaded from the data (default build/rowcount)")
+    ap.add_argument("--threads", type=int, default=0, help="DuckDB threads (default: all cores)")
+    ap.add_argument("--out", default=os.path.join(DEFAULT_OUT, "measured_rows.json"))
+    args = ap.parse_args(argv)
+    say = lambda m: print("measure_rows: %s" % m, file=sys.stderr, flush=True)   # noqa: E731
+    for opt, d in (("--sample", args.sample), ("--base", args.base), ("--plans", args.plans)):
+        if not os.path.isdir(d):
+            ap.error("%s %s: no such folder" % (opt, d))
+    if args.threads < 0:
+        ap.error("--threads: expected 0 (all cores) or more, got %d" % args.threads)
+    stats = os.path.join(args.plans, "stats-3TB.json")
+    t0 = time.monotonic()
+    try:
+        schema = tables.impala_columns(stats)
+        _, selected = select_queries(args.plans)
+        stems = sorted({s for _, s in selected})
+        if args.queries:
+            want = [q.strip() for q in args.queries.split(",") if q.strip()]
+            unknown = [q for q in want if not os.path.isfile(os.path.join(args.plans, "tpcds-%s.test" % q))]
+            if unknown:
+                ap.error("--queries: no plan file for %s" % ", ".join(unknown))
+            stems = want
+        os.makedirs(args.cache, exist_ok=True)
+        threads = args.threads or None
+        sample_f = load_database(args.sample, schema, os.path.join(args.cache, "sample_sf%d.duckdb" % args.sample_scale),
+                                 threads, say)
+        base_f = load_database(args.base, schema, os.path.join(args.cache, "base_sf%d.duckdb" % args.base_scale),
+                               threads, say)
+        plans = []
+        for stem in stems:
+            path = os.path.join(args.plans, "tpcds-%s.test" % stem)
+            for section in SECTION_NAMES:
+                plan, data = parse_plan_file(path, section)
+                plans.append(("%s %s" % (stem, section), plan, query_sql(data.decode("utf-8"))))
+        result, meta = measure(plans, schema, os.path.join(args.cache, "sample_sf%d.duckdb" % args.sample_scale),
+                               sample_f, os.path.join(args.cache, "base_sf%d.duckdb" % args.base_scale), base_f,
+                               threads, say)
+    except (TranslateError, PlanError, engine.EngineError) as e:
+        print("measure_rows: %s" % e, file=sys.stderr)
+        return 2
+    queries = {}
+    for key, rec in result.items():
+        stem, section = key.split(" ")
+        queries.setdefault(stem, {})[section] = rec
+    doc = {
+        "about": "Rows of every node of Impala's TPC-DS plans at SF%d, counted on TPC-DS data by "
+                 "tools/tpcds_measure_rows.py (tools/rowcount/measure.py says how: exact, sample, base)."
+                 % args.sample_scale,
+        "scale_factor": args.sample_scale,
+        "base_scale_factor": args.base_scale,
+        "engine": "DuckDB %s (npm @duckdb/node-api)" % _engine_version(),
+        "data": meta,
+        "queries": {k: queries[k] for k in sorted(queries)},
+    }
+    atomic.write_text(args.out, json.dumps(doc, indent=1, sort_keys=False) + "\n")
+    n = sum(len(r["nodes"]) for q in queries.values() for r in q.values())
+    u = sum(len(r["untranslated"]) for q in queries.values() for r in q.values())
+    say("%d plan nodes measured, %d not translated -> %s in %.0f s" % (n, u, args.out, time.monotonic() - t0))
+    return 0
+
+
+def _engine_version():
+    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "package.json")) as f:
+        return json.load(f)["dependencies"]["@duckdb/node-api"]

@@ -1,0 +1,519 @@
+"""A plan node -> the SQL of the rows it outputs, and the statements that count them.
+
+Each node of a parsed plan (tools/tpcds/plans.py) becomes a Relation: a SELECT over its inputs'
+relations, named `n<id>` in a WITH clause, whose columns carry the texts the plan uses for them
+(expr.Column). What each node kind is in SQL:
+
+- SCAN HDFS: the table (every column) under its `predicates:`. Its runtime filters are semi-joins
+  on the producing join's build side: `n<id>_plain` is the scan before them, `n<id>` after all of
+  them (Impala applies every filter that arrives; a bloom filter without false positives), and
+  each filter's keep share is counted alone.
+- HASH JOIN / NESTED LOOP JOIN: the join of probe (first child) and build (second), `hash
+  predicates:` as `probe expr = build expr`, `other join predicates:` in ON, `other predicates:`
+  after; semi and anti joins keep one side's columns; a null-aware anti join is NOT IN.
+- AGGREGATE: GROUP BY its `group by:` with its `output:` aggregates; a merge aggregation
+  (`sum:merge(x)`) is the global aggregation of the pre-aggregation it finishes, its columns named
+  by its own texts; a pre-aggregation counts its global groups (the per-instance rows follow from
+  them in the workload's rule A3); `having:` filters the groups; several classes (ROLLUP, several
+  DISTINCTs) are a UNION ALL of one GROUP BY per class with its class id (`valid_tid()`).
+- ANALYTIC: its functions OVER its partition, order and window; SELECT: its predicates; TOP-N:
+  ORDER BY .. LIMIT; SORT, EXCHANGE, CARDINALITY CHECK: their input; `limit:` anywhere: LIMIT.
+- UNION: UNION ALL of its inputs, on the view columns the plan names above it (a UNION prints no
+  result expressions: each input's expression for a view column comes from the query's SQL,
+  `<expr> AS <alias>`, the one that resolves in that input).
+
+A node that cannot be expressed (an expression that does not resolve, a construct not listed)
+raises TranslateError with the reason; its ancestors are not translated either.
+"""
+
+import re
+
+from tools.rowcount import TranslateError
+from tools.rowcount import expr as X
+from tools.tpcds.filters import RF_RE, producers_above, produced
+
+PASS_THROUGH = ("EXCHANGE", "MERGING-EXCHANGE", "SORT", "CARDINALITY CHECK")
+JOIN_SQL = {"INNER JOIN": "JOIN", "LEFT OUTER JOIN": "LEFT JOIN", "RIGHT OUTER JOIN": "RIGHT JOIN",
+            "FULL OUTER JOIN": "FULL JOIN", "CROSS JOIN": "CROSS JOIN",
+            "LEFT SEMI JOIN": "SEMI JOIN", "LEFT ANTI JOIN": "ANTI JOIN",
+            "RIGHT SEMI JOIN": "SEMI JOIN", "RIGHT ANTI JOIN": "ANTI JOIN"}
+AS_RE = re.compile(r"\s+as\s+([A-Za-z_][A-Za-z0-9_]*)\b", re.I)
+# `<expr> <alias>` without AS, ending a select-list item (before a comma or FROM).
+BARE_RE = re.compile(r"(?<=[\w)'])\s+([A-Za-z_][A-Za-z0-9_]*)(?=\s*,|\s+from\b)", re.I)
+NOT_ALIAS = {"asc", "desc", "end", "and", "or", "not", "null", "then", "else", "when", "case", "from", "as",
+             "select", "distinct", "by", "on", "in", "is", "like", "between", "all", "union", "where", "first",
+             "last", "nulls", "preceding", "following", "row", "rows", "current", "unbounded", "int", "string"}
+
+
+def sql_aliases(query_text):
+    """alias (lower case) -> [expression texts] for every `<expr> [AS] <alias>` of a select list."""
+    out = {}
+    text = re.sub(r"--[^\n]*", " ", query_text)
+    hits = [(m.start(), m.group(1)) for m in AS_RE.finditer(text)]
+    hits += [(m.start(), m.group(1)) for m in BARE_RE.finditer(text) if m.group(1).lower() not in NOT_ALIAS]
+    for i, alias in sorted(hits):
+        alias = alias.lower()
+        depth = 0
+        j = i - 1
+        while j >= 0:
+            ch = text[j]
+            if ch == ")":
+                depth += 1
+            elif ch == "(":
+                if depth == 0:
+                    break
+                depth -= 1
+            elif ch == "," and depth == 0:
+                break
+            elif depth == 0 and re.match(r"(?i)select\s", text[j:j + 7]) and (j == 0 or not text[j - 1].isalnum()):
+                j += 6
+                break
+            j -= 1
+        e = text[j + 1:i].strip()
+        if re.match(r"(?i)^distinct\s", e):
+            e = e[9:].strip()
+        if re.search(r"(?i)\sas$", e):
+            continue
+        if e and not re.match(r"(?i)^(select|from|with)\b", e) and not re.search(r"(?i)\b(from|where|join)\b", e):
+            exprs = out.setdefault(alias, [])
+            e = " ".join(e.split())
+            if e not in exprs:
+                exprs.append(e)
+    return out
+
+
+def details(node, prefix):
+    """Every detail line of `node` that starts with `prefix` (text after it)."""
+    out = []
+    for d in node.details:
+        s = d.lstrip("| ").strip()
+        if s.startswith(prefix):
+            out.append(s[len(prefix):])
+    return out
+
+
+def one(node, prefix):
+    v = details(node, prefix)
+    return v[0] if v else None
+
+
+class Relation:
+    def __init__(self, name, sql, columns, deps, kind=None):
+        self.name = name
+        self.sql = sql
+        self.columns = columns
+        self.deps = deps        # names of the relations this one reads
+        self.kind = kind        # "scan <table>", or what makes it no linear function of its rows:
+                                # "aggregate", "limit", "analytic"; None otherwise
+
+
+class Translator:
+    """Translates one parsed plan. `tables`: table -> [(column, type)] (Impala's order)."""
+
+    def __init__(self, plan, tables, query_text="", runtime_filters=True):
+        self.plan = plan
+        self.runtime_filters = runtime_filters
+        self.tables = tables
+        self.aliases = sql_aliases(query_text)
+        self.rels = {}           # name -> Relation, in creation order (a valid WITH order)
+        self.node_rel = {}       # node id -> Relation (or TranslateError)
+        self.filters = {}        # scan id -> [(rf ids, join id, condition sql)]
+        self._n = 0
+        self.view_names = self._view_names()
+
+    # -- helpers ---------------------------------------------------------------------------------
+
+    def fresh(self):
+        self._n += 1
+        return "c%d" % self._n
+
+    def add(self, name, sql, columns, deps, kind=None):
+        r = Relation(name, sql, columns, deps, kind)
+        self.rels[name] = r
+        return r
+
+    def scope(self, *rels):
+        cols = []
+        for r in rels:
+            cols.extend(r.columns)
+        return X.Scope(cols, self.aliases)
+
+    def _view_names(self):
+        """The names the plan's expressions use (view columns and base columns): the columns a
+        union may have to carry for the nodes above it."""
+        names = set()
+        for n in self.plan.nodes.values():
+            for d in n.details:
+                for tok in re.findall(r"(?<![\w.'])([A-Za-z_][A-Za-z0-9_]*)(?![\w(.])", d.lstrip("| ")):
+                    if tok.upper() != tok and tok not in ("days", "day", "months", "years"):
+                        names.add(tok.lower())
+        return sorted(names)
+
+    # -- the tree --------------------------------------------------------------------------------
+
+    def relation(self, node):
+        """The Relation of `node` (translating its inputs first), or raise TranslateError."""
+        got = self.node_rel.get(node.nid)
+        if isinstance(got, Relation):
+            return got
+        if isinstance(got, TranslateError):
+            raise got
+        try:
+            rel = self._translate(node)
+            if node.limit is not None and node.kind not in ("TOP-N",):
+                rel = self.add("n%d_limit" % node.nid, "SELECT * FROM %s LIMIT %d" % (rel.name, node.limit),
+                               rel.columns, [rel.name], "limit")
+        except TranslateError as e:
+            self.node_rel[node.nid] = e
+            raise
+        self.node_rel[node.nid] = rel
+        return rel
+
+    def _translate(self, node):
+        k = node.kind
+        if k == "SCAN HDFS":
+            return self._scan(node)
+        if k in ("HASH JOIN", "NESTED LOOP JOIN"):
+            return self._join(node)
+        if k == "AGGREGATE":
+            return self._aggregate(node)
+        if k == "ANALYTIC":
+            return self._analytic(node)
+        if k == "UNION":
+            return self._union(node)
+        if k == "SELECT":
+            child = self.relation(node.children[0])
+            preds = details(node, "predicates: ")
+            where = " AND ".join("(%s)" % X.sql(p, self.scope(child)) for p in preds) or "TRUE"
+            return self.add("n%d" % node.nid, "SELECT * FROM %s WHERE %s" % (child.name, where),
+                            child.columns, [child.name])
+        if k == "TOP-N":
+            child = self.relation(node.children[0])
+            order = one(node, "order by: ")
+            if node.partition_limit is not None:
+                raise TranslateError("a partitioned top-n is not translated")
+            ob = " ORDER BY %s" % self._order(order, self.scope(child)) if order else ""
+            lim = " LIMIT %d" % node.limit if node.limit is not None else ""
+            return self.add("n%d" % node.nid, "SELECT * FROM %s%s%s" % (child.name, ob, lim), child.columns,
+                            [child.name], "limit" if lim else None)
+        if k in PASS_THROUGH:
+            return self.relation(node.children[0])
+        raise TranslateError("%s nodes are not translated" % k)
+
+    def _order(self, text, scope):
+        items = []
+        for it in X.split_top(text):
+            m = re.match(r"^(.*?)((?:\s+(?:ASC|DESC))?(?:\s+NULLS (?:FIRST|LAST))?)$", it)
+            items.append("%s%s" % (X.sql(m.group(1), scope), m.group(2)))
+        return ", ".join(items)
+
+    # -- scans and runtime filters ---------------------------------------------------------------
+
+    def _scan(self, node):
+        table = node.table
+        if table not in self.tables:
+            raise TranslateError("table %s is not in the data" % table)
+        qual = node.alias or table
+        cols = []
+        for c, _ in self.tables[table]:
+            col = X.Column(self.fresh(), c, qual, c)
+            col.table = table
+            cols.append(col)
+        sc = X.Scope(cols, {})
+        preds = details(node, "predicates: ")
+        where = " AND ".join("(%s)" % X.sql(p, sc) for p in preds) or "TRUE"
+        select = ", ".join("%s AS %s" % (c.name, c.sql) for c in cols)
+        plain = self.add("n%d_plain" % node.nid, "SELECT %s FROM %s WHERE %s" % (select, table, where), cols, [],
+                         "scan %s" % table)
+        conds, deps = [], [plain.name]
+        for rfs, join, cond, dep in self._scan_filters(node, sc):
+            conds.append(cond)
+            deps.append(dep)
+            self.filters.setdefault(node.nid, []).append((rfs, join.nid, cond, dep))
+        if not conds:
+            return plain
+        return self.add("n%d" % node.nid, "SELECT * FROM %s WHERE %s" % (
+            plain.name, " AND ".join("(%s)" % c for c in conds)), cols, deps)
+
+    def _scan_filters(self, scan, scan_scope):
+        """[(rf ids, producing join, condition on the scan's columns, the build relation's name)]."""
+        targets = {}
+        for line in details(scan, "runtime filters: "):
+            for part in X.split_top(line):
+                m = RF_RE.match(part)
+                if m and " -> " in part:
+                    targets.setdefault(m.group(1), (m.group(2), part.split(" -> ", 1)[1].strip()))
+        if not targets or not self.runtime_filters:
+            return []
+        by_join = producers_above(scan)
+        out = {}
+        for rf, (kind, target) in sorted(targets.items()):
+            join = by_join.get(rf)
+            if join is None:
+                continue
+            src = self._filter_source(join, rf)
+            if src is None:
+                continue
+            build = self.relation(join.children[1])
+            t_sql = X.sql(target, scan_scope)
+            s_sql = X.sql(src, self.scope(build))
+            if kind == "bloom" or kind == "in_list":
+                cond = "%s IN (SELECT %s FROM %s)" % (t_sql, s_sql, build.name)
+            else:
+                cond = "%s BETWEEN (SELECT min(%s) FROM %s) AND (SELECT max(%s) FROM %s)" % (
+                    t_sql, s_sql, build.name, s_sql, build.name)
+            key = (join.nid, t_sql)
+            # a bloom filter on a key implies the min-max filter on it: keep the stronger
+            if key in out and out[key][3] == "bloom":
+                out[key][0].append(rf)
+                continue
+            rfs = out[key][0] + [rf] if key in out else [rf]
+            out[key] = (rfs, join, cond, kind, build.name)
+        return [(rfs, j, c, b) for rfs, j, c, _, b in out.values()]
+
+    @staticmethod
+    def _filter_source(join, rf):
+        lines = list(join.details)
+        if len(join.children) > 1 and join.children[1].fragment is not None and join.children[1].fragment.join_build:
+            lines += join.children[1].fragment.details
+        for d in lines:
+            s = d.lstrip("| ").strip()
+            if s.startswith("runtime filters: "):
+                for part in X.split_top(s[len("runtime filters: "):]):
+                    m = RF_RE.match(part)
+                    if m and m.group(1) == rf and " <- " in part:
+                        return part.split(" <- ", 1)[1].strip()
+        return None
+
+    # -- joins -----------------------------------------------------------------------------------
+
+    def _join(self, node):
+        jt = node.join_type
+        if len(node.children) != 2:
+            raise TranslateError("join with %d inputs" % len(node.children))
+        build = self.relation(node.children[1])      # first: the probe side's scans filter on it
+        probe = self.relation(node.children[0])
+        p_sc, b_sc, both = self.scope(probe), self.scope(build), self.scope(probe, build)
+        on = []
+        for c in X.split_top(one(node, "hash predicates: ") or ""):
+            eq = X.split_equality(c)
+            if eq is None:
+                raise TranslateError("hash predicate %r is no equality" % c)
+            left, op, right = eq
+            try:
+                l_sql, r_sql = X.sql(left, p_sc), X.sql(right, b_sc)
+            except TranslateError:
+                l_sql, r_sql = X.sql(right, p_sc), X.sql(left, b_sc)
+            on.append("%s %s %s" % (l_sql, "IS NOT DISTINCT FROM" if op != "=" else "=", r_sql))
+        for key in ("other join predicates: ", "join predicates: "):
+            for p in details(node, key):
+                on.append("(%s)" % X.sql(p, both))
+        post = ["(%s)" % X.sql(p, both) for key in ("other predicates: ", "predicates: ")
+                for p in details(node, key)]
+        where = " WHERE %s" % " AND ".join(post) if post else ""
+        cond = " AND ".join(on)
+        deps = [probe.name, build.name]
+        name = "n%d" % node.nid
+        if jt == "NULL AWARE LEFT ANTI JOIN":
+            eqs = X.split_top(one(node, "hash predicates: ") or "")
+            if len(eqs) != 1 or len(on) != 1:
+                raise TranslateError("null-aware anti join on %d keys" % len(eqs))
+            left, _, right = X.split_equality(eqs[0])
+            sql = "SELECT * FROM %s WHERE %s NOT IN (SELECT %s FROM %s)%s" % (
+                probe.name, X.sql(left, p_sc), X.sql(right, b_sc), build.name,
+                (" AND " + " AND ".join(post)) if post else "")
+            return self.add(name, sql, probe.columns, deps)
+        kw = JOIN_SQL.get(jt)
+        if kw is None:
+            raise TranslateError("join type %s" % jt)
+        if jt == "CROSS JOIN" or (not cond and jt == "INNER JOIN"):
+            sql = "SELECT * FROM %s CROSS JOIN %s%s" % (probe.name, build.name,
+                                                        where if not cond else " WHERE " + " AND ".join(on + post))
+            return self.add(name, sql, probe.columns + build.columns, deps)
+        if not cond:
+            cond = "TRUE"
+        if jt.startswith("RIGHT") and ("SEMI" in jt or "ANTI" in jt):
+            sql = "SELECT * FROM %s %s %s ON %s%s" % (build.name, kw, probe.name, cond, where)
+            return self.add(name, sql, build.columns, deps)
+        sql = "SELECT * FROM %s %s %s ON %s%s" % (probe.name, kw, build.name, cond, where)
+        cols = probe.columns if ("SEMI" in jt or "ANTI" in jt) else probe.columns + build.columns
+        return self.add(name, sql, cols, deps)
+
+    # -- aggregations ----------------------------------------------------------------------------
+
+    def _pre_aggregation(self, node):
+        """The pre-aggregation a merge aggregation finishes (through its exchange), or None."""
+        c = node.children[0]
+        while c.kind in PASS_THROUGH:
+            c = c.children[0]
+        return c if c.kind == "AGGREGATE" else None
+
+    def _aggregate(self, node):
+        merge = any(":merge(" in o for o in node.outputs) or (
+            node.children and node.children[0].kind in ("EXCHANGE",) and self._pre_aggregation(node) is not None
+            and node.group_by and not node.outputs)
+        pre = self._pre_aggregation(node) if merge else None
+        if merge and pre is None:
+            raise TranslateError("a merge aggregation without its pre-aggregation")
+        src = pre if pre is not None else node
+        if len(src.group_by) > 1 or len(src.outputs) > 1:
+            return self._multi_class(node, src)
+        child = self.relation(src.children[0])
+        sc = self.scope(child)
+        groups = X.split_top(src.group_by[0]) if src.group_by else []
+        outs = X.split_top(src.outputs[0]) if src.outputs else []
+        names_g = X.split_top(node.group_by[0]) if node.group_by else []
+        names_o = X.split_top(node.outputs[0]) if node.outputs else []
+        if len(names_g) != len(groups) or len(names_o) != len(outs):
+            raise TranslateError("merge aggregation %d does not match its pre-aggregation %d" % (node.nid, src.nid))
+        cols, sel = [], []
+        group_columns = []
+        for e in groups:
+            hit = sc.resolve(e) if X._is_ident(e) else None
+            base = [c for c in sc.columns if c.sql == hit and getattr(c, "table", None)]
+            group_columns.append((base[0].table, base[0].name) if base else None)
+        for e, t in zip(groups + outs, names_g + names_o):
+            c = X.Column(self.fresh(), t.replace(":merge(", "("))
+            cols.append(c)
+            sel.append("%s AS %s" % (X.sql(e, sc), c.sql))
+        gb = " GROUP BY %s" % ", ".join(str(i + 1) for i in range(len(groups))) if groups else ""
+        sql = "SELECT %s FROM %s%s" % (", ".join(sel) or "1 AS %s" % self.fresh(), child.name, gb)
+        having = details(node, "having: ")
+        rel = self.add("n%d" % node.nid, sql, cols, [child.name], "aggregate")
+        rel.group_columns = group_columns
+        rel.input = child.name
+        if having:
+            h = " AND ".join("(%s)" % X.sql(p, self.scope(rel)) for p in having)
+            rel = self.add("n%d_having" % node.nid, "SELECT * FROM %s WHERE %s" % (rel.name, h), cols, [rel.name])
+        return rel
+
+    def _multi_class(self, node, src):
+        """Several aggregation classes: one GROUP BY per class, UNION ALL, with the class's tuple id."""
+        if len(src.group_by) != len(src.outputs) and src.outputs:
+            raise TranslateError("aggregation %d: %d group by lines, %d output lines" % (
+                src.nid, len(src.group_by), len(src.outputs)))
+        child = self.relation(src.children[0])
+        sc = self.scope(child)
+        n_cls = max(len(src.group_by), len(src.outputs))
+        tids = [t.rstrip("N") for t in src.tuple_ids]
+        texts, per_class = [], []
+        for i in range(n_cls):
+            g = X.split_top(src.group_by[i]) if i < len(src.group_by) else []
+            o = X.split_top(src.outputs[i]) if i < len(src.outputs) else []
+            items = [(t.replace(":merge(", "("), e) for t, e in zip(g + o, g + o)]
+            per_class.append(items)
+            for t, _ in items:
+                if t not in texts:
+                    texts.append(t)
+        cols = [X.Column(self.fresh(), t) for t in texts] + [X.Column(self.fresh(), "valid_tid()")]
+        parts = []
+        for i, items in enumerate(per_class):
+            have = dict(items)
+            sel = []
+            for t, c in zip(texts, cols):
+                sel.append("%s AS %s" % (X.sql(have[t], sc) if t in have else "NULL", c.sql))
+            tid = tids[i] if i < len(tids) else str(i)
+            sel.append("%s AS %s" % (tid, cols[-1].sql))
+            ng = len(X.split_top(src.group_by[i])) if i < len(src.group_by) else 0
+            gb = " GROUP BY %s" % ", ".join("%s" % X.sql(e, sc) for e in X.split_top(src.group_by[i])) if ng else ""
+            parts.append("SELECT %s FROM %s%s" % (", ".join(sel), child.name, gb))
+        rel = self.add("n%d" % node.nid, " UNION ALL ".join(parts), cols, [child.name], "aggregate")
+        rel.group_columns = [None]
+        rel.input = child.name
+        having = details(node, "having: ")
+        if having:
+            h = " AND ".join("(%s)" % X.sql(p, self.scope(rel)) for p in having)
+            rel = self.add("n%d_having" % node.nid, "SELECT * FROM %s WHERE %s" % (rel.name, h), cols, [rel.name])
+        return rel
+
+    # -- analytic, union -------------------------------------------------------------------------
+
+    def _analytic(self, node):
+        child = self.relation(node.children[0])
+        sc = self.scope(child)
+        over = []
+        pb = one(node, "partition by: ")
+        if pb:
+            over.append("PARTITION BY %s" % ", ".join(X.sql(e, sc) for e in X.split_top(pb)))
+        ob = one(node, "order by: ")
+        if ob:
+            over.append("ORDER BY %s" % self._order(ob, sc))
+        win = one(node, "window: ")
+        if win:
+            over.append(win)
+        cols, sel = [], []
+        for f in X.split_top(one(node, "functions: ") or ""):
+            c = X.Column(self.fresh(), f)
+            cols.append(c)
+            sel.append("%s OVER (%s) AS %s" % (X.sql(f, X.Scope(sc.columns, {})), " ".join(over), c.sql))
+        if not sel:
+            raise TranslateError("analytic node without functions")
+        return self.add("n%d" % node.nid, "SELECT *, %s FROM %s" % (", ".join(sel), child.name),
+                        child.columns + cols, [child.name], "analytic")
+
+    def _union(self, node):
+        if not node.children:
+            raise TranslateError("a union of constants only")
+        rels = [self.relation(c) for c in node.children]
+        keep = []
+        for v in self.view_names:
+            exprs = []
+            for r in rels:
+                e = self._view_expr(v, r)
+                if e is None:
+                    break
+                exprs.append(e)
+            else:
+                keep.append((v, exprs))
+        if not keep:
+            raise TranslateError("no view column of the union resolves in all its inputs")
+        cols = [X.Column(self.fresh(), v) for v, _ in keep]
+        parts = []
+        for i, r in enumerate(rels):
+            parts.append("SELECT %s FROM %s" % (", ".join("%s AS %s" % (exprs[i], c.sql)
+                                                          for (v, exprs), c in zip(keep, cols)), r.name))
+        return self.add("n%d" % node.nid, " UNION ALL ".join(parts), cols, [r.name for r in rels])
+
+    def _view_expr(self, view, rel):
+        sc = self.scope(rel)
+        hit = sc.resolve(view)
+        if hit is not None:
+            return hit
+        best = None
+        for e in self.aliases.get(view, []):
+            try:
+                s = X.sql(e, X.Scope(sc.columns, {}))
+            except TranslateError:
+                continue
+            uses = any(c.sql in re.findall(r"\bc\d+\b", s) for c in sc.columns)
+            if uses:
+                return s
+            if best is None:
+                best = s
+        return best
+
+    # -- statements ------------------------------------------------------------------------------
+
+    def closure(self, names):
+        """The relations `names` read, themselves included."""
+        need = set()
+        stack = list(names)
+        while stack:
+            n = stack.pop()
+            if n in need:
+                continue
+            need.add(n)
+            stack.extend(self.rels[n].deps)
+        return need
+
+    def with_clause(self, names):
+        """WITH over the relations `names` need, in creation order."""
+        need = self.closure(names)
+        order = [n for n in self.rels if n in need]
+        return "WITH " + ", ".join("%s AS (%s)" % (n, self.rels[n].sql) for n in order)
+
+    def count_sql(self, rel_name, where=None):
+        """SELECT count(*) of a relation, under an extra condition (which may read other relations)."""
+        names = [rel_name] + ([n for n in re.findall(r"\bn\d+\w*", where) if n in self.rels] if where else [])
+        return "%s SELECT count(*) FROM %s%s" % (self.with_clause(names), rel_name,
+                                                 " WHERE %s" % where if where else "")
