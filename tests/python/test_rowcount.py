@@ -124,6 +124,9 @@ def test_view_aliases_from_the_query_text():
                    "quantity": ["ss_quantity"]}
     sc = X.Scope([X.Column("c7", "sum(ss_ext_sales_price)")], got)
     assert X.sql("total_sales > 0", sc) == "c7 > 0"
+    # a call printed through a view's alias names the column of the expanded call (q1's single-node plan)
+    sc = X.Scope([X.Column("c9", "avg(sum(sr_return_amt))")], {"ctr_total_return": ["sum(SR_RETURN_AMT)"]})
+    assert X.sql("avg(ctr_total_return) * CAST(1.2 AS DECIMAL(2,1))", sc) == "c9 * CAST(1.2 AS DECIMAL(2, 1))"
 
 
 def test_occupancy_model():

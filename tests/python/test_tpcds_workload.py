@@ -368,3 +368,46 @@ def test_best_subset_finds_the_columns_of_a_printed_size():
 def test_slot_sizes_follow_impala():
     assert [slot_size(t) for t in ("INT", "BIGINT", "DATE", "STRING", "DECIMAL(7,2)", "DECIMAL(15,2)",
                                    "DECIMAL(38,6)", "TIMESTAMP")] == [4, 8, 4, 12, 4, 8, 16, 16]
+
+
+def _ops(op, out):
+    """Every operator of a plan JSON, by id."""
+    if isinstance(op, dict):
+        if "op" in op and "id" in op:
+            out[op["id"]] = op
+        for v in op.values():
+            _ops(v, out)
+    elif isinstance(op, list):
+        for v in op:
+            _ops(v, out)
+    return out
+
+
+@needs_inputs
+def test_a_measured_count_replaces_the_rules_and_a_changed_one_changes_the_workload():
+    """Rule M2 on q93's mt_dop=0 plan: the left outer join 3 and the merge aggregation 11 take the
+    measured rows, the streaming pre-aggregation 5 its measured groups (A3 then gives each of its 5
+    instances at most its input's share), the store_returns scan 1 its rows and its filters' measured shares; changing a count
+    changes the workload's operator."""
+    from tools.tpcds.workload import build_section
+    schema = Schema(PLANS)
+    path = os.path.join(PLANS, "tpcds-q93.test")
+
+    def build(rows3):
+        schema.measured = {"queries": {"q93": {"DISTRIBUTEDPLAN": {"nodes": {
+            "3": {"kind": "HASH JOIN", "how": "sample", "rows": rows3, "sample_count": rows3 // 100},
+            "5": {"kind": "AGGREGATE", "how": "base", "rows": 1000.0},
+            "11": {"kind": "AGGREGATE", "how": "base", "rows": 1000.0},
+            "1": {"kind": "SCAN HDFS", "how": "sample", "rows": 2.16e6, "sample_count": 21600,
+                  "filters": [{"join": 4, "filters": ["RF000", "RF001"], "keep": 0.25}]},
+        }}}}}
+        doc, plan, shape, sizes = build_section("q93", path, "DISTRIBUTEDPLAN", True, 0, schema, "q93")
+        return _ops(doc, {}), plan
+
+    ops, plan = build(123400)
+    assert ops["3"]["rows"] == 123400 and plan.nodes[3].rule.startswith("M2 measured")
+    assert ops["11"]["rows"] == 1000
+    assert plan.nodes[5].rule.startswith("M2 measured groups")
+    assert ops["1"]["runtime_filters"] == [{"join": "4", "keep": 0.25}] and ops["1"]["rows"] == 2160000
+    ops2, _ = build(567800)
+    assert ops2["3"]["rows"] == 567800

@@ -145,6 +145,7 @@ def sql(text, scope, _depth=0):
     for c in computed:
         if c.text in s:
             s = re.sub(r"(?<![\w.:])" + re.escape(c.text), lambda m, c=c: hold(c.sql), s)
+    s = _calls_via_aliases(s, scope, computed, hold)
     s = VALID_TID_RE.sub(lambda m: hold(_valid_tid(scope)), s)
     out = []
     pos = 0
@@ -185,6 +186,35 @@ def sql(text, scope, _depth=0):
             out.append(tok)
         prev_as = False
     return _join(out)
+
+
+def _calls_via_aliases(s, scope, computed, hold):
+    """A call the plan prints through a view's alias (`avg(ctr_total_return)` for the column
+    `avg(sum(sr_return_amt))`): the alias replaced by its expression, the texts compared."""
+    if not scope.aliases or not computed:
+        return s
+    wanted = {normal(c.text): c for c in computed}
+    out, i = [], 0
+    for m in re.finditer(r"(?<![\w.:])[a-z_]+\(", s):
+        if m.start() < i:
+            continue
+        depth, j = 0, m.end() - 1
+        while j < len(s):
+            depth += {"(": 1, ")": -1}.get(s[j], 0)
+            if depth == 0:
+                break
+            j += 1
+        call = s[m.start():j + 1]
+        expanded = re.sub(r"\b([a-z_][a-z0-9_]*)\b(?!\()",
+                          lambda a: scope.aliases[a.group(1)][0] if a.group(1) in scope.aliases
+                          and scope.resolve(a.group(1)) is None else a.group(1), call)
+        hit = wanted.get(normal(expanded))
+        if hit is not None:
+            out.append(s[i:m.start()])
+            out.append(hold(hit.sql))
+            i = j + 1
+    out.append(s[i:])
+    return "".join(out)
 
 
 def _valid_tid(scope):

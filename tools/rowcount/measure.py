@@ -35,6 +35,7 @@ import argparse
 import json
 import math
 import os
+import re
 import sys
 import time
 
@@ -42,7 +43,8 @@ from common import atomic
 from tools.rowcount import TranslateError, engine, tables
 from tools.rowcount import expr as X
 from tools.rowcount.translate import PASS_THROUGH, Translator
-from tools.tpcds import DEFAULT_OUT, DEFAULT_PLANS, REPO, PlanError
+from tools.tpcds import DEFAULT_OUT, DEFAULT_PLANS, DEFAULT_PROFILES, REPO, PlanError
+from tools.tpcds import profiles as prof
 from tools.tpcds.plans import parse_plan_file, query_sql, select_queries
 
 CHANNEL = {"store_sales": "store", "store_returns": "store", "catalog_sales": "catalog",
@@ -379,6 +381,78 @@ def _base_rule(pm, node, rel, b, value, B, S, rows_s, rows_b, fraction):
 
 
 # --------------------------------------------------------------------------
+# The check on real runs: a profile's rows against the counts on the same data
+# --------------------------------------------------------------------------
+
+NODE_PROFILE_RE = re.compile(r"([A-Z_]+) \(id=(\d+)\)")
+
+
+def profile_rows(path):
+    """{node id: RowsReturned summed over the profile's fragment instances}."""
+    rows = {}
+
+    def visit(node, host):
+        m = NODE_PROFILE_RE.match(node.get("profile_name", ""))
+        if m and host:
+            rows[int(m.group(2))] = rows.get(int(m.group(2)), 0) + (prof._counter(node, "RowsReturned") or 0)
+    prof._walk_instances(prof.load(path), visit)
+    return rows
+
+
+def _per_instance(node):
+    """Whether a profile counts the node's rows once per instance (or per receiver): a limit, a
+    pre-aggregation, a broadcast or unpartitioned exchange, and an exchange carrying one of those."""
+    if node.limit is not None or node.bracket == "[STREAMING]":
+        return True
+    if node.kind in ("EXCHANGE", "MERGING-EXCHANGE"):
+        return node.bracket in ("[BROADCAST]", "[UNPARTITIONED]") or _per_instance(node.children[0])
+    return False
+
+
+def check_profiles(paths, schema, database, threads=None, say=print):
+    """Every translated node of each profile's plan counted on `database` (the profile's data) next to the
+    rows the run returned. Runtime filters are left out: a profile's scans return the rows its filters let
+    through in time, which the plan does not say. Per-instance nodes (a pre-aggregation's groups, a top-n's
+    or limit's rows, what a broadcast or an unpartitioned exchange receives) count once per instance in
+    a profile: they are listed, not required to match. Returns [row], failures."""
+    out, failures = [], 0
+    for path in paths:
+        plan, _ = prof.measured_plan(path)
+        doc = prof.load(path)
+        try:
+            text = prof._info(doc, "Sql Statement")
+        except PlanError:
+            text = ""
+        tr = Translator(plan, schema, text, runtime_filters=False)
+        for n in sorted(plan.nodes.values(), key=lambda n: n.nid):
+            try:
+                tr.relation(n)
+            except TranslateError:
+                pass
+        stmts = [(str(nid), tr.count_sql(r.name)) for nid, r in sorted(tr.node_rel.items())
+                 if not isinstance(r, TranslateError)]
+        res = engine.run(list(X.MACROS) + stmts, database, threads)
+        measured = profile_rows(path)
+        for nid, r in sorted(tr.node_rel.items()):
+            node = plan.nodes[nid]
+            per_instance = _per_instance(node)
+            row = {"profile": os.path.basename(path), "node": nid, "kind": node.kind, "bracket": node.bracket,
+                   "profile_rows": measured.get(nid)}
+            if isinstance(r, TranslateError):
+                row["untranslated"] = str(r)
+            else:
+                got = res[str(nid)]
+                row["counted"] = int(got["rows"][0][0]) if "rows" in got else None
+                row["error"] = got.get("error")
+            row["per_instance"] = per_instance
+            row["equal"] = row.get("counted") is not None and row["counted"] == row["profile_rows"]
+            if not row["equal"] and not per_instance:
+                failures += 1
+            out.append(row)
+    return out, failures
+
+
+# --------------------------------------------------------------------------
 # Command line (tools/tpcds_measure_rows.py)
 # --------------------------------------------------------------------------
 
@@ -393,9 +467,14 @@ def main(argv=None):
                "--sample: every table at the target scale, the sales tables as children of "
                "`dsdgen -PARALLEL P -CHILD C` (the same C for the three channels); --base: a whole smaller scale "
                "factor. tools/rowcount/measure.py says how each node's rows are found.")
-    ap.add_argument("--sample", required=True, help="folder of dsdgen output at the target scale (sales tables sampled)")
+    ap.add_argument("--check-profiles", metavar="DATA",
+                    help="instead of measuring: count the nodes of the SF1 profiles' plans (--profiles) on DATA, a "
+                         "folder of dsdgen output at their scale factor, next to the rows the runs returned")
+    ap.add_argument("--profiles", default=DEFAULT_PROFILES, help="profiles for --check-profiles (default "
+                    "../shared/impala-profiles: tpcds_*_profile.json)")
+    ap.add_argument("--sample", help="folder of dsdgen output at the target scale (sales tables sampled)")
     ap.add_argument("--sample-scale", type=int, default=100, help="its scale factor (default 100)")
-    ap.add_argument("--base", required=True, help="folder of dsdgen output of a whole smaller scale factor")
+    ap.add_argument("--base", help="folder of dsdgen output of a whole smaller scale factor")
     ap.add_argument("--base-scale", type=int, default=10, help="its scale factor (default 10)")
     ap.add_argument("--plans", default=DEFAULT_PLANS, help="Impala's TPC-DS planner tests (default ../shared/impala-plans)")
     ap.add_argument("--queries", default="", help="comma-separated plan stems (q01,q72,...; default: the workload's)")
@@ -405,6 +484,10 @@ def main(argv=None):
     ap.add_argument("--out", default=os.path.join(DEFAULT_OUT, "measured_rows.json"))
     args = ap.parse_args(argv)
     say = lambda m: print("measure_rows: %s" % m, file=sys.stderr, flush=True)   # noqa: E731
+    if args.check_profiles:
+        return _check_main(ap, args, say)
+    if not args.sample or not args.base:
+        ap.error("--sample and --base are needed (or --check-profiles DATA)")
     for opt, d in (("--sample", args.sample), ("--base", args.base), ("--plans", args.plans)):
         if not os.path.isdir(d):
             ap.error("%s %s: no such folder" % (opt, d))
@@ -459,6 +542,35 @@ def main(argv=None):
     u = sum(len(r["untranslated"]) for q in queries.values() for r in q.values())
     say("%d plan nodes measured, %d not translated -> %s in %.0f s" % (n, u, args.out, time.monotonic() - t0))
     return 0
+
+
+def _check_main(ap, args, say):
+    if not os.path.isdir(args.check_profiles):
+        ap.error("--check-profiles %s: no such folder" % args.check_profiles)
+    paths = sorted(os.path.join(args.profiles, f) for f in os.listdir(args.profiles)
+                   if f.startswith("tpcds_") and f.endswith("_profile.json")) if os.path.isdir(args.profiles) else []
+    if not paths:
+        ap.error("--profiles %s: no tpcds_*_profile.json there" % args.profiles)
+    try:
+        schema = tables.impala_columns(os.path.join(args.plans, "stats-3TB.json"))
+        os.makedirs(args.cache, exist_ok=True)
+        db = os.path.join(args.cache, "check.duckdb")
+        load_database(args.check_profiles, schema, db, args.threads or None, say)
+        rows, failures = check_profiles(paths, schema, db, args.threads or None, say)
+    except (TranslateError, PlanError, engine.EngineError) as e:
+        print("measure_rows: %s" % e, file=sys.stderr)
+        return 2
+    for r in rows:
+        print("%-44s %3d %-17s %-34s profile %12s  counted %12s  %s" % (
+            r["profile"], r["node"], r["kind"], r["bracket"][:34], r["profile_rows"],
+            r.get("counted", "-"), "equal" if r["equal"] else
+            ("per instance" if r["per_instance"] else "DIFFERS") + (" (%s)" % r["untranslated"][:60]
+                                                                     if "untranslated" in r else "")))
+    say("%d nodes, %d equal, %d per-instance, %d differ" % (
+        len(rows), sum(r["equal"] for r in rows), sum(r["per_instance"] and not r["equal"] for r in rows), failures))
+    if args.out != os.path.join(DEFAULT_OUT, "measured_rows.json"):
+        atomic.write_text(args.out, json.dumps({"profile_check": rows}, indent=1) + "\n")
+    return 1 if failures else 0
 
 
 def _engine_version():

@@ -37,6 +37,8 @@ JOIN_SQL = {"INNER JOIN": "JOIN", "LEFT OUTER JOIN": "LEFT JOIN", "RIGHT OUTER J
             "FULL OUTER JOIN": "FULL JOIN", "CROSS JOIN": "CROSS JOIN",
             "LEFT SEMI JOIN": "SEMI JOIN", "LEFT ANTI JOIN": "ANTI JOIN",
             "RIGHT SEMI JOIN": "SEMI JOIN", "RIGHT ANTI JOIN": "ANTI JOIN"}
+# The aggregate that merges partial results of each function (count's partial counts add up).
+MERGE_OF = {"count": "sum", "sum": "sum", "min": "min", "max": "max", "avg": "avg", "ndv": "max"}
 AS_RE = re.compile(r"\s+as\s+([A-Za-z_][A-Za-z0-9_]*)\b", re.I)
 # `<expr> <alias>` without AS, ending a select-list item (before a comma or FROM).
 BARE_RE = re.compile(r"(?<=[\w)'])\s+([A-Za-z_][A-Za-z0-9_]*)(?=\s*,|\s+from\b)", re.I)
@@ -191,7 +193,7 @@ class Translator:
             child = self.relation(node.children[0])
             order = one(node, "order by: ")
             if node.partition_limit is not None:
-                raise TranslateError("a partitioned top-n is not translated")
+                return self._partitioned_top_n(node, child)
             ob = " ORDER BY %s" % self._order(order, self.scope(child)) if order else ""
             lim = " LIMIT %d" % node.limit if node.limit is not None else ""
             return self.add("n%d" % node.nid, "SELECT * FROM %s%s%s" % (child.name, ob, lim), child.columns,
@@ -199,6 +201,18 @@ class Translator:
         if k in PASS_THROUGH:
             return self.relation(node.children[0])
         raise TranslateError("%s nodes are not translated" % k)
+
+    def _partitioned_top_n(self, node, child):
+        """At most `partition limit` rows per partition, ties included when the plan says so (rank)."""
+        sc = self.scope(child)
+        pb = one(node, "partition by: ")
+        ob = one(node, "order by: ")
+        lim = one(node, "partition limit: ") or ""
+        fn = "rank()" if "include ties" in lim else "row_number()"
+        over = ("PARTITION BY %s " % ", ".join(X.sql(e, sc) for e in X.split_top(pb)) if pb else "") + \
+            ("ORDER BY %s" % self._order(ob, sc) if ob else "")
+        return self.add("n%d" % node.nid, "SELECT * FROM %s QUALIFY %s OVER (%s) <= %d" % (
+            child.name, fn, over, node.partition_limit), child.columns, [child.name], "limit")
 
     def _order(self, text, scope):
         items = []
@@ -349,6 +363,9 @@ class Translator:
         return c if c.kind == "AGGREGATE" else None
 
     def _aggregate(self, node):
+        outs_all = [o for line in node.outputs for o in X.split_top(line)]
+        if any(":merge(" in o for o in outs_all) and not all(":merge(" in o for o in outs_all):
+            return self._second_phase(node)
         merge = any(":merge(" in o for o in node.outputs) or (
             node.children and node.children[0].kind in ("EXCHANGE",) and self._pre_aggregation(node) is not None
             and node.group_by and not node.outputs)
@@ -372,8 +389,10 @@ class Translator:
             hit = sc.resolve(e) if X._is_ident(e) else None
             base = [c for c in sc.columns if c.sql == hit and getattr(c, "table", None)]
             group_columns.append((base[0].table, base[0].name) if base else None)
-        for e, t in zip(groups + outs, names_g + names_o):
+        for i, (e, t) in enumerate(zip(groups + outs, names_g + names_o)):
             c = X.Column(self.fresh(), t.replace(":merge(", "("))
+            if i < len(groups) and group_columns[i] is not None:
+                c.table, c.name = group_columns[i]   # a grouping key keeps its base column's values
             cols.append(c)
             sel.append("%s AS %s" % (X.sql(e, sc), c.sql))
         gb = " GROUP BY %s" % ", ".join(str(i + 1) for i in range(len(groups))) if groups else ""
@@ -385,6 +404,28 @@ class Translator:
         if having:
             h = " AND ".join("(%s)" % X.sql(p, self.scope(rel)) for p in having)
             rel = self.add("n%d_having" % node.nid, "SELECT * FROM %s WHERE %s" % (rel.name, h), cols, [rel.name])
+        return rel
+
+    def _second_phase(self, node):
+        """The second phase of a DISTINCT aggregation: new aggregates (count(x)) over the first phase's
+        groups next to merges of its partial ones (sum:merge(y) is the sum of the partial sum(y))."""
+        if len(node.group_by) > 1 or len(node.outputs) > 1:
+            raise TranslateError("a multi-class second-phase aggregation")
+        child = self.relation(node.children[0])
+        sc = self.scope(child)
+        groups = X.split_top(node.group_by[0]) if node.group_by else []
+        cols, sel = [], []
+        for i, t in enumerate(groups + X.split_top(node.outputs[0])):
+            m = re.match(r"^(\w+):merge\((.*)\)$", t)
+            e = "%s(%s(%s))" % (MERGE_OF.get(m.group(1), m.group(1)), m.group(1), m.group(2)) if m else t
+            c = X.Column(self.fresh(), t.replace(":merge(", "("))
+            cols.append(c)
+            sel.append("%s AS %s" % (X.sql(e, sc), c.sql))
+        gb = " GROUP BY %s" % ", ".join(str(i + 1) for i in range(len(groups))) if groups else ""
+        rel = self.add("n%d" % node.nid, "SELECT %s FROM %s%s" % (", ".join(sel), child.name, gb), cols,
+                       [child.name], "aggregate")
+        rel.group_columns = [None] * len(groups)
+        rel.input = child.name
         return rel
 
     def _multi_class(self, node, src):

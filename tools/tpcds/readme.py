@@ -86,6 +86,7 @@ def readme_values(scenario, sm):
         "executors": EXECUTORS,
         "parallel_mt_dop": PARALLEL_MT_DOP,
         "scale_rules_table": markdown_table(["rule", "what"], sorted(SCALE_RULES.items())).rstrip("\n"),
+        "measured_rows_summary": measured_rows_summary(scenario),
         "mn_caps_table": markdown_table(["plan", "join node", "cap", "reason"], [
             ["tpcds-%s.test" % k[0], k[1], v[0], v[1]] for k, v in sorted(MN_OVERRIDES.items())]).rstrip("\n"),
         "table_rows_table": markdown_table(["table", "SF1", "SF100", "SF3000", "SF100/SF3000"], [
@@ -154,6 +155,19 @@ def readme_values(scenario, sm):
                                       if x["partitioning"] == "HASH_PARTITIONED"),
         "parallel_hash_exchanges": cp["hash_exchanges"],
     }
+
+
+def measured_rows_summary(scenario):
+    m = scenario["provenance"]["scale"].get("measured_rows")
+    if m is None:
+        return "This workload was generated without it: every row comes from the rules."
+    applied = m["nodes_applied"]
+    return ("This workload reads it (git blob `%s`, %s): %s measured nodes (%s), %s not translated; rule M2 "
+            "applied to %s." % (
+                m["git_blob_sha1"][:12], m["engine"], "{:,}".format(sum(m["nodes_by_how"].values())),
+                ", ".join("%s %s" % ("{:,}".format(v), k) for k, v in m["nodes_by_how"].items()),
+                "{:,}".format(m["nodes_untranslated"]),
+                " and ".join("%s nodes of the %s plans" % ("{:,}".format(v), k) for k, v in sorted(applied.items()))))
 
 
 def render_readme(scenario, sm):

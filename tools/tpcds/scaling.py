@@ -577,4 +577,11 @@ SCALE_RULES = {
     "M1_measured": "q72, the one query with a real profile (SF1): its plan shape is the profile's and every "
                    "node's rows are the profile's measured rows, rescaled from SF1 to SF100 by the same rules "
                    "(S1, J1, A1, ...) with SF1 as the base",
+    "M2_measured": "a node counted on TPC-DS data (scenarios/tpcds_sf100/measured_rows.json, written by "
+                   "tools/tpcds_measure_rows.py from dsdgen output: exact on the SF100 dimensions, one channel's "
+                   "facts from a 1% sample of SF100 x100, the rest at SF10 grown node by node) takes its count "
+                   "instead of the rules above, which stay the fallback for the nodes it does not translate; a "
+                   "streaming pre-aggregation takes its measured groups and A3 for each instance's share, a node "
+                   "with a limit keeps L1 over its measured input, a scan's runtime filters take their measured "
+                   "shares (F1's 0.9 rule kept)",
 }
