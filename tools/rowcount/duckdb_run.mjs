@@ -1,5 +1,5 @@
 // Runs SQL statements in DuckDB for tools/rowcount/engine.py.
-// stdin: {"database": PATH or ":memory:", "threads": N, "statements": [{"id": ID, "sql": SQL}, ...]}
+// stdin: {"database": PATH or ":memory:", "threads": N, "read_only": BOOL, "statements": [{"id": ID, "sql": SQL}, ...]}
 // stdout: one JSON line per statement, in order: {"id", "rows": [[...], ...], "seconds"} or {"id", "error"}.
 // A statement that fails does not stop the others. BIGINT and DECIMAL values come back as strings.
 import { DuckDBInstance } from '@duckdb/node-api';
@@ -8,6 +8,7 @@ const chunks = [];
 for await (const c of process.stdin) chunks.push(c);
 const job = JSON.parse(Buffer.concat(chunks).toString('utf8'));
 const options = job.threads ? { threads: String(job.threads) } : {};
+if (job.read_only) options.access_mode = 'READ_ONLY';
 const instance = await DuckDBInstance.create(job.database || ':memory:', options);
 const conn = await instance.connect();
 for (const st of job.statements) {

@@ -16,8 +16,8 @@ from tools.rowcount import TranslateError
 
 # Defined once per DuckDB session before any count (engine.run's first statements).
 MACROS = [
-    ("macro zeroifnull", "CREATE OR REPLACE MACRO zeroifnull(x) AS coalesce(x, 0)"),
-    ("macro aggif", "CREATE OR REPLACE MACRO aggif(c, e) AS max(CASE WHEN c THEN e END)"),
+    ("macro zeroifnull", "CREATE OR REPLACE TEMP MACRO zeroifnull(x) AS coalesce(x, 0)"),
+    ("macro aggif", "CREATE OR REPLACE TEMP MACRO aggif(c, e) AS max(CASE WHEN c THEN e END)"),
 ]
 TYPE_MAP = {"STRING": "VARCHAR"}
 KEYWORDS = {"AND", "OR", "NOT", "CASE", "WHEN", "THEN", "ELSE", "END", "AS", "IN", "IS", "NULL", "BETWEEN",

@@ -63,7 +63,7 @@ def load_database(folder, schema, path, threads=None, say=print):
     stamp = ";".join("%s:%d" % (os.path.basename(p), os.path.getsize(p))
                      for t in sorted(f.files) for p in f.files[t])
     if os.path.exists(path):
-        got = engine.run([("stamp", "SELECT stamp FROM exsim_loaded")], path, threads)["stamp"]
+        got = engine.run([("stamp", "SELECT stamp FROM exsim_loaded")], path, threads, read_only=True)["stamp"]
         if "rows" in got and got["rows"] and got["rows"][0][0] == stamp:
             return f
         os.remove(path)
@@ -91,6 +91,7 @@ class PlanMeasure:
                 self.tr.relation(n)
             except TranslateError:
                 pass
+        self.tr.finish()
         self.rel = {nid: r for nid, r in self.tr.node_rel.items() if not isinstance(r, TranslateError)}
         self.failed = {nid: str(r) for nid, r in self.tr.node_rel.items() if isinstance(r, TranslateError)}
 
@@ -99,21 +100,54 @@ class PlanMeasure:
                 if (self.tr.rels[n].kind or "").startswith("scan ")}
 
     def classify(self, nid, sampled):
-        """exact, sample or base for node `nid` (its relation's lineage)."""
-        name = self.rel[nid].name
-        below = self.tables_below(name)
-        if below & BASE_ONLY:
+        """exact, sample or base for node `nid` (module docstring): exact when no sampled fact is below it,
+        sample when its rows are one channel's sampled rows (joined with dimensions, or with the same
+        channel's facts on the ticket or order number), base otherwise."""
+        chans, linear = self.lineage(self.rel[nid].name, frozenset(sampled))
+        if not linear:
             return "base"
-        chans = {CHANNEL[t] for t in below if t in sampled}
-        if not chans:
-            return "exact"
-        if len(chans) > 1:
-            return "base"
-        for n in self.tr.closure([name]):
-            r = self.tr.rels[n]
-            if r.kind in NONLINEAR and (self.tables_below(n) & set(sampled)):
-                return "base"
-        return "sample"
+        return "sample" if chans else "exact"
+
+    def lineage(self, name, sampled):
+        """(the sales channels whose sampled rows make up the relation's rows, whether its count is that
+        sample's count times a constant). A dependence on sampled rows other than through the row lineage
+        (a runtime filter, a semi or anti join, an aggregation, a limit) is linear only when it follows
+        the same channel's ticket or order number."""
+        memo = self.__dict__.setdefault("_lineage", {})
+        if name in memo:
+            return memo[name]
+        r = self.tr.rels[name]
+        kind = r.kind or ""
+        if kind.startswith("scan "):
+            t = kind[5:]
+            out = (frozenset([CHANNEL[t]]) if t in sampled else frozenset(), t not in BASE_ONLY)
+        elif getattr(r, "join", None):
+            j = r.join
+            cp, lp = self.lineage(j["probe"], sampled)
+            cb, lb = self.lineage(j["build"], sampled)
+            ticket = any(_is_ticket(a) and _is_ticket(b) for a, b in j["keys"])
+            if "SEMI" in j["type"] or "ANTI" in j["type"]:
+                kept, other = (cb, cp) if j["type"].startswith("RIGHT") else (cp, cb)
+                out = (kept, lp and lb and (not other or (other == kept and len(kept) == 1 and ticket)))
+            else:
+                out = (cp | cb, lp and lb and (not cp or not cb or (cp == cb and len(cp) == 1 and ticket)))
+        elif getattr(r, "filter_links", None) is not None:
+            chans, lin = self.lineage(r.deps[0], sampled)
+            for target, src, build in r.filter_links:
+                cb, lb = self.lineage(build, sampled)
+                lin = lin and lb and (not cb or (cb == chans and _is_ticket(target) and _is_ticket(src)))
+            out = (chans, lin)
+        else:
+            parts = [self.lineage(d, sampled) for d in r.deps]
+            chans = frozenset().union(*(c for c, _ in parts)) if parts else frozenset()
+            lin = all(lv for _, lv in parts)
+            if r.kind in NONLINEAR and chans:
+                lin = False
+            if len(parts) > 1 and any(not c for c, _ in parts) and chans:
+                lin = False      # a union of sampled and whole inputs
+            out = (chans, lin)
+        memo[name] = out
+        return out
 
     def inputs(self, node):
         """The nodes whose rows a node's rows follow (through pass-through nodes)."""
@@ -123,6 +157,15 @@ class PlanMeasure:
                 c = c.children[0]
             out.append(c)
         return out
+
+
+TICKET = {"ss_ticket_number", "sr_ticket_number", "cs_order_number", "cr_order_number", "ws_order_number",
+          "wr_order_number"}
+
+
+def _is_ticket(text):
+    """A plan expression that is a channel's ticket or order number (the key a sample's child keeps whole)."""
+    return text.strip().split(".")[-1] in TICKET
 
 
 def occupancy_groups(n_base, g_base, n_target, growth):
@@ -148,81 +191,146 @@ def occupancy_groups(n_base, g_base, n_target, growth):
     return min(g, float(n_target)), "domain %.4g at the base x %.4g" % (hi, growth)
 
 
-class Counter:
-    """Statements for one database, deduplicated by their SQL text."""
+class Script:
+    """The statements for one database: plan by plan, the relations its counts read materialised as
+    temporary tables (each computed once), the counts, the tables dropped; and counts of whole tables.
+    Counts are kept in a cache beside the database (`<database>.counts.json`, keyed by the database
+    file's size and time and by each statement's SQL), so that a rerun counts only what changed."""
 
     def __init__(self):
-        self.sql = {}       # sql -> statement id
-        self.result = {}    # statement id -> int or error text
+        self.groups = []     # [(count ids, statements)]: one group per plan, plus the whole tables'
+        self.tables = []
+        self.ids = set()
+        self.result = {}
 
-    def want(self, sql):
-        if sql not in self.sql:
-            self.sql[sql] = "s%d" % len(self.sql)
-        return self.sql[sql]
+    def table(self, sql):
+        sid = "g|" + sql
+        if sid not in self.ids:
+            self.ids.add(sid)
+            self.tables.append((sid, sql))
+
+    def plan(self, pm, counts):
+        """Count [(relation, condition or None)] of one plan."""
+        counts = list(dict.fromkeys(counts))
+        if not counts:
+            return
+        names = [n for rel, where in counts for n in pm.tr.rels_read(rel, where)]
+        prefix = pm.key + "|"
+        stmts = pm.tr.script(names, prefix)
+        ids = []
+        for rel, where in counts:
+            sid = "%scount %s|%s" % (prefix, rel, where or "")
+            ids.append(sid)
+            stmts.append((sid, pm.tr.count_sql(rel, where)))
+        stmts += pm.tr.drop(names, prefix)
+        self.groups.append((ids, stmts))
 
     def run(self, database, threads, say, label):
-        todo = [(i, s) for s, i in self.sql.items()]
+        cache_path = database + ".counts.json"
+        st = os.stat(database)
+        stamp = "%d %d" % (st.st_size, int(st.st_mtime))
+        cache = {}
+        if os.path.exists(cache_path):
+            with open(cache_path, "r", encoding="utf-8") as f:
+                doc = json.load(f)
+            cache = doc.get("counts", {}) if doc.get("stamp") == stamp else {}
+        key = {}
+        todo = []
+        same = {}        # a plan whose statements another plan has (the two plans of a query often do)
+        scheduled = {}
+        for ids, stmts in self.groups + [([sid for sid, _ in self.tables], self.tables)]:
+            text = "\n".join(sql for _, sql in stmts)
+            prefix = ids[0][:ids[0].index("|") + 1] if ids and not ids[0].startswith("g|") else ""
+            ks = {sid: sid[len(prefix):] + "\n" + text for sid in ids}
+            got = {sid: cache.get(k, cache.get(sid + "\n" + text)) for sid, k in ks.items()}
+            if all(v is not None for v in got.values()):
+                self.result.update(got)
+                continue
+            if text in scheduled:
+                same.update({sid: scheduled[text][ks[sid]] for sid in ids})
+                continue
+            scheduled[text] = {k: sid for sid, k in ks.items()}
+            key.update(ks)
+            todo += stmts
+        n_counts = len(key)
+        total = sum(len(ids) for ids, _ in self.groups) + len(self.tables)
+        say("%s: %d counts to make (%d statements), %d from the cache" % (label, n_counts, len(todo), total - n_counts))
         done = [0]
 
-        def progress(sid, res):
-            if not sid.startswith("s"):
-                return
-            done[0] += 1
-            if done[0] % 50 == 0 or done[0] == len(todo):
-                say("%s: %d of %d counts" % (label, done[0], len(todo)))
-        res = engine.run(list(X.MACROS) + todo, database, threads, on_result=progress)
-        for i, _ in todo:
-            r = res[i]
-            self.result[i] = int(r["rows"][0][0]) if "rows" in r and r["rows"][0][0] is not None else \
-                r.get("error", "no result")
+        def keep(sid, r):
+            if "rows" in r and r["rows"] and r["rows"][0] and r["rows"][0][0] is not None:
+                self.result[sid] = int(r["rows"][0][0])
+                cache[key[sid]] = self.result[sid]
+            elif "error" in r:
+                self.result[sid] = r["error"]
 
-    def get(self, sql):
-        return self.result.get(self.sql.get(sql))
+        def progress(sid, res):
+            if sid in key:
+                keep(sid, res)
+                done[0] += 1
+                if done[0] % 200 == 0 or done[0] == n_counts:
+                    say("%s: %d of %d counts" % (label, done[0], n_counts))
+                    # an interrupted run keeps what it counted
+                    atomic.write_text(cache_path, json.dumps({"stamp": stamp, "counts": cache}) + "\n")
+        if todo:
+            engine.run(list(X.MACROS) + todo, database, threads, on_result=progress, read_only=True)
+            atomic.write_text(cache_path, json.dumps({"stamp": stamp, "counts": cache}) + "\n")
+        for sid, first in same.items():
+            self.result[sid] = self.result.get(first)
+
+    def get(self, pm, rel, where=None):
+        return self.result.get("%s|count %s|%s" % (pm.key, rel, where or ""))
+
+    def get_table(self, sql):
+        return self.result.get("g|" + sql)
 
 
 def measure(plans, schema, sample_db, sample_folder, base_db, base_folder, threads=None, say=print):
-    """plans: [(key, Plan, query text)] -> {key: section record} (see tools/tpcds_measure_rows.py)."""
+    """plans: [(key, Plan, query text)] -> ({key: section record}, data) (see tools/tpcds_measure_rows.py)."""
     sampled = {t: sample_folder.sample_fraction(t) for t in sample_folder.children}
     fraction = {t: f for t, f in sampled.items() if t in CHANNEL}
-    S, B = Counter(), Counter()
-    for t in sorted(set(schema) & set(sample_folder.files) & set(base_folder.files)):
-        S.want("SELECT count(*) FROM %s" % t)
-        B.want("SELECT count(*) FROM %s" % t)
+    S, B = Script(), Script()
+    both = sorted(set(schema) & set(sample_folder.files) & set(base_folder.files))
+    for t in both:
+        S.table("SELECT count(*) FROM %s" % t)
+        B.table("SELECT count(*) FROM %s" % t)
     pms = []
     for key, plan, text in plans:
         pm = PlanMeasure(key, plan, schema, text)
         pm.cls = {nid: pm.classify(nid, fraction) for nid in pm.rel}
         pms.append(pm)
-        for nid, rel in pm.rel.items():
+        on_s, on_b = [], []
+        for nid, rel in sorted(pm.rel.items()):
             node = plan.nodes[nid]
             c = pm.cls[nid]
-            db = S if c != "base" else B
-            db.want(pm.tr.count_sql(rel.name))
+            want = on_b if c == "base" else on_s
+            want.append((rel.name, None))
             if c == "base":
                 for i in pm.inputs(node):
                     if i.nid in pm.rel:
-                        B.want(pm.tr.count_sql(pm.rel[i.nid].name))
+                        on_b.append((pm.rel[i.nid].name, None))
                 if getattr(rel, "input", None):
-                    B.want(pm.tr.count_sql(rel.input))
+                    on_b.append((rel.input, None))
                 for tc in getattr(rel, "group_columns", []) or []:
                     if tc:
-                        S.want("SELECT count(DISTINCT %s) FROM %s" % (tc[1], tc[0]))
-                        B.want("SELECT count(DISTINCT %s) FROM %s" % (tc[1], tc[0]))
-            if node.kind == "SCAN HDFS":
+                        S.table("SELECT count(DISTINCT %s) FROM %s" % (tc[1], tc[0]))
+                        B.table("SELECT count(DISTINCT %s) FROM %s" % (tc[1], tc[0]))
+            if node.kind == "SCAN HDFS" and pm.tr.filters.get(nid):
                 plain = "n%d_plain" % nid
-                db.want(pm.tr.count_sql(plain))
-                for jid, rfs, cond in _filters_by_join(pm.tr.filters.get(nid, [])):
-                    db.want(pm.tr.count_sql(plain, cond))
-    say("counting: %d statements on the sample, %d on the base" % (len(S.sql), len(B.sql)))
+                want.append((plain, None))
+                for jid, rfs, cond in _filters_by_join(pm.tr.filters[nid]):
+                    want.append((plain, cond))
+        S.plan(pm, on_s)
+        B.plan(pm, on_b)
     S.run(sample_db, threads, say, "sample")
     B.run(base_db, threads, say, "base")
-    rows_s = {t: S.get("SELECT count(*) FROM %s" % t) for t in schema if t in sample_folder.files}
-    rows_b = {t: B.get("SELECT count(*) FROM %s" % t) for t in schema if t in base_folder.files}
+    rows_s = {t: S.get_table("SELECT count(*) FROM %s" % t) for t in both}
+    rows_b = {t: B.get_table("SELECT count(*) FROM %s" % t) for t in both}
     out = {}
     for pm in pms:
         out[pm.key] = _values(pm, S, B, fraction, rows_s, rows_b)
-    meta = {"sample_tables": {t: {"rows": rows_s.get(t), "fraction": sampled.get(t, 1.0)} for t in sorted(rows_s)},
-            "base_tables": {t: rows_b.get(t) for t in sorted(rows_b)}}
+    meta = {"sample_tables": {t: {"rows": rows_s.get(t), "fraction": sampled.get(t, 1.0)} for t in both},
+            "base_tables": {t: rows_b.get(t) for t in both}}
     return out, meta
 
 
@@ -248,7 +356,7 @@ def _values(pm, S, B, fraction, rows_s, rows_b):
     val = {}
 
     def count(db, name, where=None):
-        v = db.get(pm.tr.count_sql(name, where))
+        v = db.get(pm, name, where)
         if not isinstance(v, int):
             raise TranslateError("the engine refused it: %s" % str(v)[:300])
         return v
@@ -311,7 +419,7 @@ def _base_rule(pm, node, rel, b, value, B, S, rows_s, rows_b, fraction):
     ins = [i for i in pm.inputs(node) if i.nid in pm.rel]
     growth = []
     for i in ins:
-        bi = B.get(pm.tr.count_sql(pm.rel[i.nid].name))
+        bi = B.get(pm, pm.rel[i.nid].name)
         ti = value(i)["rows"]
         growth.append(ti / bi if bi else 1.0)
     if k == "SCAN HDFS":
@@ -339,7 +447,7 @@ def _base_rule(pm, node, rel, b, value, B, S, rows_s, rows_b, fraction):
         if rel.kind != "aggregate" or src is None:
             g = growth[0] if growth else 1.0
             return b * g, "base count x %.4g (input's growth)" % g
-        n_b = B.get(pm.tr.count_sql(src.name))
+        n_b = B.get(pm, src.name)
         # the aggregation's input at the target: the child's value (pass-through nodes included)
         n_t = growth[0] * n_b if growth else float(n_b)
         dom = 1.0
@@ -349,8 +457,8 @@ def _base_rule(pm, node, rel, b, value, B, S, rows_s, rows_b, fraction):
                 parts.append("a computed key x1")
                 continue
             t, col = tc
-            ns = S.get("SELECT count(DISTINCT %s) FROM %s" % (col, t))
-            nb = B.get("SELECT count(DISTINCT %s) FROM %s" % (col, t))
+            ns = S.get_table("SELECT count(DISTINCT %s) FROM %s" % (col, t))
+            nb = B.get_table("SELECT count(DISTINCT %s) FROM %s" % (col, t))
             if t in CHANNEL or t in BASE_ONLY:
                 if nb and rows_b.get(t) and nb >= 0.5 * rows_b[t]:
                     gcol = _growth_of_table(t, rows_s, rows_b, fraction)
@@ -366,7 +474,7 @@ def _base_rule(pm, node, rel, b, value, B, S, rows_s, rows_b, fraction):
         return g, "occupancy: %s groups of %s input rows at the base; %s; key growth %s" % (
             b, n_b, why, ", ".join(parts))
     if k == "UNION":
-        tb = sum(B.get(pm.tr.count_sql(pm.rel[i.nid].name)) or 0 for i in ins)
+        tb = sum(B.get(pm, pm.rel[i.nid].name) or 0 for i in ins)
         tt = sum(value(i)["rows"] for i in ins)
         g = tt / tb if tb else 1.0
         return b * g, "base count x %.4g (the inputs' sum)" % g
@@ -429,9 +537,12 @@ def check_profiles(paths, schema, database, threads=None, say=print):
                 tr.relation(n)
             except TranslateError:
                 pass
-        stmts = [(str(nid), tr.count_sql(r.name)) for nid, r in sorted(tr.node_rel.items())
-                 if not isinstance(r, TranslateError)]
-        res = engine.run(list(X.MACROS) + stmts, database, threads)
+        tr.finish()
+        names = [r.name for r in tr.node_rel.values() if not isinstance(r, TranslateError)]
+        stmts = tr.script(names, "") + [("count %d" % nid, tr.count_sql(r.name)) for nid, r in
+                                         sorted(tr.node_rel.items()) if not isinstance(r, TranslateError)]
+        res = engine.run(list(X.MACROS) + stmts, database, threads, read_only=True)
+        res = {k[len("count "):]: v for k, v in res.items() if k.startswith("count ")}
         measured = profile_rows(path)
         for nid, r in sorted(tr.node_rel.items()):
             node = plan.nodes[nid]

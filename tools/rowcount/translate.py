@@ -32,6 +32,7 @@ from tools.rowcount import TranslateError
 from tools.rowcount import expr as X
 from tools.tpcds.filters import RF_RE, producers_above, produced
 
+COLS = "\x01columns\x01"
 PASS_THROUGH = ("EXCHANGE", "MERGING-EXCHANGE", "SORT", "CARDINALITY CHECK")
 JOIN_SQL = {"INNER JOIN": "JOIN", "LEFT OUTER JOIN": "LEFT JOIN", "RIGHT OUTER JOIN": "RIGHT JOIN",
             "FULL OUTER JOIN": "FULL JOIN", "CROSS JOIN": "CROSS JOIN",
@@ -84,6 +85,12 @@ def sql_aliases(query_text):
     return out
 
 
+def _mixed(node):
+    """An aggregation with both new aggregates and merges of partial ones (a DISTINCT's second phase)."""
+    outs = [o for line in node.outputs for o in X.split_top(line)]
+    return any(":merge(" in o for o in outs) and not all(":merge(" in o for o in outs)
+
+
 def details(node, prefix):
     """Every detail line of `node` that starts with `prefix` (text after it)."""
     out = []
@@ -92,6 +99,11 @@ def details(node, prefix):
         if s.startswith(prefix):
             out.append(s[len(prefix):])
     return out
+
+
+def conjuncts(node, prefix):
+    """The conjuncts of a node's predicate lines (Impala prints a list of conjuncts joined by ', ')."""
+    return [c for line in details(node, prefix) for c in X.split_top(line)]
 
 
 def one(node, prefix):
@@ -185,7 +197,7 @@ class Translator:
             return self._union(node)
         if k == "SELECT":
             child = self.relation(node.children[0])
-            preds = details(node, "predicates: ")
+            preds = conjuncts(node, "predicates: ")
             where = " AND ".join("(%s)" % X.sql(p, self.scope(child)) for p in preds) or "TRUE"
             return self.add("n%d" % node.nid, "SELECT * FROM %s WHERE %s" % (child.name, where),
                             child.columns, [child.name])
@@ -234,23 +246,27 @@ class Translator:
             col.table = table
             cols.append(col)
         sc = X.Scope(cols, {})
-        preds = details(node, "predicates: ")
+        preds = conjuncts(node, "predicates: ")
         where = " AND ".join("(%s)" % X.sql(p, sc) for p in preds) or "TRUE"
-        select = ", ".join("%s AS %s" % (c.name, c.sql) for c in cols)
-        plain = self.add("n%d_plain" % node.nid, "SELECT %s FROM %s WHERE %s" % (select, table, where), cols, [],
+        # the select list is the columns some relation reads (filled in by finish())
+        plain = self.add("n%d_plain" % node.nid, "SELECT %s FROM %s WHERE %s" % (COLS, table, where), cols, [],
                          "scan %s" % table)
-        conds, deps = [], [plain.name]
-        for rfs, join, cond, dep in self._scan_filters(node, sc):
+        conds, deps, links = [], [plain.name], []
+        for rfs, join, cond, dep, link in self._scan_filters(node, sc):
             conds.append(cond)
             deps.append(dep)
+            links.append(link)
             self.filters.setdefault(node.nid, []).append((rfs, join.nid, cond, dep))
         if not conds:
             return plain
-        return self.add("n%d" % node.nid, "SELECT * FROM %s WHERE %s" % (
+        rel = self.add("n%d" % node.nid, "SELECT * FROM %s WHERE %s" % (
             plain.name, " AND ".join("(%s)" % c for c in conds)), cols, deps)
+        rel.filter_links = links      # [(target text, source text, build relation)]
+        return rel
 
     def _scan_filters(self, scan, scan_scope):
-        """[(rf ids, producing join, condition on the scan's columns, the build relation's name)]."""
+        """[(rf ids, producing join, condition on the scan's columns, the build relation's name,
+        (target text, source text, build relation's name))]."""
         targets = {}
         for line in details(scan, "runtime filters: "):
             for part in X.split_top(line):
@@ -282,8 +298,8 @@ class Translator:
                 out[key][0].append(rf)
                 continue
             rfs = out[key][0] + [rf] if key in out else [rf]
-            out[key] = (rfs, join, cond, kind, build.name)
-        return [(rfs, j, c, b) for rfs, j, c, _, b in out.values()]
+            out[key] = (rfs, join, cond, kind, build.name, (target, src, build.name))
+        return [(rfs, j, c, b, link) for rfs, j, c, _, b, link in out.values()]
 
     @staticmethod
     def _filter_source(join, rf):
@@ -320,14 +336,28 @@ class Translator:
                 l_sql, r_sql = X.sql(right, p_sc), X.sql(left, b_sc)
             on.append("%s %s %s" % (l_sql, "IS NOT DISTINCT FROM" if op != "=" else "=", r_sql))
         for key in ("other join predicates: ", "join predicates: "):
-            for p in details(node, key):
+            for p in conjuncts(node, key):
                 on.append("(%s)" % X.sql(p, both))
         post = ["(%s)" % X.sql(p, both) for key in ("other predicates: ", "predicates: ")
-                for p in details(node, key)]
+                for p in conjuncts(node, key)]
         where = " WHERE %s" % " AND ".join(post) if post else ""
         cond = " AND ".join(on)
         deps = [probe.name, build.name]
         name = "n%d" % node.nid
+        keys = [X.split_equality(c)[::2] for c in X.split_top(one(node, "hash predicates: ") or "")]
+        add = self.add
+
+        def made(name, sql, cols, deps):
+            rel = add(name, sql, cols, deps)
+            rel.join = {"type": jt, "probe": probe.name, "build": build.name, "keys": keys}
+            return rel
+        self.add = made
+        try:
+            return self._join_sql(jt, name, probe, build, p_sc, b_sc, on, post, where, cond, deps, node)
+        finally:
+            self.add = add
+
+    def _join_sql(self, jt, name, probe, build, p_sc, b_sc, on, post, where, cond, deps, node):
         if jt == "NULL AWARE LEFT ANTI JOIN":
             eqs = X.split_top(one(node, "hash predicates: ") or "")
             if len(eqs) != 1 or len(on) != 1:
@@ -363,8 +393,7 @@ class Translator:
         return c if c.kind == "AGGREGATE" else None
 
     def _aggregate(self, node):
-        outs_all = [o for line in node.outputs for o in X.split_top(line)]
-        if any(":merge(" in o for o in outs_all) and not all(":merge(" in o for o in outs_all):
+        if _mixed(node):
             return self._second_phase(node)
         merge = any(":merge(" in o for o in node.outputs) or (
             node.children and node.children[0].kind in ("EXCHANGE",) and self._pre_aggregation(node) is not None
@@ -373,6 +402,8 @@ class Translator:
         if merge and pre is None:
             raise TranslateError("a merge aggregation without its pre-aggregation")
         src = pre if pre is not None else node
+        if pre is not None and _mixed(pre):
+            return self._second_phase(node)      # merges the outputs of a second-phase pre-aggregation
         if len(src.group_by) > 1 or len(src.outputs) > 1:
             return self._multi_class(node, src)
         child = self.relation(src.children[0])
@@ -382,7 +413,7 @@ class Translator:
         names_g = X.split_top(node.group_by[0]) if node.group_by else []
         names_o = X.split_top(node.outputs[0]) if node.outputs else []
         if len(names_g) != len(groups) or len(names_o) != len(outs):
-            raise TranslateError("merge aggregation %d does not match its pre-aggregation %d" % (node.nid, src.nid))
+            return self._second_phase(node)
         cols, sel = [], []
         group_columns = []
         for e in groups:
@@ -397,7 +428,7 @@ class Translator:
             sel.append("%s AS %s" % (X.sql(e, sc), c.sql))
         gb = " GROUP BY %s" % ", ".join(str(i + 1) for i in range(len(groups))) if groups else ""
         sql = "SELECT %s FROM %s%s" % (", ".join(sel) or "1 AS %s" % self.fresh(), child.name, gb)
-        having = details(node, "having: ")
+        having = conjuncts(node, "having: ")
         rel = self.add("n%d" % node.nid, sql, cols, [child.name], "aggregate")
         rel.group_columns = group_columns
         rel.input = child.name
@@ -417,10 +448,16 @@ class Translator:
         cols, sel = [], []
         for i, t in enumerate(groups + X.split_top(node.outputs[0])):
             m = re.match(r"^(\w+):merge\((.*)\)$", t)
-            e = "%s(%s(%s))" % (MERGE_OF.get(m.group(1), m.group(1)), m.group(1), m.group(2)) if m else t
             c = X.Column(self.fresh(), t.replace(":merge(", "("))
             cols.append(c)
-            sel.append("%s AS %s" % (X.sql(e, sc), c.sql))
+            if m:
+                e = "%s(%s(%s))" % (MERGE_OF.get(m.group(1), m.group(1)), m.group(1), m.group(2))
+                sel.append("%s AS %s" % (X.sql(e, sc), c.sql))
+            else:
+                # a new aggregate over the first phase's groups: its argument is a grouping key, not the
+                # first phase's partial aggregate of the same text
+                keys = X.Scope([k for k in sc.columns if X._is_ident(k.text)], sc.aliases)
+                sel.append("%s AS %s" % (X.sql(t, keys), c.sql))
         gb = " GROUP BY %s" % ", ".join(str(i + 1) for i in range(len(groups))) if groups else ""
         rel = self.add("n%d" % node.nid, "SELECT %s FROM %s%s" % (", ".join(sel), child.name, gb), cols,
                        [child.name], "aggregate")
@@ -461,7 +498,7 @@ class Translator:
         rel = self.add("n%d" % node.nid, " UNION ALL ".join(parts), cols, [child.name], "aggregate")
         rel.group_columns = [None]
         rel.input = child.name
-        having = details(node, "having: ")
+        having = conjuncts(node, "having: ")
         if having:
             h = " AND ".join("(%s)" % X.sql(p, self.scope(rel)) for p in having)
             rel = self.add("n%d_having" % node.nid, "SELECT * FROM %s WHERE %s" % (rel.name, h), cols, [rel.name])
@@ -547,14 +584,32 @@ class Translator:
             stack.extend(self.rels[n].deps)
         return need
 
-    def with_clause(self, names):
-        """WITH over the relations `names` need, in creation order."""
+    def finish(self):
+        """Fill in each scan's select list with the columns any relation or filter reads (at least one),
+        so that a relation carries only what the nodes above it use."""
+        text = " ".join(r.sql for r in self.rels.values()) + " " + " ".join(
+            f[2] for fs in self.filters.values() for f in fs)
+        used = set(re.findall(r"\bc\d+\b", text))
+        for r in self.rels.values():
+            if COLS in r.sql:
+                cols = [c for c in r.columns if c.sql in used] or r.columns[:1]
+                r.sql = r.sql.replace(COLS, ", ".join("%s AS %s" % (c.name, c.sql) for c in cols))
+
+    def script(self, names, prefix):
+        """Statements that materialise the relations `names` need as temporary tables, in creation order:
+        [(id, sql)], ids `prefix` + the relation's name; drop() removes them."""
         need = self.closure(names)
-        order = [n for n in self.rels if n in need]
-        return "WITH " + ", ".join("%s AS (%s)" % (n, self.rels[n].sql) for n in order)
+        return [(prefix + n, "CREATE OR REPLACE TEMP TABLE %s AS %s" % (n, self.rels[n].sql))
+                for n in self.rels if n in need]
+
+    def drop(self, names, prefix):
+        need = self.closure(names)
+        return [(prefix + "drop " + n, "DROP TABLE IF EXISTS %s" % n) for n in self.rels if n in need]
 
     def count_sql(self, rel_name, where=None):
-        """SELECT count(*) of a relation, under an extra condition (which may read other relations)."""
-        names = [rel_name] + ([n for n in re.findall(r"\bn\d+\w*", where) if n in self.rels] if where else [])
-        return "%s SELECT count(*) FROM %s%s" % (self.with_clause(names), rel_name,
-                                                 " WHERE %s" % where if where else "")
+        """SELECT count(*) of a materialised relation, under an extra condition (which may read others)."""
+        return "SELECT count(*) FROM %s%s" % (rel_name, " WHERE %s" % where if where else "")
+
+    def rels_read(self, rel_name, where=None):
+        """The relations a count reads: its own and those its condition names."""
+        return [rel_name] + ([n for n in re.findall(r"\bn\d+\w*", where) if n in self.rels] if where else [])
