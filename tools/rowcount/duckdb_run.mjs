@@ -1,5 +1,7 @@
 // Runs SQL statements in DuckDB for tools/rowcount/engine.py.
-// stdin: {"database": PATH or ":memory:", "threads": N, "read_only": BOOL, "statements": [{"id": ID, "sql": SQL}, ...]}
+// stdin: {"database": PATH or ":memory:", "threads": N, "read_only": BOOL, "timeout_s": S,
+//         "statements": [{"id": ID, "sql": SQL}, ...]}
+// A statement still running after timeout_s seconds is interrupted (its result is an error).
 // stdout: one JSON line per statement, in order: {"id", "rows": [[...], ...], "seconds"} or {"id", "error"}.
 // A statement that fails does not stop the others. BIGINT and DECIMAL values come back as strings.
 import { DuckDBInstance } from '@duckdb/node-api';
@@ -14,6 +16,7 @@ const conn = await instance.connect();
 for (const st of job.statements) {
   const t0 = process.hrtime.bigint();
   let out;
+  const timer = job.timeout_s ? setTimeout(() => conn.interrupt(), job.timeout_s * 1000) : null;
   try {
     const reader = await conn.runAndReadAll(st.sql);
     const rows = reader.getRows().map((r) => r.map((v) => (v === null ? null : typeof v === 'number' ? v : String(v))));
@@ -21,5 +24,6 @@ for (const st of job.statements) {
   } catch (e) {
     out = { id: st.id, error: String(e && e.message ? e.message : e) };
   }
+  if (timer) clearTimeout(timer);
   process.stdout.write(JSON.stringify(out) + '\n');
 }

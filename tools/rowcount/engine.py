@@ -55,15 +55,19 @@ def ensure_installed(node_dir=NODE_DIR):
     return os.path.join(node_dir, "duckdb_run.mjs")
 
 
-def run(statements, database=":memory:", threads=None, node_dir=NODE_DIR, on_result=None, read_only=False):
+def run(statements, database=":memory:", threads=None, node_dir=NODE_DIR, on_result=None, read_only=False,
+        timeout_s=None):
     """Run [(id, sql)] in one DuckDB session; returns {id: {"rows": [[...]], "seconds"} or {"error"}}.
     `on_result(id, result)` is called as each statement finishes (progress on long batches); a
-    read-only session shares its database file with other readers."""
+    read-only session shares its database file with other readers; a statement running longer than
+    timeout_s is interrupted and answers an error."""
     runner = ensure_installed(node_dir)
     job = {"database": database, "read_only": read_only,
            "statements": [{"id": i, "sql": s} for i, s in statements]}
     if threads:
         job["threads"] = threads
+    if timeout_s:
+        job["timeout_s"] = timeout_s
     proc = subprocess.Popen(["node", runner], cwd=node_dir, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
     proc.stdin.write(json.dumps(job))

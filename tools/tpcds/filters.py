@@ -90,7 +90,7 @@ def scan_filters(scan):
         keep_of = {f["join"]: f["keep"] for f in measured["filters"]}
         out = []
         for j, rfs in joins:
-            keep = max(1e-9, min(1.0, keep_of.get(j.nid, 1.0)))
+            keep = max(1e-6, min(1.0, keep_of.get(j.nid, 1.0)))   # the scenario takes (0, 1], 6 decimals
             out.append((j, 1.0 if keep >= 1.0 - MIN_REJECT else keep, rfs))
         return out, "F1 runtime filters %s: the share of the scan's rows each join's filters keep, counted on " \
                     "TPC-DS data (M2); a share of 0.9 or more keeps every row" % ", ".join(

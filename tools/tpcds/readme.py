@@ -162,9 +162,9 @@ def measured_rows_summary(scenario):
     if m is None:
         return "This workload was generated without it: every row comes from the rules."
     applied = m["nodes_applied"]
-    return ("This workload reads it (git blob `%s`, %s): %s measured nodes (%s), %s not translated; rule M2 "
-            "applied to %s." % (
-                m["git_blob_sha1"][:12], m["engine"], "{:,}".format(sum(m["nodes_by_how"].values())),
+    return ("This workload reads it (git blob `%s`, %s, base scale factor %s): %s measured nodes (%s), %s not "
+            "translated; rule M2 applied to %s." % (
+                m["git_blob_sha1"][:12], m["engine"], m["base_scale_factor"], "{:,}".format(sum(m["nodes_by_how"].values())),
                 ", ".join("%s %s" % ("{:,}".format(v), k) for k, v in m["nodes_by_how"].items()),
                 "{:,}".format(m["nodes_untranslated"]),
                 " and ".join("%s nodes of the %s plans" % ("{:,}".format(v), k) for k, v in sorted(applied.items()))))

@@ -432,7 +432,7 @@ class Scaler:
             dropped = [f["keep"] for f in m.get("filters", []) if f["keep"] >= 1.0 - MIN_REJECT and f["keep"] > 0]
             if dropped:
                 rows /= math.prod(dropped)
-                node.rule += "; filters keeping 90% or more are not applied: %s" % fmt_rows(rows)
+                node.rule += "; filters keeping 90%% or more are not applied: %s" % fmt_rows(rows)
         node.card100 = rows
 
 
@@ -490,6 +490,8 @@ def ratio(node):
 def fmt_ratio(r):
     if r == 1.0:
         return "1"
+    if r <= 0.0:
+        return "0"       # a measured count of 0 (rule M2): what is above it keeps no row
     if r < 1.0:
         return "1/%.4g" % (1.0 / r)
     return "%.4g" % r
@@ -579,7 +581,8 @@ SCALE_RULES = {
                    "(S1, J1, A1, ...) with SF1 as the base",
     "M2_measured": "a node counted on TPC-DS data (scenarios/tpcds_sf100/measured_rows.json, written by "
                    "tools/tpcds_measure_rows.py from dsdgen output: exact on the SF100 dimensions, one channel's "
-                   "facts from a 1% sample of SF100 x100, the rest at SF10 grown node by node) takes its count "
+                   "facts from a 1% sample of SF100 x100, the rest counted on a whole smaller scale factor, its "
+                   "base_scale_factor, and grown node by node) takes its count "
                    "instead of the rules above, which stay the fallback for the nodes it does not translate; a "
                    "streaming pre-aggregation takes its measured groups and A3 for each instance's share, a node "
                    "with a limit keeps L1 over its measured input, a scan's runtime filters take their measured "

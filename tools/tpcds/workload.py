@@ -377,8 +377,10 @@ def measured_provenance(measured_rows, built):
     applied = {}
     for b in built:
         for key, val in b.stats.get("plans", {}).items():
-            plan = val[1]
-            applied[key] = applied.get(key, 0) + sum(1 for n in plan.nodes.values() if n.rule.startswith("M2"))
+            plan = val[1] if isinstance(val, tuple) and len(val) > 1 else None
+            nodes = getattr(plan, "nodes", None) or {}
+            nodes = nodes.values() if isinstance(nodes, dict) else nodes
+            applied[key] = applied.get(key, 0) + sum(1 for n in nodes if getattr(n, "rule", "").startswith("M2"))
     return {"file": os.path.relpath(path, REPO) if os.path.abspath(path).startswith(REPO) else os.path.basename(path),
             "git_blob_sha1": doc["_blob"], "scale_factor": doc.get("scale_factor"),
             "base_scale_factor": doc.get("base_scale_factor"), "engine": doc.get("engine"),
