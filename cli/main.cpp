@@ -1,12 +1,13 @@
-// exsim command line: run, validate, explain, migrate, summary, schema, params; profile import,
-// compare and diff are the Python package tools/impala_profile, run with the system interpreter. Exit status 0
-// success, 2 bad input, 1 internal error.
+// exsim command line: run, validate, explain, migrate, summary, schema, params, fields; profile import,
+// compare and diff are the Python package tools/impala_profile, run with the system interpreter. Exit status
+// 0 success, 2 bad input, 1 internal error.
 #include "cli/scenario_kinds.hpp"
 #include "input/migrate.hpp"
 #include "input/parameters.hpp"
 #include "input/scenario.hpp"
 #include "input/suggest.hpp"
 #include "output/explain.hpp"
+#include "output/fields.hpp"
 #include "output/results.hpp"
 #include "output/summary.hpp"
 
@@ -46,6 +47,9 @@ Usage:
   exsim params [--format json]
                           print every scenario parameter with its unit, default and check (json: for
                           other programs)
+  exsim fields [--format json]
+                          print every field of the results with its unit, meaning and the counter it
+                          reads (json: for other programs)
   exsim profile import PROFILE [--output SCENARIO] [--query ID] [--executors N]
   exsim compare RESULTS PROFILE [--format text|json|csv] [--query ID] [--changed [TOL]] [--top N]
                 [--output FILE]
@@ -143,8 +147,8 @@ int exec_python_tool(int argc, char** argv) {
 const std::vector<std::string> kOptions{"--set",  "--output", "--summary",  "--format",
                                         "--top",  "--timing", "--progress", "--no-progress",
                                         "--jobs", "--help",   "--version"};
-const std::vector<std::string> kCommands{"run",    "validate", "explain", "migrate", "summary",
-                                         "schema", "params",   "profile", "compare", "diff"};
+const std::vector<std::string> kCommands{"run",    "validate", "explain", "migrate", "summary", "schema",
+                                         "params", "fields",   "profile", "compare", "diff"};
 
 // The usage text, the flag names filled in from the parameter table.
 std::string usage() {
@@ -397,9 +401,9 @@ int run_command(int argc, char** argv) {
       std::cout << "exsim " << EXSIM_VERSION << "\n";
       return kExitOk;
     }
-    if (a.explain_json && a.command != "explain" && a.command != "params")
+    if (a.explain_json && a.command != "explain" && a.command != "params" && a.command != "fields")
       throw exsim::InputError(
-          fmt::format("--format json: only for explain and params; {} takes text, md or csv", a.command));
+          fmt::format("--format json: only for explain, params and fields; {} takes text, md or csv", a.command));
     if (a.command == "run") return run(a);
     if (a.command == "validate") {
       if (a.scenario.empty())
@@ -456,6 +460,17 @@ int run_command(int argc, char** argv) {
       if (a.summary_options.format != exsim::SummaryFormat::text)
         throw exsim::InputError("params: --format: expected text or json");
       std::cout << "Scenario parameters (unit, default, check, meaning):\n" << exsim::parameters_help();
+      return kExitOk;
+    }
+    if (a.command == "fields") {
+      if (a.explain_json) {
+        std::cout << exsim::fields_json().dump(1) << "\n";
+        return kExitOk;
+      }
+      if (a.summary_options.format != exsim::SummaryFormat::text)
+        throw exsim::InputError("fields: --format: expected text or json");
+      std::cout << "Results fields (type, unit, meaning; when an entry has it; the counters it reads):\n"
+                << exsim::fields_text();
       return kExitOk;
     }
     throw exsim::InputError(

@@ -1,6 +1,7 @@
 #include "sim/simulation.hpp"
 
 #include "models/query/workload.hpp"
+#include "models/run_fields.hpp"
 #include "sim/clock.hpp"
 #include "sim/connection.hpp"
 #include "sim/platform.hpp"
@@ -23,21 +24,57 @@
 
 namespace exsim {
 
-// A query process hands its run to the parent as JSON of these structs (numbers round-trip exactly).
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(SenderCounters, host, InactiveTotalTime, SerializeBatchTime, CpuTime,
-                                   RpcNetworkTime, RpcRecvrTime, RpcSuccess, RpcFailure, TotalBytesSent,
-                                   UncompressedRowBatchSize, RowsSent, RowsDropped, EosSent, TransmitDataRpcs,
-                                   PeakBytes, slots_in_flight_after_teardown, k_area, k_span_s, k_max, k_series, error,
-                                   start_s, end_s)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ReceiverCounters, host, TotalBytesReceived, TotalBatchesReceived,
-                                   TotalBatchesEnqueued, TotalRPCsDeferred, DeferredQueueSize,
-                                   TotalHasDeferredRPCsTime, DeserializeRowBatchTime, TotalEosReceived, DataWaitTime,
-                                   FirstBatchWaitTime, TotalBytesDequeued, RowsDequeued, ConsumerTime, PeakBytes,
-                                   closed, start_s, end_s)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(FragmentStats, instances, cpu_s, end_s, rows_passed_before_filters,
-                                   runtime_filter_timeouts)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ExchangeRun, status, error, start_s, end_s, senders, receivers, sender_bytes_peak,
-                                   receiver_bytes_peak)
+// A query process hands its run to the parent as JSON of these structs (numbers round-trip exactly):
+// every member a row of the results field table reads (models/run_fields.hpp), under its own name; a
+// test ties every member of each struct to a row, so none is dropped on the way.
+void to_json(nlohmann::json& j, const SenderCounters& c);
+void to_json(nlohmann::json& j, const ReceiverCounters& c);
+void to_json(nlohmann::json& j, const FragmentStats& f);
+void to_json(nlohmann::json& j, const ExchangeRun& x);
+void to_json(nlohmann::json& j, const Path& p);
+void to_json(nlohmann::json& j, const QueryRun& q);
+void from_json(const nlohmann::json& j, SenderCounters& c);
+void from_json(const nlohmann::json& j, ReceiverCounters& c);
+void from_json(const nlohmann::json& j, FragmentStats& f);
+void from_json(const nlohmann::json& j, ExchangeRun& x);
+void from_json(const nlohmann::json& j, Path& p);
+void from_json(const nlohmann::json& j, QueryRun& q);
+template <class T> nlohmann::json carried(const T& t) {
+  static const std::vector<MemberRead<T>> members = members_read<T>();
+  nlohmann::json j = nlohmann::json::object();
+  for (const MemberRead<T>& m : members)
+    std::visit([&](auto ptr) { j[m.member] = t.*ptr; }, m.ptr);
+  return j;
+}
+template <class T> void uncarried(const nlohmann::json& j, T& t) {
+  static const std::vector<MemberRead<T>> members = members_read<T>();
+  for (const MemberRead<T>& m : members)
+    std::visit([&](auto ptr) { j.at(m.member).get_to(t.*ptr); }, m.ptr);
+}
+void to_json(nlohmann::json& j, const SenderCounters& c) {
+  j = carried(c);
+}
+void from_json(const nlohmann::json& j, SenderCounters& c) {
+  uncarried(j, c);
+}
+void to_json(nlohmann::json& j, const ReceiverCounters& c) {
+  j = carried(c);
+}
+void from_json(const nlohmann::json& j, ReceiverCounters& c) {
+  uncarried(j, c);
+}
+void to_json(nlohmann::json& j, const FragmentStats& f) {
+  j = carried(f);
+}
+void from_json(const nlohmann::json& j, FragmentStats& f) {
+  uncarried(j, f);
+}
+void to_json(nlohmann::json& j, const ExchangeRun& x) {
+  j = carried(x);
+}
+void from_json(const nlohmann::json& j, ExchangeRun& x) {
+  uncarried(j, x);
+}
 void to_json(nlohmann::json& j, const Path& p) {
   j = nlohmann::json::array();
   for (size_t i = 0; i < kPathParts; ++i)
@@ -48,8 +85,19 @@ void from_json(const nlohmann::json& j, Path& p) {
   for (size_t i = 0; i < kPathParts; ++i)
     p.add(static_cast<PathPart>(i), j.at(i).get<double>());
 }
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(QueryRun, status, error, start_s, end_s, breakdown, fragments, has_runtime_filters,
-                                   exchanges, clock_offset_s)
+void to_json(nlohmann::json& j, const QueryRun& q) {
+  j = carried(q);
+}
+void from_json(const nlohmann::json& j, QueryRun& q) {
+  uncarried(j, q);
+}
+
+nlohmann::json query_run_json(const QueryRun& q) {
+  return q;
+}
+QueryRun query_run_of(const nlohmann::json& j) {
+  return j.get<QueryRun>();
+}
 
 namespace {
 
