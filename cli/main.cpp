@@ -385,6 +385,20 @@ int run(const Args& a) {
   return kExitOk;
 }
 
+// `exsim params` and `exsim fields`: one of the simulator's tables, for people or (--format json)
+// for programs.
+int print_table(const Args& a, const nlohmann::json& for_programs, const std::string& heading,
+                const std::string& for_people) {
+  if (a.explain_json) {
+    std::cout << for_programs.dump(1) << "\n";
+    return kExitOk;
+  }
+  if (a.summary_options.format != exsim::SummaryFormat::text)
+    throw exsim::InputError(fmt::format("{}: --format: expected text or json", a.command));
+  std::cout << heading << for_people;
+  return kExitOk;
+}
+
 } // namespace
 
 int run_command(int argc, char** argv) {
@@ -452,30 +466,17 @@ int run_command(int argc, char** argv) {
       std::cout << exsim::scenario_schema().dump(2) << "\n";
       return kExitOk;
     }
-    if (a.command == "params") {
-      if (a.explain_json) {
-        std::cout << exsim::parameters_json().dump(1) << "\n";
-        return kExitOk;
-      }
-      if (a.summary_options.format != exsim::SummaryFormat::text)
-        throw exsim::InputError("params: --format: expected text or json");
-      std::cout << "Scenario parameters (unit, default, check, meaning):\n" << exsim::parameters_help();
-      return kExitOk;
-    }
-    if (a.command == "fields") {
-      if (a.explain_json) {
-        std::cout << exsim::fields_json().dump(1) << "\n";
-        return kExitOk;
-      }
-      if (a.summary_options.format != exsim::SummaryFormat::text)
-        throw exsim::InputError("fields: --format: expected text or json");
-      std::cout << "Results fields (type, unit, meaning; when an entry has it; the counters it reads):\n"
-                << exsim::fields_text();
-      return kExitOk;
-    }
-    throw exsim::InputError(
-        fmt::format("{}: unknown command;{} commands: {} (see exsim --help)", a.command,
-                    exsim::did_you_mean(a.command, kCommands), fmt::join(kCommands, ", ")));
+    if (a.command == "params")
+      return print_table(a, exsim::parameters_json(),
+                         "Scenario parameters (unit, default, check, meaning):\n", exsim::parameters_help());
+    if (a.command == "fields")
+      return print_table(
+          a, exsim::fields_json(),
+          "Results fields (type, unit, meaning; when an entry has it; the counters it reads):\n",
+          exsim::fields_text());
+    throw exsim::InputError(fmt::format("{}: unknown command;{} commands: {} (see exsim --help)", a.command,
+                                        exsim::did_you_mean(a.command, kCommands),
+                                        fmt::join(kCommands, ", ")));
   } catch (const exsim::InputError& e) {
     std::cerr << "exsim: " << e.what() << "\n";
     return kExitBadInput;

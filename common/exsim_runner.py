@@ -130,14 +130,7 @@ def parameter_rows(exsim=None):
     PARAMETERS_JSON), read once per binary: each row's type, unit, default, check, scope ("daemon",
     "exchange", "cluster", ...) and the struct it sets ("binds"). Python reads a parameter's default
     from here, never from a constant of its own. ExsimError if a given exsim cannot run."""
-    if exsim is None and shutil.which(default_exsim()) is None:
-        text = PARAMETERS_JSON.read_text(encoding="utf-8")
-    else:
-        text = parameters_text(exsim or default_exsim())
-    rows = {}
-    for row in json.loads(text)["parameters"]:
-        rows.setdefault(row["section"], {})[row["name"]] = row
-    return rows
+    return _table_rows(exsim, "params", PARAMETERS_JSON, "parameters")
 
 
 def parameter_default(section, name, exsim=None):
@@ -163,12 +156,18 @@ def field_rows(exsim=None):
     "queries[].breakdown", ...), type, unit, meaning, the counters it reads, and for a part of the
     critical path its label. Python reads results' names, units and labels from here, never from a
     list of its own. ExsimError if a given exsim cannot run."""
+    return _table_rows(exsim, "fields", FIELDS_JSON, "fields")
+
+
+def _table_rows(exsim, command, committed, key):
+    """{section: {name: row}} of the rows under `key` of `exsim COMMAND --format json` (exsim, else
+    default_exsim(); the committed copy when that binary is not built)."""
     if exsim is None and shutil.which(default_exsim()) is None:
-        text = FIELDS_JSON.read_text(encoding="utf-8")
+        text = committed.read_text(encoding="utf-8")
     else:
-        text = fields_text(exsim or default_exsim())
+        text = table_text(exsim or default_exsim(), command)
     rows = {}
-    for row in json.loads(text)["fields"]:
+    for row in json.loads(text)[key]:
         rows.setdefault(row["section"], {})[row["name"]] = row
     return rows
 

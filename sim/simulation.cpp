@@ -21,60 +21,17 @@
 #include <map>
 #include <sstream>
 #include <stdexcept>
+#include <type_traits>
 
 namespace exsim {
 
 // A query process hands its run to the parent as JSON of these structs (numbers round-trip exactly):
 // every member a row of the results field table reads (models/run_fields.hpp), under its own name; a
 // test ties every member of each struct to a row, so none is dropped on the way.
-void to_json(nlohmann::json& j, const SenderCounters& c);
-void to_json(nlohmann::json& j, const ReceiverCounters& c);
-void to_json(nlohmann::json& j, const FragmentStats& f);
-void to_json(nlohmann::json& j, const ExchangeRun& x);
-void to_json(nlohmann::json& j, const Path& p);
-void to_json(nlohmann::json& j, const QueryRun& q);
-void from_json(const nlohmann::json& j, SenderCounters& c);
-void from_json(const nlohmann::json& j, ReceiverCounters& c);
-void from_json(const nlohmann::json& j, FragmentStats& f);
-void from_json(const nlohmann::json& j, ExchangeRun& x);
-void from_json(const nlohmann::json& j, Path& p);
-void from_json(const nlohmann::json& j, QueryRun& q);
-template <class T> nlohmann::json carried(const T& t) {
-  static const std::vector<MemberRead<T>> members = members_read<T>();
-  nlohmann::json j = nlohmann::json::object();
-  for (const MemberRead<T>& m : members)
-    std::visit([&](auto ptr) { j[m.member] = t.*ptr; }, m.ptr);
-  return j;
-}
-template <class T> void uncarried(const nlohmann::json& j, T& t) {
-  static const std::vector<MemberRead<T>> members = members_read<T>();
-  for (const MemberRead<T>& m : members)
-    std::visit([&](auto ptr) { j.at(m.member).get_to(t.*ptr); }, m.ptr);
-}
-void to_json(nlohmann::json& j, const SenderCounters& c) {
-  j = carried(c);
-}
-void from_json(const nlohmann::json& j, SenderCounters& c) {
-  uncarried(j, c);
-}
-void to_json(nlohmann::json& j, const ReceiverCounters& c) {
-  j = carried(c);
-}
-void from_json(const nlohmann::json& j, ReceiverCounters& c) {
-  uncarried(j, c);
-}
-void to_json(nlohmann::json& j, const FragmentStats& f) {
-  j = carried(f);
-}
-void from_json(const nlohmann::json& j, FragmentStats& f) {
-  uncarried(j, f);
-}
-void to_json(nlohmann::json& j, const ExchangeRun& x) {
-  j = carried(x);
-}
-void from_json(const nlohmann::json& j, ExchangeRun& x) {
-  uncarried(j, x);
-}
+template <class T>
+concept CarriedRun = std::is_same_v<T, SenderCounters> || std::is_same_v<T, ReceiverCounters> ||
+    std::is_same_v<T, FragmentStats> || std::is_same_v<T, ExchangeRun> || std::is_same_v<T, QueryRun>;
+
 void to_json(nlohmann::json& j, const Path& p) {
   j = nlohmann::json::array();
   for (size_t i = 0; i < kPathParts; ++i)
@@ -85,11 +42,16 @@ void from_json(const nlohmann::json& j, Path& p) {
   for (size_t i = 0; i < kPathParts; ++i)
     p.add(static_cast<PathPart>(i), j.at(i).get<double>());
 }
-void to_json(nlohmann::json& j, const QueryRun& q) {
-  j = carried(q);
+template <CarriedRun T> void to_json(nlohmann::json& j, const T& t) {
+  static const std::vector<MemberRead<T>> members = members_read<T>();
+  j = nlohmann::json::object();
+  for (const MemberRead<T>& m : members)
+    std::visit([&](auto ptr) { j[m.member] = t.*ptr; }, m.ptr);
 }
-void from_json(const nlohmann::json& j, QueryRun& q) {
-  uncarried(j, q);
+template <CarriedRun T> void from_json(const nlohmann::json& j, T& t) {
+  static const std::vector<MemberRead<T>> members = members_read<T>();
+  for (const MemberRead<T>& m : members)
+    std::visit([&](auto ptr) { j.at(m.member).get_to(t.*ptr); }, m.ptr);
 }
 
 nlohmann::json query_run_json(const QueryRun& q) {
