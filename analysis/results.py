@@ -9,11 +9,13 @@ of them go through this module so the layout is defined once:
     SWEEP_DIR/results.csv      one row per point (see results_csv)
 """
 
+import functools
 import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
 
+from common import exsim_runner
 from common.tables import csv_text
 
 MANIFEST_NAME = "manifest.json"
@@ -43,38 +45,44 @@ MANIFEST_SCHEMA = {
         "exsim_version": {"type": "string"},
     },
 }
-_NUMBER = {"type": "number"}
-# What report.py and regress.py read from a point's results (the whole format: docs/results.schema.json).
-POINT_SCHEMA = {
-    "type": "object",
-    "required": ["summary"],
-    "properties": {"summary": {"type": "object"}},
-    "if": {"not": {"properties": {"kind": {"const": "remote_scan"}}, "required": ["kind"]}},
-    "then": {
-        "required": ["settings", "exchanges", "summary"],
-        "properties": {
-            "settings": {"type": "object", "properties": {
-                "query_order": {"type": "string"},
-                "flags": {"type": "object", "properties": {
-                    "rpcs_in_flight_per_channel": {"type": "integer"},
-                    "data_stream_sender_buffer_size": {"type": "integer"}}}}},
-            "exchanges": {"type": "array", "items": {
-                "type": "object",
-                "required": ["id", "query", "partitioning", "status", "k", "buffer_bytes", "bytes_sent", "duration_s",
-                             "memory_estimate_bytes", "slowest_sender_blocked_s", "bound"],
-                "properties": {
-                    "id": {"type": "string"}, "query": {"type": "string"}, "partitioning": {"type": "string"},
-                    "status": {"type": "string"}, "bound": {"type": "string"}, "k": {"type": "integer"},
-                    "buffer_bytes": _NUMBER, "bytes_sent": _NUMBER, "duration_s": _NUMBER,
-                    "memory_estimate_bytes": _NUMBER, "slowest_sender_blocked_s": _NUMBER}}},
-            "summary": {
-                "type": "object",
-                "required": ["makespan_s", "memory_estimate_bytes_total", "slowest_sender_blocked_s_total"],
-                "properties": {"makespan_s": _NUMBER, "runtime_s_total": _NUMBER, "memory_estimate_bytes_total": _NUMBER,
-                               "slowest_sender_blocked_s_total": _NUMBER}},
+
+
+def _typed(section, names):
+    """{name: {"type": ...}} of fields of a results section ("exchange", "summary"), typed as the
+    simulator's results field table types them (exsim fields)."""
+    rows = exsim_runner.field_rows()[section]
+    return {name: {"type": rows[name]["type"]} for name in names}
+
+
+EXCHANGE_FIGURES = ["id", "query", "partitioning", "status", "k", "buffer_bytes", "bytes_sent", "duration_s",
+                    "memory_estimate_bytes", "slowest_sender_blocked_s", "bound"]
+SUMMARY_FIGURES = ["makespan_s", "memory_estimate_bytes_total", "slowest_sender_blocked_s_total"]
+@functools.cache
+def point_schema():
+    """What report.py and regress.py read from a point's results (the whole format:
+    docs/results.schema.json), the figures typed by the simulator's field table."""
+    return {
+        "type": "object",
+        "required": ["summary"],
+        "properties": {"summary": {"type": "object"}},
+        "if": {"not": {"properties": {"kind": {"const": "remote_scan"}}, "required": ["kind"]}},
+        "then": {
+            "required": ["settings", "exchanges", "summary"],
+            "properties": {
+                "settings": {"type": "object", "properties": {
+                    "query_order": {"type": "string"},
+                    "flags": {"type": "object", "properties": {
+                        "rpcs_in_flight_per_channel": {"type": "integer"},
+                        "data_stream_sender_buffer_size": {"type": "integer"}}}}},
+                "exchanges": {"type": "array", "items": {
+                    "type": "object", "required": EXCHANGE_FIGURES,
+                    "properties": _typed("exchange", EXCHANGE_FIGURES)}},
+                "summary": {
+                    "type": "object", "required": SUMMARY_FIGURES,
+                    "properties": _typed("summary", SUMMARY_FIGURES + ["runtime_s_total"])},
+            },
         },
-    },
-}
+    }
 
 
 class SweepError(Exception):
@@ -158,7 +166,7 @@ def _validate(document, schema, path):
 def check_results(result, path):
     """The parts of a results file that the sweep tools read, as exsim writes them, or a SweepError
     naming the file and the JSON path."""
-    _validate(result, POINT_SCHEMA, path)
+    _validate(result, point_schema(), path)
 
 
 def grid_names(manifest):

@@ -42,7 +42,7 @@ matplotlib.use("Agg")  # no display needed; must precede pyplot
 import matplotlib.pyplot as plt  # noqa: E402
 
 from analysis import results  # noqa: E402
-from common import atomic  # noqa: E402
+from common import atomic, exsim_runner  # noqa: E402
 from common import tables  # noqa: E402
 from common.tables import csv_text, markdown_table  # noqa: E402
 from common.figures import png_bytes  # noqa: E402
@@ -53,16 +53,18 @@ BASELINE = {"rpcs_in_flight_per_channel": "1", "data_stream_sender_buffer_size":
 COLUMNS = ["mt_dop", "K", "buffer_kib", "lz4", "eos_flush", "rtt_us", "runtime_s", "runtime_vs_k1_pct",
            "runtime_vs_baseline_pct", "geomean_ratio_vs_baseline", "blocked_nonpushback_hash_s", "blocked_all_s",
            "hash_rpcs_m", "nonpushback_hash_exchanges", "memory_peak_query_mib"]
-# The breakdown parts summed over the queries, grouped for the second table.
-PARTS = [("start-up", ("startup_s",)),
-         ("operators' CPU", ("cpu_scan_s", "cpu_join_build_s", "cpu_join_probe_s", "cpu_aggregate_s", "cpu_sort_s",
-                             "cpu_analytic_s", "cpu_other_s")),
-         ("exchange CPU", ("cpu_exchange_send_s", "cpu_deserialize_s")),
-         ("CPU contention", ("cpu_contention_s",)),
-         ("round trips", ("rtt_s",)),
-         ("bandwidth", ("bandwidth_s",)),
-         ("backpressure", ("backpressure_s",)),
-         ("waits for join builds", ("join_build_wait_s",))]
+
+
+def breakdown_groups():
+    """[(group, (part keys))] of the breakdown parts summed over the queries for the second table: the
+    simulator's groups of the parts every query has (exsim fields), in its order."""
+    groups = {}
+    for key, row in exsim_runner.field_rows()["breakdown"].items():
+        if not row["when"]:
+            groups.setdefault(row["group"], []).append(key)
+    return [(group, tuple(keys)) for group, keys in groups.items()]
+
+
 # Per-query CSV: (column prefix, configuration changes from the baseline).
 PER_QUERY = [("k1", {}), ("k2", {"rpcs_in_flight_per_channel": "2"}),
              ("k2_128k_nolz4", {"rpcs_in_flight_per_channel": "2", "data_stream_sender_buffer_size": "131072",
@@ -156,13 +158,13 @@ def markdown(rows):
 
 def breakdown_markdown(rows):
     """The queries' breakdowns (seconds along each query's critical path) summed per configuration."""
-    head = SETTINGS_HEAD + ["runtime (s)"] + [name + " (s)" for name, _ in PARTS]
+    head = SETTINGS_HEAD + ["runtime (s)"] + [name + " (s)" for name, _ in breakdown_groups()]
     out = [_settings(r) + [fmt(r["runtime_s"])] + [fmt(v) for v in _grouped(r["breakdown"])] for r in rows]
     return markdown_table(head, out) + "\n"
 
 
 def _grouped(breakdown):
-    return [sum(breakdown.get(k, 0.0) for k in keys) for _, keys in PARTS]
+    return [sum(breakdown.get(k, 0.0) for k in keys) for _, keys in breakdown_groups()]
 
 
 def top_changes_markdown(configs, n=8):
@@ -183,7 +185,7 @@ def top_changes_markdown(configs, n=8):
             label = ", ".join("%s=%s" % kv for kv in sorted(change.items()))
             out.append("mt_dop=%s, baseline -> %s: the %d queries that change most (runtime, then the breakdown's "
                        "parts as in the table above, s):\n" % (mt, label, len(top)))
-            head = ["query", "runtime (s)"] + [p for p, _ in PARTS]
+            head = ["query", "runtime (s)"] + [p for p, _ in breakdown_groups()]
             table = []
             for q in top:
                 a, b = _grouped(base[q]["breakdown"]), _grouped(other[q]["breakdown"])

@@ -1,12 +1,13 @@
-// exsim command line: run, validate, explain, migrate, summary, schema, params; profile import,
-// compare and diff are the Python package tools/impala_profile, run with the system interpreter. Exit status 0
-// success, 2 bad input, 1 internal error.
+// exsim command line: run, validate, explain, migrate, summary, schema, params, fields; profile import,
+// compare and diff are the Python package tools/impala_profile, run with the system interpreter. Exit status
+// 0 success, 2 bad input, 1 internal error.
 #include "cli/scenario_kinds.hpp"
 #include "input/migrate.hpp"
 #include "input/parameters.hpp"
 #include "input/scenario.hpp"
 #include "input/suggest.hpp"
 #include "output/explain.hpp"
+#include "output/fields.hpp"
 #include "output/results.hpp"
 #include "output/summary.hpp"
 
@@ -46,6 +47,9 @@ Usage:
   exsim params [--format json]
                           print every scenario parameter with its unit, default and check (json: for
                           other programs)
+  exsim fields [--format json]
+                          print every field of the results with its unit, meaning and the counter it
+                          reads (json: for other programs)
   exsim profile import PROFILE [--output SCENARIO] [--query ID] [--executors N]
   exsim compare RESULTS PROFILE [--format text|json|csv] [--query ID] [--changed [TOL]] [--top N]
                 [--output FILE]
@@ -143,8 +147,8 @@ int exec_python_tool(int argc, char** argv) {
 const std::vector<std::string> kOptions{"--set",  "--output", "--summary",  "--format",
                                         "--top",  "--timing", "--progress", "--no-progress",
                                         "--jobs", "--help",   "--version"};
-const std::vector<std::string> kCommands{"run",    "validate", "explain", "migrate", "summary",
-                                         "schema", "params",   "profile", "compare", "diff"};
+const std::vector<std::string> kCommands{"run",    "validate", "explain", "migrate", "summary", "schema",
+                                         "params", "fields",   "profile", "compare", "diff"};
 
 // The usage text, the flag names filled in from the parameter table.
 std::string usage() {
@@ -381,6 +385,20 @@ int run(const Args& a) {
   return kExitOk;
 }
 
+// `exsim params` and `exsim fields`: one of the simulator's tables, for people or (--format json)
+// for programs.
+int print_table(const Args& a, const nlohmann::json& for_programs, const std::string& heading,
+                const std::string& for_people) {
+  if (a.explain_json) {
+    std::cout << for_programs.dump(1) << "\n";
+    return kExitOk;
+  }
+  if (a.summary_options.format != exsim::SummaryFormat::text)
+    throw exsim::InputError(fmt::format("{}: --format: expected text or json", a.command));
+  std::cout << heading << for_people;
+  return kExitOk;
+}
+
 } // namespace
 
 int run_command(int argc, char** argv) {
@@ -397,9 +415,9 @@ int run_command(int argc, char** argv) {
       std::cout << "exsim " << EXSIM_VERSION << "\n";
       return kExitOk;
     }
-    if (a.explain_json && a.command != "explain" && a.command != "params")
+    if (a.explain_json && a.command != "explain" && a.command != "params" && a.command != "fields")
       throw exsim::InputError(
-          fmt::format("--format json: only for explain and params; {} takes text, md or csv", a.command));
+          fmt::format("--format json: only for explain, params and fields; {} takes text, md or csv", a.command));
     if (a.command == "run") return run(a);
     if (a.command == "validate") {
       if (a.scenario.empty())
@@ -448,19 +466,17 @@ int run_command(int argc, char** argv) {
       std::cout << exsim::scenario_schema().dump(2) << "\n";
       return kExitOk;
     }
-    if (a.command == "params") {
-      if (a.explain_json) {
-        std::cout << exsim::parameters_json().dump(1) << "\n";
-        return kExitOk;
-      }
-      if (a.summary_options.format != exsim::SummaryFormat::text)
-        throw exsim::InputError("params: --format: expected text or json");
-      std::cout << "Scenario parameters (unit, default, check, meaning):\n" << exsim::parameters_help();
-      return kExitOk;
-    }
-    throw exsim::InputError(
-        fmt::format("{}: unknown command;{} commands: {} (see exsim --help)", a.command,
-                    exsim::did_you_mean(a.command, kCommands), fmt::join(kCommands, ", ")));
+    if (a.command == "params")
+      return print_table(a, exsim::parameters_json(),
+                         "Scenario parameters (unit, default, check, meaning):\n", exsim::parameters_help());
+    if (a.command == "fields")
+      return print_table(
+          a, exsim::fields_json(),
+          "Results fields (type, unit, meaning; when an entry has it; the counters it reads):\n",
+          exsim::fields_text());
+    throw exsim::InputError(fmt::format("{}: unknown command;{} commands: {} (see exsim --help)", a.command,
+                                        exsim::did_you_mean(a.command, kCommands),
+                                        fmt::join(kCommands, ", ")));
   } catch (const exsim::InputError& e) {
     std::cerr << "exsim: " << e.what() << "\n";
     return kExitBadInput;

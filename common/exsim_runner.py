@@ -108,13 +108,19 @@ def simulate(exsim, scenario, output, sets=(), jobs=None, extra=("--no-progress"
 PARAMETERS_JSON = REPO / "scenarios" / "parameters.json"
 
 
-def parameters_text(exsim):
-    """The text of `exsim params --format json`; ExsimError if exsim cannot run or fails."""
-    argv = [str(exsim), "params", "--format", "json"]
+def table_text(exsim, command):
+    """The text of `exsim COMMAND --format json` (params, fields: the simulator's tables); ExsimError
+    if exsim cannot run or fails."""
+    argv = [str(exsim), command, "--format", "json"]
     status, out, err = run(argv)
     if status != 0:
         raise ExsimError(f"{' '.join(argv)}: {err.strip() or f'exit status {status}'}")
     return out
+
+
+def parameters_text(exsim):
+    """The text of `exsim params --format json`."""
+    return table_text(exsim, "params")
 
 
 @functools.cache
@@ -124,19 +130,52 @@ def parameter_rows(exsim=None):
     PARAMETERS_JSON), read once per binary: each row's type, unit, default, check, scope ("daemon",
     "exchange", "cluster", ...) and the struct it sets ("binds"). Python reads a parameter's default
     from here, never from a constant of its own. ExsimError if a given exsim cannot run."""
-    if exsim is None and shutil.which(default_exsim()) is None:
-        text = PARAMETERS_JSON.read_text(encoding="utf-8")
-    else:
-        text = parameters_text(exsim or default_exsim())
-    rows = {}
-    for row in json.loads(text)["parameters"]:
-        rows.setdefault(row["section"], {})[row["name"]] = row
-    return rows
+    return _table_rows(exsim, "params", PARAMETERS_JSON, "parameters")
 
 
 def parameter_default(section, name, exsim=None):
     """The table's default of `name` in `section` ("flags", "cluster", "exchange", ...)."""
     return parameter_rows(exsim)[section][name]["default"]
+
+
+# The results field table as `exsim fields --format json` gives it, committed beside the results'
+# JSON Schema and regenerated with it (tools/parameter_docs.py), for Python without a built simulator.
+FIELDS_JSON = REPO / "docs" / "fields.json"
+
+
+def fields_text(exsim):
+    """The text of `exsim fields --format json`."""
+    return table_text(exsim, "fields")
+
+
+@functools.cache
+def field_rows(exsim=None):
+    """{section: {name: row}} of the simulator's results field table (`exsim fields --format json` of
+    `exsim`, else default_exsim(); when that binary is not built, the committed copy FIELDS_JSON),
+    sections and rows in the table's order: each field's path in the results ("exchanges[]",
+    "queries[].breakdown", ...), type, unit, meaning, the counters it reads, and for a part of the
+    critical path its label. Python reads results' names, units and labels from here, never from a
+    list of its own. ExsimError if a given exsim cannot run."""
+    return _table_rows(exsim, "fields", FIELDS_JSON, "fields")
+
+
+def _table_rows(exsim, command, committed, key):
+    """{section: {name: row}} of the rows under `key` of `exsim COMMAND --format json` (exsim, else
+    default_exsim(); the committed copy when that binary is not built)."""
+    if exsim is None and shutil.which(default_exsim()) is None:
+        text = committed.read_text(encoding="utf-8")
+    else:
+        text = table_text(exsim or default_exsim(), command)
+    rows = {}
+    for row in json.loads(text)[key]:
+        rows.setdefault(row["section"], {})[row["name"]] = row
+    return rows
+
+
+def breakdown_parts(exsim=None):
+    """The critical path's parts as the results' `breakdown` names them, in the simulator's order:
+    {key: label}."""
+    return {name: row["label"] for name, row in field_rows(exsim)["breakdown"].items()}
 
 
 def version(exsim):

@@ -5,6 +5,7 @@
 #include "models/exchange/memory.hpp"
 #include "models/query/query.hpp"
 #include "models/run.hpp"
+#include "output/fields.hpp"
 
 #include <algorithm>
 
@@ -14,49 +15,20 @@ using nlohmann::json;
 
 namespace {
 
+// An instance's entry: the rows of its section that read one of its members, and its index (and a
+// sender's throughput).
 json sender_json(const SenderCounters& c, int index, double offset) {
-  return {{"index", index},
-          {"host", c.host},
-          {"InactiveTotalTime_s", c.InactiveTotalTime},
-          {"SerializeBatchTime_s", c.SerializeBatchTime},
-          {"CpuTime_s", c.CpuTime},
-          {"RpcNetworkTime_s", c.RpcNetworkTime},
-          {"RpcRecvrTime_s", c.RpcRecvrTime},
-          {"RpcSuccess", c.RpcSuccess},
-          {"RpcFailure", c.RpcFailure},
-          {"TransmitDataRpcs", c.TransmitDataRpcs},
-          {"EosSent", c.EosSent},
-          {"TotalBytesSent", c.TotalBytesSent},
-          {"UncompressedRowBatchSize", c.UncompressedRowBatchSize},
-          {"NetworkThroughput_Bps",
-           c.RpcNetworkTime > 0 ? static_cast<double>(c.TotalBytesSent) / c.RpcNetworkTime : 0.0},
-          {"RowsSent", c.RowsSent},
-          {"RowsDropped", c.RowsDropped},
-          {"PeakBytes", c.PeakBytes},
-          {"slots_in_flight_after_teardown", c.slots_in_flight_after_teardown},
-          {"error", c.error},
-          {"end_s", c.end_s + offset}};
+  json out = member_fields(FieldSection::sender, c, offset);
+  out["index"] = index;
+  out["NetworkThroughput_Bps"] =
+      c.RpcNetworkTime > 0 ? static_cast<double>(c.TotalBytesSent) / c.RpcNetworkTime : 0.0;
+  return out;
 }
 
 json receiver_json(const ReceiverCounters& c, int index, double offset) {
-  return {{"index", index},
-          {"host", c.host},
-          {"TotalBytesReceived", c.TotalBytesReceived},
-          {"TotalBatchesReceived", c.TotalBatchesReceived},
-          {"TotalBatchesEnqueued", c.TotalBatchesEnqueued},
-          {"TotalRPCsDeferred", c.TotalRPCsDeferred},
-          {"DeferredQueueSize", c.DeferredQueueSize},
-          {"TotalHasDeferredRPCsTime_s", c.TotalHasDeferredRPCsTime},
-          {"DeserializeRowBatchTime_s", c.DeserializeRowBatchTime},
-          {"TotalEosReceived", c.TotalEosReceived},
-          {"DataWaitTime_s", c.DataWaitTime},
-          {"FirstBatchWaitTime_s", c.FirstBatchWaitTime},
-          {"TotalBytesDequeued", c.TotalBytesDequeued},
-          {"RowsDequeued", c.RowsDequeued},
-          {"ConsumerTime_s", c.ConsumerTime},
-          {"PeakBytes", c.PeakBytes},
-          {"closed", c.closed},
-          {"end_s", c.end_s + offset}};
+  json out = member_fields(FieldSection::receiver, c, offset);
+  out["index"] = index;
+  return out;
 }
 
 // A query without runtime filters has no such wait: its breakdown keeps the keys it always had.
@@ -164,10 +136,6 @@ json exchange_json(const ExchangeSpec& e, const ExchangeRun& x, const ExchangeFi
               {"k_configured", e.sender.k_configured},
               {"k_reason", e.sender.k_reason},
               {"buffer_bytes", e.flags.data_stream_sender_buffer_size},
-              {"status", to_string(x.status)},
-              {"error", x.error},
-              {"start_s", x.start_s + offset},
-              {"end_s", x.end_s + offset},
               {"duration_s", duration},
               {"senders", e.senders()},
               {"receivers", e.receivers()},
@@ -189,10 +157,9 @@ json exchange_json(const ExchangeSpec& e, const ExchangeRun& x, const ExchangeFi
               {"memory_estimate_bytes_per_sender", e.sender.memory_estimate_bytes},
               {"receiver_memory_estimate_bytes",
                receiver_memory_estimate(e.merging, e.senders(), e.flags.exchg_node_buffer_size_bytes) * e.receivers()},
-              {"peak_sender_bytes", x.sender_bytes_peak},
-              {"peak_receiver_bytes", x.receiver_bytes_peak},
               {"sender_instances", senders},
               {"receiver_instances", receivers}};
+  out.update(member_fields(FieldSection::exchange, x, offset)); // its status, error, span and peaks
   if (e.sender.window.adaptive()) out["k_window"] = k_window_json(e, x, offset);
   if (!e.expected_json.empty()) out["expected"] = parse_or_empty(e.expected_json);
   return out;
@@ -259,10 +226,8 @@ json query_json(const QuerySpec& spec, const QueryRun& q, const QueryFigures& f)
   int filter_timeouts = 0;
   for (size_t i = 0; i < spec.fragments.size(); ++i) {
     const FragmentStats& fs = q.fragments[i];
-    json fj = {{"id", spec.fragments[i].id},
-               {"instances", fs.instances},
-               {"cpu_s", fs.cpu_s},
-               {"end_s", fs.end_s + offset}};
+    json fj = member_fields(FieldSection::fragment, fs, offset);
+    fj["id"] = spec.fragments[i].id;
     bool filtered = false;
     for (const OpSpec& o : spec.fragments[i].ops)
       filtered = filtered || !o.runtime_filters.empty();

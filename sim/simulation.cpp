@@ -1,6 +1,7 @@
 #include "sim/simulation.hpp"
 
 #include "models/query/workload.hpp"
+#include "models/run_fields.hpp"
 #include "sim/clock.hpp"
 #include "sim/connection.hpp"
 #include "sim/platform.hpp"
@@ -20,24 +21,17 @@
 #include <map>
 #include <sstream>
 #include <stdexcept>
+#include <type_traits>
 
 namespace exsim {
 
-// A query process hands its run to the parent as JSON of these structs (numbers round-trip exactly).
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(SenderCounters, host, InactiveTotalTime, SerializeBatchTime, CpuTime,
-                                   RpcNetworkTime, RpcRecvrTime, RpcSuccess, RpcFailure, TotalBytesSent,
-                                   UncompressedRowBatchSize, RowsSent, RowsDropped, EosSent, TransmitDataRpcs,
-                                   PeakBytes, slots_in_flight_after_teardown, k_area, k_span_s, k_max, k_series, error,
-                                   start_s, end_s)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ReceiverCounters, host, TotalBytesReceived, TotalBatchesReceived,
-                                   TotalBatchesEnqueued, TotalRPCsDeferred, DeferredQueueSize,
-                                   TotalHasDeferredRPCsTime, DeserializeRowBatchTime, TotalEosReceived, DataWaitTime,
-                                   FirstBatchWaitTime, TotalBytesDequeued, RowsDequeued, ConsumerTime, PeakBytes,
-                                   closed, start_s, end_s)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(FragmentStats, instances, cpu_s, end_s, rows_passed_before_filters,
-                                   runtime_filter_timeouts)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ExchangeRun, status, error, start_s, end_s, senders, receivers, sender_bytes_peak,
-                                   receiver_bytes_peak)
+// A query process hands its run to the parent as JSON of these structs (numbers round-trip exactly):
+// every member a row of the results field table reads (models/run_fields.hpp), under its own name; a
+// test ties every member of each struct to a row, so none is dropped on the way.
+template <class T>
+concept CarriedRun = std::is_same_v<T, SenderCounters> || std::is_same_v<T, ReceiverCounters> ||
+    std::is_same_v<T, FragmentStats> || std::is_same_v<T, ExchangeRun> || std::is_same_v<T, QueryRun>;
+
 void to_json(nlohmann::json& j, const Path& p) {
   j = nlohmann::json::array();
   for (size_t i = 0; i < kPathParts; ++i)
@@ -48,8 +42,24 @@ void from_json(const nlohmann::json& j, Path& p) {
   for (size_t i = 0; i < kPathParts; ++i)
     p.add(static_cast<PathPart>(i), j.at(i).get<double>());
 }
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(QueryRun, status, error, start_s, end_s, breakdown, fragments, has_runtime_filters,
-                                   exchanges, clock_offset_s)
+template <CarriedRun T> void to_json(nlohmann::json& j, const T& t) {
+  static const std::vector<MemberRead<T>> members = members_read<T>();
+  j = nlohmann::json::object();
+  for (const MemberRead<T>& m : members)
+    std::visit([&](auto ptr) { j[m.member] = t.*ptr; }, m.ptr);
+}
+template <CarriedRun T> void from_json(const nlohmann::json& j, T& t) {
+  static const std::vector<MemberRead<T>> members = members_read<T>();
+  for (const MemberRead<T>& m : members)
+    std::visit([&](auto ptr) { j.at(m.member).get_to(t.*ptr); }, m.ptr);
+}
+
+nlohmann::json query_run_json(const QueryRun& q) {
+  return q;
+}
+QueryRun query_run_of(const nlohmann::json& j) {
+  return j.get<QueryRun>();
+}
 
 namespace {
 

@@ -1,12 +1,14 @@
 #!/usr/bin/python3
-"""The files generated from the simulator's parameter table (input/parameters.cpp), and the one
-command that regenerates them all from a built simulator:
+"""The files generated from the simulator's tables, and the one command that regenerates them all from
+a built simulator. From the parameter table (input/parameters.cpp):
   - scenarios/scenario.schema.json, the output of `exsim schema`;
   - scenarios/parameters.json, the output of `exsim params --format json` (Python reads defaults
     from it when no simulator is built: common.exsim_runner.parameter_rows);
   - the parameter tables of scenarios/README.md, each between its marker lines
     <!-- parameters:SECTION:begin --> and <!-- parameters:SECTION:end --> (SECTION as in the JSON:
     cluster, flags, exchange, ...): key, unit, default, check and meaning of every row.
+From the results field table (models/run_fields.cpp), by tools/field_docs.py: docs/fields.json
+(`exsim fields --format json`), docs/results.schema.json and the field tables of docs/results.md.
 
     tools/parameter_docs.py [--exsim build/exsim]     # rewrite them
     tools/parameter_docs.py --check                    # exit 1 naming each file that differs
@@ -14,28 +16,22 @@ command that regenerates them all from a built simulator:
 tests/python/test_parameter_docs.py fails when a committed file differs from what the table gives.
 """
 
-import argparse
 import json
-import re
 import sys
 from pathlib import Path
 
 if not __package__:  # run as a script: the repository root on sys.path, as for every entry point
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from common import atomic, exsim_runner  # noqa: E402
-from common.tables import markdown_table, replace_block  # noqa: E402
+from common import exsim_runner, generated_files  # noqa: E402
+from tools import field_docs  # noqa: E402
+from common.tables import markdown_table  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 README = REPO / "scenarios" / "README.md"
 SCHEMA = REPO / "scenarios" / "scenario.schema.json"
 PARAMETERS = exsim_runner.PARAMETERS_JSON
 COMMAND = "tools/parameter_docs.py"
-MARKER = re.compile(r"<!-- parameters:([a-z_.]+):begin -->")
-
-
-def markers(section):
-    return f"<!-- parameters:{section}:begin -->", f"<!-- parameters:{section}:end -->"
 
 
 def default_cell(row):
@@ -63,49 +59,21 @@ def section_table(rows):
 def readme_text(text, parameters):
     """`text` (the README) with each marked table replaced by its section's rows from `parameters`
     (the document of `exsim params --format json`); ValueError naming a section the table lacks."""
-    by_section = {}
-    for row in parameters["parameters"]:
-        by_section.setdefault(row["section"], []).append(row)
-    for section in MARKER.findall(text):
-        if section not in by_section:
-            raise ValueError(f"{README}: {markers(section)[0]}: the parameter table has no section {section!r} "
-                             f"(sections: {', '.join(by_section)})")
-        begin, end = markers(section)
-        text = replace_block(text, begin, end, section_table(by_section[section]) + "\n")
-    return text
+    return generated_files.fill_tables(text, "parameters", parameters["parameters"], section_table, README, "parameter table")
 
 
 def generated(exsim):
-    """{path: text} of every file generated from the parameter table of `exsim`."""
+    """{path: text} of every file generated from the tables of `exsim`."""
     status, schema, err = exsim_runner.run([str(exsim), "schema"])
     if status != 0:
         raise exsim_runner.ExsimError(f"{exsim} schema: {err.strip() or f'exit status {status}'}")
     parameters = exsim_runner.parameters_text(exsim)
     readme = readme_text(README.read_text(encoding="utf-8"), json.loads(parameters))
-    return {SCHEMA: schema, PARAMETERS: parameters, README: readme}
+    return {SCHEMA: schema, PARAMETERS: parameters, README: readme, **field_docs.generated(exsim)}
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--exsim", default=exsim_runner.default_exsim(), help="the simulator (default: $EXSIM, else build/exsim)")
-    ap.add_argument("--check", action="store_true", help="write nothing; exit 1 naming each file that differs")
-    args = ap.parse_args(argv)
-    try:
-        files = generated(args.exsim)
-    except (exsim_runner.ExsimError, ValueError) as e:
-        print(f"parameter_docs: {e}", file=sys.stderr)
-        return 2
-    stale = [path for path, text in files.items()
-             if not path.exists() or path.read_text(encoding="utf-8") != text]
-    for path in stale:
-        rel = path.relative_to(REPO)
-        if args.check:
-            print(f"{rel} differs from what the parameter table generates; regenerate with: {COMMAND}",
-                  file=sys.stderr)
-        else:
-            atomic.write_text(path, files[path])
-            print(f"wrote {rel}", file=sys.stderr)
-    return 1 if args.check and stale else 0
+    return generated_files.main(__doc__, generated, REPO, "the simulator's tables", COMMAND, argv)
 
 
 if __name__ == "__main__":

@@ -2,44 +2,41 @@
 
 namespace exsim {
 
+const std::array<PathPartInfo, kPathParts>& path_parts() {
+  static const std::array<PathPartInfo, kPathParts> parts{{
+      {PathPart::startup, "startup_s", "start-up", "start-up", "start-up and code generation"},
+      {PathPart::cpu_scan, "cpu_scan_s", "scan CPU", "operators' CPU", "scans' CPU per row read"},
+      {PathPart::cpu_join_build, "cpu_join_build_s", "join build CPU", "operators' CPU",
+       "hash join builds' CPU"},
+      {PathPart::cpu_join_probe, "cpu_join_probe_s", "probe CPU", "operators' CPU", "hash join probes' CPU"},
+      {PathPart::cpu_aggregate, "cpu_aggregate_s", "aggregation CPU", "operators' CPU", "aggregations' CPU"},
+      {PathPart::cpu_sort, "cpu_sort_s", "sort CPU", "operators' CPU", "sorts' and top-n's CPU"},
+      {PathPart::cpu_analytic, "cpu_analytic_s", "analytic CPU", "operators' CPU", "analytic functions' CPU"},
+      {PathPart::cpu_other, "cpu_other_s", "other CPU", "operators' CPU",
+       "other operators' CPU (select, union, limit, an exchange-only producer or consumer)"},
+      {PathPart::cpu_exchange_send, "cpu_exchange_send_s", "sender CPU", "exchange CPU",
+       "the senders' hashing, copying, serialization and compression"},
+      {PathPart::cpu_deserialize, "cpu_deserialize_s", "deserialization", "exchange CPU",
+       "the receivers' deserialization, waiting for a service thread included"},
+      {PathPart::cpu_contention, "cpu_contention_s", "CPU contention", "CPU contention",
+       "CPU work stretched by sharing the cores"},
+      {PathPart::rtt, "rtt_s", "round trips", "round trips", "route latency of RPCs (request and response)"},
+      {PathPart::bandwidth, "bandwidth_s", "bandwidth", "bandwidth",
+       "payload transfer, waiting behind other transfers on a connection included"},
+      {PathPart::backpressure, "backpressure_s", "backpressure", "backpressure",
+       "RPCs deferred with no reader to blame: a reader's progress lets deferred RPCs in, so time senders "
+       "wait on a full receiver is attributed to what that reader did meanwhile"},
+      {PathPart::join_build_wait, "join_build_wait_s", "waits for join builds", "waits for join builds",
+       "a probe side waiting for its join's build"},
+      {PathPart::runtime_filter_wait, "runtime_filter_wait_s", "waits for runtime filters",
+       "waits for runtime filters",
+       "a scan waiting for its runtime filters (up to runtime_filter_wait_time_ms)"},
+  }};
+  return parts;
+}
+
 const char* path_part_key(PathPart p) {
-  switch (p) {
-  case PathPart::startup:
-    return "startup_s";
-  case PathPart::cpu_scan:
-    return "cpu_scan_s";
-  case PathPart::cpu_join_build:
-    return "cpu_join_build_s";
-  case PathPart::cpu_join_probe:
-    return "cpu_join_probe_s";
-  case PathPart::cpu_aggregate:
-    return "cpu_aggregate_s";
-  case PathPart::cpu_sort:
-    return "cpu_sort_s";
-  case PathPart::cpu_analytic:
-    return "cpu_analytic_s";
-  case PathPart::cpu_other:
-    return "cpu_other_s";
-  case PathPart::cpu_exchange_send:
-    return "cpu_exchange_send_s";
-  case PathPart::cpu_deserialize:
-    return "cpu_deserialize_s";
-  case PathPart::cpu_contention:
-    return "cpu_contention_s";
-  case PathPart::rtt:
-    return "rtt_s";
-  case PathPart::bandwidth:
-    return "bandwidth_s";
-  case PathPart::backpressure:
-    return "backpressure_s";
-  case PathPart::join_build_wait:
-    return "join_build_wait_s";
-  case PathPart::runtime_filter_wait:
-    return "runtime_filter_wait_s";
-  case PathPart::count:
-    break;
-  }
-  return "?";
+  return p == PathPart::count ? "?" : path_parts()[static_cast<std::size_t>(p)].key;
 }
 
 } // namespace exsim

@@ -34,7 +34,18 @@ enum class PathPart : std::size_t {
 };
 constexpr std::size_t kPathParts = static_cast<std::size_t>(PathPart::count);
 
-// Key of each part in the results' `breakdown` object (seconds).
+// A part as the results and the tools name it: its key in the results' `breakdown` object
+// (seconds), a short label for tables and charts, the group that tables summing parts show it
+// under, and what it counts.
+struct PathPartInfo {
+  PathPart part;
+  const char* key;
+  const char* label;
+  const char* group;
+  const char* meaning;
+};
+// Every part, in the order of the enum.
+const std::array<PathPartInfo, kPathParts>& path_parts();
 const char* path_part_key(PathPart p);
 
 class Path {

@@ -1,9 +1,9 @@
 #!/bin/sh
-# --help documents every command and option; --version, schema and params work.
+# --help documents every command and option; --version, schema, params and fields work.
 set -eu
 exsim=$1
 help=$("$exsim" --help)
-for word in "run" "validate" "summary" "schema" "params" "profile import" "compare" "diff" "--format" "--query" "--top" \
+for word in "run" "validate" "summary" "schema" "params" "fields" "profile import" "compare" "diff" "--format" "--query" "--top" \
   "--set" "--output" "--summary" "--timing" "Exit status"; do
   printf '%s' "$help" | grep -qF -- "$word" || { echo "--help does not mention $word"; exit 1; }
 done
@@ -13,4 +13,9 @@ params=$("$exsim" params)
 for p in data_stream_sender_buffer_size exchg_node_buffer_size_bytes rpcs_in_flight_per_channel rtt_us rows_total; do
   printf '%s' "$params" | grep -qF "$p" || { echo "params does not list $p"; exit 1; }
 done
+fields=$("$exsim" fields)
+for f in InactiveTotalTime_s TotalRPCsDeferred startup_s makespan_s; do
+  printf '%s' "$fields" | grep -qF "$f" || { echo "fields does not list $f"; exit 1; }
+done
+"$exsim" fields --format json | grep -qF '"SenderCounters::InactiveTotalTime"' || { echo "fields --format json names no member"; exit 1; }
 echo "help ok"

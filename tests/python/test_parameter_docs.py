@@ -1,5 +1,5 @@
-"""The files generated from the parameter table (tools/parameter_docs.py): the committed ones are
-what the simulator gives, and Python reads the committed table when no simulator is built.
+"""The files generated from the simulator's tables (tools/parameter_docs.py): the committed ones are
+what the simulator gives, and Python reads the committed parameter table when no simulator is built.
 
 Run: /usr/bin/python3 -m pytest tests/python/test_parameter_docs.py -q
 """
@@ -8,20 +8,20 @@ import json
 
 import pytest
 
-from common import exsim_runner
+from common import exsim_runner, generated_files
 from tools import parameter_docs
 
 
 def test_committed_files_are_what_the_table_generates(exsim):
     for path, text in parameter_docs.generated(exsim).items():
         committed = path.read_text(encoding="utf-8") if path.exists() else ""
-        assert committed == text, (f"{path.relative_to(parameter_docs.REPO)} differs from what the parameter "
-                                   f"table generates; regenerate with: {parameter_docs.COMMAND}")
+        assert committed == text, (f"{path.relative_to(parameter_docs.REPO)} differs from what the simulator's "
+                                   f"tables generate; regenerate with: {parameter_docs.COMMAND}")
 
 
 def test_every_marked_table_is_filled_from_its_section():
     text = parameter_docs.README.read_text(encoding="utf-8")
-    sections = parameter_docs.MARKER.findall(text)
+    sections = generated_files.marked_sections(text, "parameters")
     assert {"scenario", "cluster", "flags", "costs", "query", "fragment", "exchange"} <= set(sections)
     doc = json.loads(parameter_docs.PARAMETERS.read_text(encoding="utf-8"))
     flags = [r for r in doc["parameters"] if r["section"] == "flags"]

@@ -367,13 +367,6 @@ def fmtn(v):
     return "{:,.0f}".format(v) if abs(v) >= 1000 else "{:.4g}".format(v) if isinstance(v, float) else str(v)
 
 
-PART_NAMES = {
-    "startup_s": "start-up", "cpu_scan_s": "scan CPU", "cpu_join_build_s": "join build CPU",
-    "cpu_join_probe_s": "probe CPU", "cpu_aggregate_s": "aggregation CPU", "cpu_sort_s": "sort CPU",
-    "cpu_analytic_s": "analytic CPU", "cpu_other_s": "other CPU", "cpu_exchange_send_s": "sender CPU",
-    "cpu_deserialize_s": "deserialization", "cpu_contention_s": "CPU contention", "rtt_s": "round trips",
-    "bandwidth_s": "bandwidth", "backpressure_s": "backpressure", "join_build_wait_s": "waits for join builds",
-}
 
 
 def readme_block(doc):
@@ -395,11 +388,12 @@ def readme_block(doc):
                                                "within" if abs(r["relative"]) <= r["tolerance"] else "outside")
         figures.append([r["label"], fmtn(r["target"]), fmtn(r["simulated"]), "%+.1f%%" % (100 * r["relative"]), role])
     examples = []
+    labels = exsim_runner.breakdown_parts()  # the critical path's parts, as the simulator labels them
     for q, e in doc["examples"].items():
         x = e["example_exchange"]
         xs = "none" if x is None else "%s: %.2f, %s, %s" % (x["id"], x["slowest_sender_blocked_s"],
                                                           "{:,}".format(x["rpcs"]), x["bound"])
-        parts = ", ".join("%s %.2f" % (PART_NAMES.get(k, k), v) for k, v in e["breakdown"].items() if v >= 0.01)
+        parts = ", ".join("%s %.2f" % (labels.get(k, k), v) for k, v in e["breakdown"].items() if v >= 0.01)
         published = "-" if e["published_blocked_s"] is None else e["published_blocked_s"]
         examples.append([q, published, xs, "%.2f" % e["runtime_s"], parts])
     return "\n\n".join([

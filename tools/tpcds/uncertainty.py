@@ -59,8 +59,6 @@ CONFIGS = (
                                "compression=false")),
 )
 MT_DOPS = (0, 8)
-OPERATOR_CPU = ("cpu_scan_s", "cpu_join_build_s", "cpu_join_probe_s", "cpu_aggregate_s", "cpu_sort_s",
-                "cpu_analytic_s", "cpu_other_s")
 # The operator classes' costs per row (not start-up or code generation): what cpu_scale multiplies.
 COST_PER_ROW = tuple(k for k in calibrate.COST_KEYS if k.endswith("_ns_per_row"))
 FILTER_EXPONENTS = (1.5, 0.5)      # keep ** e: stronger, weaker
@@ -84,7 +82,8 @@ def cpu_scale_residual(results):
     measured = calibrate.CHECKS["hash_rpcs"][0]
     parts = results["summary"]["breakdown_s_total"]   # the queries' breakdowns, summed by the simulator
     rtt = parts.get("rtt_s", 0.0)
-    cpu = sum(parts.get(k, 0.0) for k in OPERATOR_CPU)
+    cpu = sum(parts.get(k, 0.0) for k, row in exsim_runner.field_rows()["breakdown"].items()
+              if row["group"] == "operators' CPU")
     moved = rtt * max(0.0, 1.0 - measured / rpcs)
     rel = moved / cpu if cpu > 0 else 0.0
     how = ("hash RPCs %.2f M simulated / %.1f M measured: %.1f s of the %.1f s of round trips on the critical "

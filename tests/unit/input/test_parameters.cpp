@@ -2,6 +2,7 @@
 // faults, queries, fragments, operators) sets exactly one member of its struct, every member is set
 // by a row or named here as set by the parser (a reference, a tree, a value derived from others),
 // and a struct read from an empty object holds the table's defaults.
+#include "aggregate_members.hpp"
 #include "input/parameters.hpp"
 #include "input/remote_scan.hpp"
 
@@ -13,21 +14,11 @@
 #include <vector>
 
 using namespace exsim;
+using exsim::test::member_count;
+using exsim::test::offsets_of;
 using nlohmann::json;
 
 namespace {
-
-// Members of an aggregate: the most values it can be brace-initialised from (a value converts to
-// any member's type, so no brace elision counts one member twice).
-struct AnyValue {
-  template <class T> operator T() const; // NOLINT: only named in unevaluated contexts
-};
-template <class T, class... A> constexpr size_t member_count() {
-  if constexpr (requires { T{A{}..., AnyValue{}}; })
-    return member_count<T, A..., AnyValue>();
-  else
-    return sizeof...(A);
-}
 
 // Every row (of any schema version) of `sections` that sets a member of T.
 template <class T> std::vector<const ParamSpec*> rows_binding(const std::vector<Section>& sections) {
@@ -51,13 +42,6 @@ template <class T> json member(const ParamSpec& p, const T& t) {
 // (required, or derived by the parser) the binding's `absent` value.
 template <class T> json unset_value(const ParamSpec& p) {
   return p.default_value.is_null() ? std::get<FieldBinding<T>>(p.binds).absent : p.default_value;
-}
-
-// The places of some members of T, to name those the parser sets rather than a row.
-template <class T, class... M> std::set<size_t> offsets_of(M T::*... members) {
-  const T probe{};
-  return {static_cast<size_t>(reinterpret_cast<const char*>(&(probe.*members)) -
-                              reinterpret_cast<const char*>(&probe))...};
 }
 
 // Each row of `sections` sets a member of its own, every member of T is set by a row or is in

@@ -2,9 +2,13 @@
 // workload's clock, query status, the summary's hash figures.
 #include "input/scenario.hpp"
 #include "models/run.hpp"
+#include "output/fields.hpp"
 #include "output/results.hpp"
 
 #include <catch2/catch.hpp>
+
+#include <set>
+#include <string>
 
 using namespace exsim;
 using nlohmann::json;
@@ -34,6 +38,21 @@ ExchangeRun exchange(double start, double end, int64_t rpcs, int64_t bytes, doub
   r.end_s = end;
   x.receivers = {r};
   return x;
+}
+
+std::set<std::string> keys(const json& j) {
+  std::set<std::string> out;
+  for (const auto& [key, value] : j.items())
+    out.insert(key);
+  return out;
+}
+
+// The rows of a section every entry has (models/run_fields.cpp).
+std::set<std::string> rows_always(FieldSection s) {
+  std::set<std::string> out;
+  for (const FieldSpec* f : fields_of(s))
+    if (f->when.empty()) out.insert(f->name);
+  return out;
 }
 
 } // namespace
@@ -84,4 +103,25 @@ TEST_CASE("a query takes the status of its first exchange that did not end well"
   CHECK(doc.at("queries").at(0).at("error") == "injected");
   CHECK(doc.at("queries").at(1).at("status") == "ok");
   CHECK(doc.at("summary").at("exchanges_failed").get<int64_t>() == 1);
+}
+
+TEST_CASE("each object of the results holds its section's rows of the field table, no other key",
+          "[unit][results][fields]") {
+  const Scenario sc = two_queries();
+  WorkloadRun run;
+  run.queries.resize(2);
+  run.queries[0].exchanges = {exchange(0.25, 1.0, 10, 1000, 0.5)};
+  run.queries[1].exchanges = {exchange(0.25, 0.75, 4, 800, 0.125)};
+  const json doc = results_document(sc, run);
+  CHECK(keys(doc) == rows_always(FieldSection::document));
+  CHECK(keys(doc.at("scenario")) == rows_always(FieldSection::scenario));
+  const json& x = doc.at("exchanges").at(0);
+  CHECK(keys(x) == rows_always(FieldSection::exchange));
+  CHECK(keys(x.at("sender_instances").at(0)) == rows_always(FieldSection::sender));
+  CHECK(keys(x.at("receiver_instances").at(0)) == rows_always(FieldSection::receiver));
+  const json& q = doc.at("queries").at(0); // an exchange-only query: no fragments
+  CHECK(keys(q) == rows_always(FieldSection::query));
+  CHECK(keys(q.at("breakdown")) == rows_always(FieldSection::breakdown));
+  CHECK(keys(doc.at("summary")) == rows_always(FieldSection::summary));
+  CHECK(keys(doc.at("summary").at("breakdown_s_total")) == rows_always(FieldSection::breakdown));
 }
