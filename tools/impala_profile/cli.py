@@ -169,6 +169,7 @@ def cmd_compare(args):
 def cmd_diff(args):
     a = results_diff.load_results(args.a)
     b = results_diff.load_results(args.b)
+    results_diff.check_same_kind(a, b, args.a, args.b)
     if args.rel_tol is not None:
         if not args.rel_tol >= 0:
             raise UsageError(f"--rel-tol {args.rel_tol}: expected a relative tolerance >= 0")
