@@ -83,6 +83,8 @@ def looks_like_text(data):
         text = data.decode("utf-8", errors="replace")
     except Exception:  # noqa: BLE001 - any undecodable input is simply not text
         return False
+    if "\n" not in text:  # lines ended by CR alone (an old Mac editor's): splitlines() reads them too
+        text = text.replace("\r", "\n")
     return _FIND_QUERY_RE.search(text) is not None
 
 
