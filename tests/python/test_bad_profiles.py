@@ -187,9 +187,13 @@ def test_an_endless_device_is_refused_quickly(capsys, device):
 
 
 def test_a_thrift_line_inflating_past_the_limit_is_refused_quickly(tmp_path, capsys):
-    """680 KB of base64 that inflates to 500 MiB: refused at 64 MiB, not decoded."""
+    """A line that inflates to 80 MiB (the issue's inflated to 500 MiB and still ran after 120 s):
+    refused at 64 MiB, not decoded. Compressed a MiB at a time, to keep the test's own memory small."""
+    deflate = zlib.compressobj(1)
+    chunk = b"\x19" * (1 << 20)
+    stream = b"".join([deflate.compress(chunk) for _ in range(80)] + [deflate.flush()])
     p = tmp_path / "inflating.log"
-    p.write_text("1 1:2 " + base64.b64encode(zlib.compress(b"\x19" * (500 << 20), 9)).decode() + "\n")
+    p.write_text("1 1:2 " + base64.b64encode(stream).decode() + "\n")
     t0 = time.monotonic()
     err = refused(p, capsys)
     assert f"{p}:1: the zlib stream decompresses to more than 64 MiB" in err

@@ -39,7 +39,10 @@ class Parser(argparse.ArgumentParser):
 def _executors(text):
     """--executors: ASCII digits only (int() would read '٣' or ' 3'), within the simulator's range of
     cluster.executors (its parameter table says which)."""
-    row = exsim_runner.parameter_rows()["cluster"]["executors"]
+    try:
+        row = exsim_runner.parameter_rows()["cluster"]["executors"]
+    except exsim_runner.ExsimError as e:
+        raise UsageError(f"--executors: cannot read the simulator's range of cluster.executors: {e}") from None
     low, high = int(row["min"]), int(row["max"])
     if not (text.isascii() and text.isdigit()) or len(text) > 7 or not low <= int(text) <= high:
         raise UsageError(f"--executors {text[:40]!r}: expected a number of executors from {low} to {high}, in the "

@@ -528,7 +528,10 @@ def main(argv=None):
                     help="plan and place the queries for this many executors (default %d, the measured cluster; "
                          "another count needs --out, and no README is written for it)" % EXECUTORS)
     args = ap.parse_args(argv)
-    row = exsim_runner.parameter_rows()["cluster"]["executors"]  # what exsim validate takes
+    try:
+        row = exsim_runner.parameter_rows()["cluster"]["executors"]  # what exsim validate takes
+    except exsim_runner.ExsimError as e:
+        ap.error("--executors: cannot read exsim's range of cluster.executors: %s" % e)
     if not int(row["min"]) <= args.executors <= int(row["max"]):
         ap.error("--executors %d: expected %d to %d (exsim's range of cluster.executors)" % (
             args.executors, int(row["min"]), int(row["max"])))
