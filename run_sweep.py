@@ -20,6 +20,7 @@ import fcntl
 import hashlib
 import itertools
 import json
+import math
 import os
 import shutil
 import signal
@@ -42,8 +43,14 @@ class UsageError(Exception):
     """Bad command-line input; reported as `run_sweep: <message>` with exit status 2."""
 
 
+# The most points a sweep plans: its manifest holds each point, and a grid past this (a million points
+# took a minute to end in a MemoryError) is refused before anything is created.
+MAX_POINTS = 100_000
+
+
 def parse_grid(specs):
-    """Turn ['NAME=V1,V2', ...] into [(name, [values])], rejecting ambiguous grids."""
+    """Turn ['NAME=V1,V2', ...] into [(name, [values])], rejecting ambiguous grids and grids of more than
+    MAX_POINTS points."""
     grid = []
     for spec in specs:
         name, sep, values_text = spec.partition("=")
@@ -55,6 +62,10 @@ def parse_grid(specs):
         if len(set(values)) != len(values):
             raise UsageError(f"--grid {spec!r}: repeated value")
         grid.append((name, values))
+    points = math.prod(len(values) for _, values in grid)
+    if points > MAX_POINTS:
+        raise UsageError(f"--grid: {points:,} points ({' x '.join(str(len(v)) for _, v in grid)} values): expected at "
+                         f"most {MAX_POINTS:,}; sweep fewer values, or split the grid into several sweeps")
     return grid
 
 

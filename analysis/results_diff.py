@@ -37,6 +37,8 @@ def load_results(path):
     except (ValueError, RecursionError) as e:
         what = "nested too deeply" if isinstance(e, RecursionError) else str(e)
         raise ResultsError(f"{path}: not JSON ({what}): expected the results of exsim run") from None
+    if is_remote_scan(doc):
+        return _check_remote_scan(path, doc)
     if not isinstance(doc, dict) or not isinstance(doc.get("exchanges"), list) or \
             not isinstance(doc.get("summary"), dict):
         what = ", ".join(sorted(doc)[:6]) if isinstance(doc, dict) else type(doc).__name__
@@ -67,6 +69,33 @@ def load_results(path):
     if _depth(doc) > 256:
         raise ResultsError(f"{path}: nested deeper than 256 levels: expected the results of exsim run")
     return doc
+
+
+def is_remote_scan(doc):
+    return isinstance(doc, dict) and doc.get("kind") == "remote_scan"
+
+
+def _check_remote_scan(path, doc):
+    """A remote scan's results: 'summary' and one entry per executor."""
+    if not isinstance(doc.get("summary"), dict) or not isinstance(doc.get("executors"), list):
+        raise ResultsError(f"{path}: not a remote scan's results: expected 'summary' (an object) and 'executors' "
+                           "(an array) beside kind \"remote_scan\"")
+    for i, e in enumerate(doc["executors"]):
+        if not isinstance(e, dict) or not isinstance(e.get("index"), int) or isinstance(e.get("index"), bool):
+            raise ResultsError(f"{path}: executors[{i}]: expected an object with 'index' (an integer)")
+    if not isinstance(doc.get("settings", {}), dict):
+        raise ResultsError(f"{path}: settings: expected an object")
+    if _depth(doc) > 256:
+        raise ResultsError(f"{path}: nested deeper than 256 levels: expected the results of exsim run")
+    return doc
+
+
+def check_same_kind(a, b, a_path, b_path):
+    """A remote scan's results compare only with another's."""
+    if is_remote_scan(a) != is_remote_scan(b):
+        scan, other = (a_path, b_path) if is_remote_scan(a) else (b_path, a_path)
+        raise ResultsError(f"{scan} holds a remote scan's results and {other} exchanges' and queries': they share no "
+                           "figure to compare; diff two results of the same kind")
 
 
 def _depth(value, limit=257):
@@ -125,12 +154,36 @@ def _query_figures(doc):
     return out
 
 
+# A remote scan: the whole scan's figures (its summary) and each executor's.
+SCAN_FIGURES = ["makespan_s", "throughput_gbps", "first_split_s", "consumer_wait_s_total", "data_gets", "footer_gets",
+                "bytes", "bytes_reserved_peak"]
+EXECUTOR_FIGURES = ["end_s", "consumer_wait_s", "data_gets", "splits", "peak_bytes_reserved"]
+
+
+def _scan_diff(a, b):
+    rows = []
+    for fig in SCAN_FIGURES:
+        va, vb = _figure(a["summary"], fig), _figure(b["summary"], fig)
+        rows.append(("scan", "", "", fig, va, vb, *tables.change(va, vb)))
+    ea = {e["index"]: e for e in a["executors"]}
+    eb = {e["index"]: e for e in b["executors"]}
+    for i in list(ea) + [i for i in eb if i not in ea]:
+        for fig in EXECUTOR_FIGURES:
+            va = _figure(ea[i], fig) if i in ea else None
+            vb = _figure(eb[i], fig) if i in eb else None
+            rows.append(("executor", "", str(i), fig, va, vb, *tables.change(va, vb)))
+    return rows
+
+
 def _exchange_key(x):
     return (x.get("query", ""), x["id"])
 
 
 def diff(a, b):
-    """Rows (level, query, exchange, figure, A, B, change, relative change), queries first."""
+    """Rows (level, query, exchange, figure, A, B, change, relative change), queries first. Two remote
+    scans: levels "scan" and "executor" (the executor's index in the exchange column)."""
+    if is_remote_scan(a) and is_remote_scan(b):
+        return _scan_diff(a, b)
     rows = []
     qa, qb = _query_figures(a), _query_figures(b)
     for q in list(qa) + [q for q in qb if q not in qa]:
@@ -155,14 +208,14 @@ def headline(rows):
     """One line: each query's runtime A -> B, and the figure that moved most (relatively)."""
     parts = []
     for r in rows:
-        if r[0] == "query" and r[3] == "runtime_s":
+        if (r[0], r[3]) in (("query", "runtime_s"), ("scan", "makespan_s")):
             parts.append((f"query {r[1]}: " if r[1] else "") +
                          f"runtime A {tables.fmt_seconds(r[4])}, B {tables.fmt_seconds(r[5])}"
                          + (f" ({_pct(r[7])})" if r[7] is not None else ""))
     moved = [r for r in rows if r[7] is not None and r[7] != 0]
     if moved:
         r = max(moved, key=lambda r: abs(r[7]))
-        where = f"exchange {r[2]}" if r[0] == "exchange" else "query"
+        where = f"{r[0]} {r[2]}" if r[0] in ("exchange", "executor") else r[0]
         if r[1] and len({x[1] for x in rows}) > 1:
             where += f" of {r[1]}"
         parts.append(f"moved most: {where} {r[3]} {tables.fmt_value(r[3], r[4])} -> "
@@ -186,6 +239,10 @@ def select(rows, changed_tol=None, top=None):
 
 def settings_line(doc):
     s = doc.get("settings", {})
+    if is_remote_scan(doc):
+        prefetch = s.get("prefetch", {}) if isinstance(s.get("prefetch"), dict) else {}
+        return " ".join([f"executors={(s.get('cluster') or {}).get('executors', '?')}"] +
+                        [f"{k}={v}" for k, v in list(prefetch.items())[:4] if not isinstance(v, (dict, list))])
     flags = s.get("flags", {})
     cl = s.get("cluster", {})
     parts = [f"K={flags.get('rpcs_in_flight_per_channel', '?')}",
@@ -214,6 +271,13 @@ def render(rows, a_path, b_path, a, b, fmt, head=None):
         out.append("\nPer query\n")
         out.append(tables.text_table(["query", "figure", "A", "B", "change", "change %"],
                                      [[r[1] or "(none)", r[3], r[4], r[5], r[6], _pct(r[7])] for r in by_query]))
+    for level, title in (("scan", "The scan"), ("executor", "Per executor")):
+        part = [r for r in rows if r[0] == level]
+        if part:
+            out.append(f"\n{title}\n")
+            head_row = (["executor"] if level == "executor" else []) + ["figure", "A", "B", "change", "change %"]
+            out.append(tables.text_table(head_row, [([r[2]] if level == "executor" else []) +
+                                                    [r[3], r[4], r[5], r[6], _pct(r[7])] for r in part]))
     by_x = [r for r in rows if r[0] == "exchange"]
     if by_x:
         out.append("\nPer exchange\n")

@@ -196,6 +196,7 @@ struct Args {
   bool summary = false;
   exsim::SummaryOptions summary_options;
   bool explain_json = false;
+  std::string format; // --format as given: its values depend on the command (check_command_args)
   bool timing = false;
   int progress = -1; // -1: when stderr is a terminal
   int jobs = 1;
@@ -220,11 +221,8 @@ Args parse_args(int argc, char** argv) {
     else if (arg == "--summary")
       a.summary = true;
     else if (arg == "--format" || arg.rfind("--format=", 0) == 0) {
-      const std::string v = arg == "--format" ? value(arg) : arg.substr(9);
-      if (v == "json")
-        a.explain_json = true; // explain only (checked there)
-      else if (!exsim::parse_summary_format(v, a.summary_options.format))
-        throw exsim::InputError(fmt::format("--format {}: expected text, md or csv (explain: text or json)", v));
+      a.format = arg == "--format" ? value(arg) : arg.substr(9);
+      a.explain_json = a.format == "json";
     } else if (arg == "--top") {
       const std::string v = value(arg);
       if (v.empty() || v.find_first_not_of("0123456789") != std::string::npos || v.size() > 6 || v == "0")
@@ -347,6 +345,29 @@ void check_memory(const exsim::Scenario& sc, const std::string& path) {
                                         path, need / (1 << 30), channels, what, available / (1 << 30)));
 }
 
+// What the command line holds that its command does not take: --format values of another command,
+// a SCENARIO given to a command that reads none.
+void check_command_args(Args& a) {
+  const bool json_or_text = a.command == "explain" || a.command == "params" || a.command == "fields";
+  if (!a.format.empty()) {
+    if (json_or_text) {
+      if (a.format != "text" && a.format != "json")
+        throw exsim::InputError(fmt::format("{}: --format {}: expected text or json", a.command, a.format));
+    } else if (a.command != "run" && a.command != "summary") {
+      throw exsim::InputError(
+          fmt::format("--format: only for run, summary, explain, params and fields, not {}", a.command));
+    } else if (a.format == "json") {
+      throw exsim::InputError(
+          fmt::format("--format json: only for explain, params and fields; {} takes text, md or csv", a.command));
+    } else if (!exsim::parse_summary_format(a.format, a.summary_options.format)) {
+      throw exsim::InputError(fmt::format("{}: --format {}: expected text, md or csv", a.command, a.format));
+    }
+  }
+  if ((a.command == "params" || a.command == "schema" || a.command == "fields") && !a.scenario.empty())
+    throw exsim::InputError(
+        fmt::format("{}: unexpected extra argument; {} takes no file (see exsim --help)", a.scenario, a.command));
+}
+
 int run(const Args& a) {
   const std::string path = a.scenario.empty() ? std::string(EXSIM_DEFAULT_SCENARIO) : a.scenario;
   const exsim::Scenario sc = exsim::load_scenario(path, a.overrides);
@@ -406,7 +427,7 @@ int run_command(int argc, char** argv) {
                    std::strcmp(argv[1], "diff") == 0))
     return exec_python_tool(argc, argv);
   try {
-    const Args a = parse_args(argc, argv);
+    Args a = parse_args(argc, argv);
     if (a.command.empty() || a.command == "--help" || a.command == "-h" || a.command == "help") {
       std::cout << usage();
       return a.command.empty() ? kExitBadInput : kExitOk;
@@ -415,9 +436,7 @@ int run_command(int argc, char** argv) {
       std::cout << "exsim " << EXSIM_VERSION << "\n";
       return kExitOk;
     }
-    if (a.explain_json && a.command != "explain" && a.command != "params" && a.command != "fields")
-      throw exsim::InputError(
-          fmt::format("--format json: only for explain, params and fields; {} takes text, md or csv", a.command));
+    if (std::find(kCommands.begin(), kCommands.end(), a.command) != kCommands.end()) check_command_args(a);
     if (a.command == "run") return run(a);
     if (a.command == "validate") {
       if (a.scenario.empty())
@@ -442,8 +461,6 @@ int run_command(int argc, char** argv) {
     if (a.command == "explain") {
       const std::string path = a.scenario.empty() ? std::string(EXSIM_DEFAULT_SCENARIO) : a.scenario;
       const nlohmann::json plan = exsim::explain(exsim::load_scenario(path, a.overrides));
-      if (a.summary_options.format != exsim::SummaryFormat::text)
-        throw exsim::InputError("explain: --format: expected text or json");
       std::cout << (a.explain_json ? plan.dump(2) + "\n" : exsim::explain_text(plan));
       return kExitOk;
     }

@@ -296,6 +296,12 @@ int parse_op(const json& node, const std::string& path, int fi, FragmentSpec& f,
           err.add(rp + ".join", "required: the id of the hash join whose build produces the filter");
         else
           spec.join = rf["join"].get<std::string>();
+        // A join's filter applies to a scan once: listed twice, its rows would be filtered twice.
+        for (size_t m = 0; m < me.runtime_filters.size(); ++m)
+          if (!spec.join.empty() && me.runtime_filters[m].join == spec.join)
+            err.add(rp + ".join", fmt::format("the filter of join \"{}\" is already listed at runtime_filters[{}]; "
+                                              "expected each join's filter once per scan",
+                                              spec.join, m));
         if (!rf.contains("keep") || !rf["keep"].is_number())
           err.add(rp + ".keep", "required: the fraction of the scan's rows the filter keeps, in (0, 1]");
         else if (!(rf["keep"].get<double>() > 0 && rf["keep"].get<double>() <= 1))

@@ -7,6 +7,8 @@
 # printed against the baseline's measurements for comparison only.
 set -eu
 cd "$(dirname "$0")/.."
+. scripts/heartbeat.sh
+heartbeat run-tpcds "simulating the 104 queries, then the calibration figures"
 scripts/setup.sh exsim
 mkdir -p out
 build/exsim run scenarios/tpcds_sf100/workload.json --jobs 0 --output out/tpcds_sf100.json --summary "$@"

@@ -13,12 +13,32 @@ say() { echo "setup: $*" >&2; }
 preset=${EXSIM_PRESET:-default}
 build_dir=build
 [ "$preset" = default ] || build_dir="build-$preset"
+# True when the programs asked for (default: all of them) exist and no C++ source, header or CMake
+# file is newer than any of them: nothing of theirs to build.
+up_to_date() {
+  if [ "$#" -eq 0 ]; then set -- exsim exsim_event_heap exsim_unit_tests exsim_sim_tests; fi
+  for target in "$@"; do
+    bin="$build_dir/$target"
+    [ -x "$bin" ] || bin="$build_dir/tests/$target"
+    [ -x "$bin" ] || return 1
+    newer=$(find CMakeLists.txt CMakePresets.json cli sim models input output bench tests \
+      \( -name '*.cpp' -o -name '*.hpp' -o -name CMakeLists.txt -o -name CMakePresets.json \) -newer "$bin" \
+      -print 2>/dev/null | head -n 1)
+    [ -z "$newer" ] || return 1
+  done
+}
+
 # Two runs at once (two terminals, a test run and an edit loop) would install and compile into the
-# same folder: the second waits for the first. The lock goes with the process, even on kill -9.
+# same folder: the second waits for the first, unless what it needs is already built (another
+# build's lock is no reason to wait then). The lock goes with the process, even on kill -9.
 mkdir -p "$build_dir"
 if command -v flock >/dev/null; then
   exec 9>"$build_dir/.setup.lock"
   if ! flock -n 9; then
+    if up_to_date "$@"; then
+      say "another scripts/setup.sh is building in $build_dir/; ${*:-everything} is up to date, not waiting for it"
+      exit 0
+    fi
     say "another scripts/setup.sh is building in $build_dir/; waiting for it"
     flock 9
   fi

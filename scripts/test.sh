@@ -3,6 +3,8 @@
 # Python tooling) with ctest. EXSIM_PRESET=asan runs them under ASan+UBSan.
 set -eu
 cd "$(dirname "$0")/.."
+. scripts/heartbeat.sh
+heartbeat test "ctest prints each test as it ends; the longest are the Python ones"
 scripts/setup.sh
 preset=${EXSIM_PRESET:-default}
 if [ ! -d ../shared/impala-plans ] || [ ! -d ../shared/impala-profiles ]; then

@@ -11,11 +11,13 @@
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -168,6 +170,7 @@ WorkloadRun simulate_in_sequence(const Scenario& sc, bool progress, int jobs) {
   WorkloadRun run;
   run.queries.resize(sc.queries.size());
   std::map<pid_t, size_t> running;
+  const pid_t parent = getpid();
   size_t next = 0, done = 0;
   std::string failure;
   while ((next < order.size() && failure.empty()) || !running.empty()) {
@@ -177,6 +180,9 @@ WorkloadRun simulate_in_sequence(const Scenario& sc, bool progress, int jobs) {
       const pid_t pid = fork();
       if (pid < 0) throw std::runtime_error("fork failed while starting a query process");
       if (pid == 0) {
+        // A query's process dies with exsim (killed, or ended by a signal): the kernel sends it
+        // SIGKILL when its parent goes; a parent gone before that was set is seen at once.
+        if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent) _exit(4);
         int code = 0;
         std::string text;
         try {

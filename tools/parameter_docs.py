@@ -67,9 +67,27 @@ def generated(exsim):
     status, schema, err = exsim_runner.run([str(exsim), "schema"])
     if status != 0:
         raise exsim_runner.ExsimError(f"{exsim} schema: {err.strip() or f'exit status {status}'}")
+    _exsim_json(exsim, "schema", schema, lambda d: isinstance(d, dict) and "$schema" in d)
     parameters = exsim_runner.parameters_text(exsim)
-    readme = readme_text(README.read_text(encoding="utf-8"), json.loads(parameters))
+    table = _exsim_json(exsim, "params --format json", parameters, lambda d: isinstance(d, dict) and isinstance(
+        d.get("parameters"), list) and all(isinstance(r, dict) and {"section", "name"} <= set(r) for r in d["parameters"]))
+    readme = readme_text(README.read_text(encoding="utf-8"), table)
     return {SCHEMA: schema, PARAMETERS: parameters, README: readme, **field_docs.generated(exsim)}
+
+
+def _exsim_json(exsim, verb, text, shaped):
+    """The JSON `exsim VERB` printed; ExsimError when --exsim is not the simulator (its output is not
+    that document)."""
+    try:
+        doc = json.loads(text)
+    except ValueError as e:
+        doc, why = None, f"not JSON ({e})"
+    else:
+        why = "not the document exsim prints"
+    if doc is None or not shaped(doc):
+        raise exsim_runner.ExsimError(f"{exsim} {verb}: its output is {why}: expected exsim, the simulator "
+                                      "(--exsim PATH, default $EXSIM, else build/exsim)")
+    return doc
 
 
 def main(argv=None):

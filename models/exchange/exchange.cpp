@@ -80,7 +80,8 @@ void ExchangeRuntime::fault(uint64_t i) {
   if (!r.ended()) r.close();
 }
 
-void ExchangeRuntime::instance_done() {
+void ExchangeRuntime::instance_done(const Path* path) {
+  if (path && path->total() > end_path.total()) end_path = *path;
   if (--live_ == 0) {
     end_s = cluster.sched.now();
     done.set(cluster.sched);

@@ -95,7 +95,8 @@ public:
   bool started = false;
   double start_s = 0;
   double end_s = 0;
-  Signal done; // set when every instance has ended
+  Signal done;   // set when every instance has ended
+  Path end_path; // the critical path of the instance that ended last: what a fragment `after` it waited for
 
   // Memory held now and at peak, summed over the exchange's instances.
   int64_t sender_bytes = 0, sender_bytes_peak = 0;
@@ -106,7 +107,8 @@ public:
   // The receivers exist from now on; schedules the exchange's timed faults.
   void start_receivers();
   void sender_started(int index);
-  void instance_done();
+  // `path`: the ending instance's thread's critical path (none when it was stopped).
+  void instance_done(const Path* path = nullptr);
   // First time at or after which an RPC on channel (sender, receiver) fails, if any.
   double rpc_error_time(int sender, int receiver) const;
   // The query is failing or being cancelled: receivers answer everything at once and wake their

@@ -128,7 +128,7 @@ Task Receiver::next(SimThread& t, int64_t& rows) {
     if (state_ == State::closed) co_return;
     const int q = wanted_queue();
     if (q < 0) {
-      end();
+      end(&t.path);
       co_return;
     }
     if (queues_.has_batch(q)) {
@@ -170,11 +170,11 @@ void Receiver::promote(int queue, const Path& reader) {
   }
 }
 
-void Receiver::end() {
+void Receiver::end(const Path* path) {
   if (ended_) return;
   ended_ = true;
   c_.end_s = now();
-  x_.instance_done();
+  x_.instance_done(path);
 }
 
 void Receiver::close() { stop(State::closed); }

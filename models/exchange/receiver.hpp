@@ -48,7 +48,7 @@ private:
   void promote(int queue, const Path& reader);
   int wanted_queue();
   void wake_reader(const Request* cause);
-  void end();
+  void end(const Path* path = nullptr); // path: its reader's, when the stream ended
   void stop(State why);
   void note_peak();
 

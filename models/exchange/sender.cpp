@@ -279,7 +279,7 @@ void Sender::end() {
   c_.CpuTime = t_.cpu_time_s;
   c_.end_s = now();
   if (spec_.sender.window.adaptive()) record_k();
-  x_.instance_done();
+  x_.instance_done(&t_.path);
 }
 
 // Each channel's K over its life, from its first RPC to now.

@@ -321,6 +321,10 @@ void QueryRuntime::start_instances(uint64_t key) {
     for (int t = 0; t < fr.plan.threads; ++t) {
       in.threads.push_back(std::make_unique<SimThread>(cluster_.sched, cluster_.cpu(in.host), stopping_));
       in.threads.back()->origin = start_s;
+      // A fragment started `after` exchanges continues the critical path of the last of them to end:
+      // their time is theirs (round trips, CPU, backpressure), not the query's startup.
+      for (int x : fr.spec->after_exchanges)
+        in.threads.back()->adopt(exchanges.at(static_cast<size_t>(x))->end_path);
       in.threads.back()->catch_up(PathPart::startup);
     }
     if (fr.spec->sink == SinkKind::exchange)

@@ -48,6 +48,10 @@ expect_error "--sumary: unknown option; did you mean --summary?" run --sumary
 expect_error "--set nonsense: expected NAME=VALUE" run "$valid" --set nonsense
 expect_error "--jobs many: expected a number" run --jobs many
 expect_error "--format html: expected text, md or csv" run "$valid" --summary --format html
+expect_error "params: --format junk: expected text or json" params --format junk
+expect_error "explain: --format md: expected text or json" explain "$valid" --format md
+expect_error "extra: unexpected extra argument; params takes no file" params extra
+expect_error "extra: unexpected extra argument; schema takes no file" schema extra
 expect_error "frobnicate: unknown command" frobnicate
 expect_error "rnu: unknown command; did you mean run?" rnu
 expect_error "validate: expected a SCENARIO file" validate

@@ -36,12 +36,26 @@ class Parser(argparse.ArgumentParser):
         raise UsageError(f"{self.prog}: {message} (see exsim --help)")
 
 
+def _executors(text):
+    """--executors: ASCII digits only (int() would read '٣' or ' 3'), within the simulator's range of
+    cluster.executors (its parameter table says which)."""
+    try:
+        row = exsim_runner.parameter_rows()["cluster"]["executors"]
+    except exsim_runner.ExsimError as e:
+        raise UsageError(f"--executors: cannot read the simulator's range of cluster.executors: {e}") from None
+    low, high = int(row["min"]), int(row["max"])
+    if not (text.isascii() and text.isdigit()) or len(text) > 7 or not low <= int(text) <= high:
+        raise UsageError(f"--executors {text[:40]!r}: expected a number of executors from {low} to {high}, in the "
+                         "digits 0-9 (the simulator's limit of cluster.executors)")
+    return int(text)
+
+
 def _parsers():
     imp = Parser(prog="exsim profile import", add_help=False)
     imp.add_argument("profile")
     imp.add_argument("--output", "-o")
     imp.add_argument("--query")
-    imp.add_argument("--executors", type=int)
+    imp.add_argument("--executors", type=_executors)
     cmp_ = Parser(prog="exsim compare", add_help=False)
     cmp_.add_argument("results")
     cmp_.add_argument("profile")
@@ -75,7 +89,7 @@ def _emit(text, output):
 # What a profile with the right shape but wrong contents (a string where a number belongs, a
 # missing child) raises inside the model: reported as a malformed profile, not a traceback.
 MALFORMED = (KeyError, TypeError, ValueError, AttributeError, IndexError, ZeroDivisionError, RecursionError,
-             StopIteration, OverflowError)
+             StopIteration, ArithmeticError)
 
 
 def _malformed(path, e):
@@ -106,8 +120,6 @@ def _check_with_exsim(text, profile):
 
 
 def cmd_import(args):
-    if args.executors is not None and args.executors < 1:
-        raise UsageError(f"--executors {args.executors}: expected a number of executors >= 1")
     chosen, skipped = _load_queries(args.profile, args.query)
     try:
         scenario = build_scenario(chosen, args.profile, skipped)
@@ -160,6 +172,7 @@ def cmd_compare(args):
 def cmd_diff(args):
     a = results_diff.load_results(args.a)
     b = results_diff.load_results(args.b)
+    results_diff.check_same_kind(a, b, args.a, args.b)
     if args.rel_tol is not None:
         if not args.rel_tol >= 0:
             raise UsageError(f"--rel-tol {args.rel_tol}: expected a relative tolerance >= 0")

@@ -131,8 +131,13 @@ def check_related(results, queries, results_path, profile_path):
     names = sorted({q.get("query") for q in results.get("queries") or [] if isinstance(q, dict) and q.get("query")}
                    | {x.get("query") for x in results.get("exchanges") or [] if isinstance(x, dict) and x.get("query")})
     ids = [q.id for q in queries]
-    if names and not set(names) & set(ids):
-        sc = (results.get("scenario") or {}).get("name", "?")
+    sc = (results.get("scenario") or {}).get("name", "?")
+    if not names:  # an exchange-only scenario: nothing in it is a profiled query
+        raise Mismatch(f"{results_path} and {profile_path} do not belong together: the results (scenario {sc!r}) "
+                       "name no query (an exchange-only scenario), the profile holds "
+                       f"{', '.join(ids)}; compare results of a scenario imported from the profile (exsim profile "
+                       "import), whose queries carry the profile's query ids")
+    if not set(names) & set(ids):
         raise Mismatch(f"{results_path} and {profile_path} do not belong together: the results (scenario {sc!r}) "
                        f"hold quer{'y' if len(names) == 1 else 'ies'} {', '.join(names[:4])}"
                        f"{', ...' if len(names) > 4 else ''}, the profile {', '.join(ids)}; compare results "

@@ -24,6 +24,7 @@ counter: its instances get the mean, and the document is flagged `approximate`.
 
 import base64
 import binascii
+import codecs
 import io
 import json
 import re
@@ -36,7 +37,9 @@ from .tree import Counter, Node, ProfileDoc, ProfileError, SummaryStat, explode_
 
 # What one profile may make this process build, checked before building: a real query's profile
 # stays far below (the largest committed one decompresses to a few MB, with a few thousand nodes).
-MAX_DECOMPRESSED_BYTES = 512 << 20
+MAX_FILE_BYTES = 256 << 20  # a profile file (a profile log of many queries included)
+MAX_DECOMPRESSED_BYTES = 64 << 20  # one profile line, inflated
+MAX_THRIFT_VALUES = 2_000_000  # values read from one profile line (each costs microseconds in Python)
 MAX_INSTANCES = 100_000  # instances of one fragment (1,000 executors at mt_dop 64 make 64,000)
 MAX_INSTANCE_NODES = 2_000_000  # profile nodes built for one fragment's instances
 
@@ -86,11 +89,18 @@ def read_profiles(path):
     """Every query profile in the file at `path`, in file order, as ProfileDocs."""
     try:
         with open(path, "rb") as f:
-            data = f.read()
+            data = f.read(MAX_FILE_BYTES + 1)  # /dev/zero has no end
     except FileNotFoundError:
         raise ProfileError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise ProfileError(f"{path}: is a directory, not an Impala profile") from None
     except OSError as e:
         raise ProfileError(f"{path}: cannot read: {e.strerror}") from None
+    if len(data) > MAX_FILE_BYTES:
+        raise ProfileError(f"{path}: more than {MAX_FILE_BYTES >> 20} MiB: expected an Impala profile, at most "
+                           f"{MAX_FILE_BYTES >> 20} MiB (split a larger profile log into several files)")
+    if data.startswith(codecs.BOM_UTF8):  # an editor's byte-order mark is not part of the profile
+        data = data[len(codecs.BOM_UTF8):]
     text = data.lstrip()
     if not text:
         raise ProfileError(f"{path}: empty file, not an Impala profile")
@@ -317,6 +327,8 @@ def decode_archive(b64, where):
             if proto == "binary":
                 encoding = encoding.replace("compact", "binary")
             break
+        except ThriftTooLarge as e:
+            raise ProfileError(f"{where}: {e}") from None
         except (EOFError, ValueError, struct.error, UnicodeDecodeError, RecursionError) as e:
             tree = None
             if proto_err is None:
@@ -352,6 +364,10 @@ def decode_archive(b64, where):
     return doc
 
 
+class ThriftTooLarge(ValueError):
+    """A Thrift document past the values this reader builds for one profile."""
+
+
 def _thrift():
     try:
         from thrift.protocol import TBinaryProtocol, TCompactProtocol
@@ -371,6 +387,7 @@ def _read_thrift_struct(data, proto):
     p = TCompactProtocol.TCompactProtocol(trans) if proto == "compact" else \
         TBinaryProtocol.TBinaryProtocol(trans, strictRead=True)
     total = len(data)
+    budget = [MAX_THRIFT_VALUES]
 
     def check_size(n):
         # Every element takes at least one byte: a larger count means corrupt data, not a long list.
@@ -378,6 +395,10 @@ def _read_thrift_struct(data, proto):
             raise ValueError(f"container of {n} elements at byte {buf.tell()} exceeds the data")
 
     def value(t):
+        budget[0] -= 1
+        if budget[0] < 0:
+            raise ThriftTooLarge(f"more than {MAX_THRIFT_VALUES:,} Thrift values: expected at most that many in one "
+                                 "profile (a real query's has far fewer)")
         if t == TType.STRUCT:
             return struct_()
         if t == TType.BOOL:

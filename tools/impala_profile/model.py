@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass, field
 
 from .decode import ProfileError
+from .text import ENCODING as TEXT_ENCODING, READ_COUNTERS
 
 _TIME_UNIT_S = {"TIME_NS": 1e-9, "TIME_US": 1e-6, "TIME_MS": 1e-3, "TIME_S": 1.0}
 
@@ -242,6 +243,7 @@ class SummaryRow:
     parent: "SummaryRow | None" = None
     branch: bool = False  # printed under "|--": a build side / secondary child
     children: list = field(default_factory=list)
+    instances: int | None = None  # its "#Inst" column
 
     def fragment(self):
         """The fragment the row belongs to: its own key for a sink row, else the nearest sink above."""
@@ -283,7 +285,9 @@ def parse_exec_summary(text):
         key, name = mm.group(1), mm.group(2).strip()
         if not key.startswith("F"):
             key = str(int(key))
-        row = SummaryRow(key, name, detail, branch=branch)
+        counts = line[c_hosts:].split()[:2]
+        row = SummaryRow(key, name, detail, branch=branch,
+                         instances=int(counts[1]) if len(counts) == 2 and counts[1].isdigit() else None)
         parent = last_at_depth.get(depth - 1) if branch else last_at_depth.get(depth)
         if branch and parent is None:
             parent = last_at_depth.get(depth)
@@ -393,6 +397,11 @@ def build_query(doc):
 
     exec_profile = next((c for c in root.children if c.name.startswith("Execution Profile")), None)
     if exec_profile is None:
+        if doc.encoding == TEXT_ENCODING and q.query_type in ("QUERY", "DML", "") and q.state in ("FINISHED", "") \
+                and not q.failed:
+            raise ProfileError(f"{q.where}: query {q.id}: no 'Execution Profile' node, though its Summary says a "
+                               f"{q.query_type or 'query'} that {q.state.lower() or 'ran'}: expected the execution "
+                               "profile Impala prints after the Summary (is the profile cut short?)")
         return q
     for frag_node in exec_profile.children:
         fm = _FRAGMENT_RE.match(frag_node.name)
@@ -414,7 +423,57 @@ def build_query(doc):
         for op in f.operators.values():
             op.per_instance = [_find_operator(i.node, op.id) for i in f.instances]
     _link_exchanges(q, exec_summary, plan_nodes)
+    if doc.encoding == TEXT_ENCODING and not q.failed:
+        _check_complete(q, exec_summary)
     return q
+
+
+def _check_complete(q, exec_summary):
+    """A text profile has no end marker: one cut short at a line break still reads. What its own
+    ExecSummary lists must be there: each fragment's instances ("#Inst"), and in each instance
+    each operator of the fragment. (A cut inside the last operator's counters is not seen.)"""
+    for key, row in exec_summary.items():
+        if not key.startswith("F") or not row.instances:
+            continue
+        frag = q.fragments.get(key)
+        found = len(frag.instances) if frag else 0
+        if found != row.instances:
+            raise ProfileError(f"{q.where}: query {q.id}: the ExecSummary lists {row.instances} instance(s) of "
+                               f"fragment {key}, the profile holds {found}: expected each instance as Impala "
+                               "prints it (is the profile cut short?)")
+        ops = [int(k) for k, r in exec_summary.items() if not k.startswith("F") and r.fragment() == key]
+        for inst in frag.instances:
+            missing = [o for o in ops if _find_operator(inst.node, o) is None]
+            if missing:
+                raise ProfileError(f"{q.where}: query {q.id}: instance {inst.id} of fragment {key} has no node of "
+                                   f"operator {missing[0]} ({exec_summary[str(missing[0])].name}), which the "
+                                   "ExecSummary lists: expected every operator of the fragment (is the profile "
+                                   "cut short?)")
+    # Impala gives every instance of a fragment the same counters: one that lacks a counter the
+    # model reads, which its siblings have, was cut off.
+    for fid, frag in q.fragments.items():
+        if len(frag.instances) < 2 or q.approximate:
+            continue
+        nodes = [[c for c in _walk(inst.node) if _OPERATOR_RE.match(c.name) or _SENDER_RE.match(c.name)]
+                 for inst in frag.instances]
+        for i, inst in enumerate(frag.instances):
+            if [c.name for c in nodes[i]] != [c.name for c in nodes[0]]:
+                continue  # a different tree: not for this check
+            for mine, first in zip(nodes[i], nodes[0]):
+                have = lambda n: {k for k in (*n.counters, *n.summary) if k in READ_COUNTERS}  # noqa: E731
+                lost = sorted((have(first) - have(mine)) | (have(mine) - have(first)))
+                if lost:
+                    short = inst if len(have(mine)) < len(have(first)) else frag.instances[0]
+                    raise ProfileError(f"{q.where}: query {q.id}: {mine.name} of instance {short.id} (fragment "
+                                       f"{fid}) has no counter {lost[0]}, which the fragment's other instances "
+                                       "have: expected the same counters in every instance (is the profile cut "
+                                       "short?)")
+
+
+def _walk(node):
+    for c in node.children:
+        yield c
+        yield from _walk(c)
 
 
 def _find_operator(node, op_id):

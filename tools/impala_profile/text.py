@@ -59,6 +59,22 @@ READ_COUNTERS = {
     "ScanRangesComplete", "ProbeRows", "BuildRows", "RpcNetworkTime", "RpcRecvrTime", "NetworkThroughput",
     "SendersBlockedTimer", "TransmitDataRPCTime",
 }
+# The unit each of them has in Impala (the TUnit its node creates it with): a value printed in
+# another unit (a time on a count, a time without its unit) is not that counter's value. "0" is
+# how Impala prints a zero of any unit.
+_TIMES = {"InactiveTotalTime", "SerializeBatchTime", "TransmitDataTime", "TotalTime", "TotalHasDeferredRPCsTime",
+          "DataWaitTime", "FirstBatchWaitTime", "DeserializeRowBatchTime", "SendersBlockedTimer",
+          "TransmitDataRPCTime", "RpcNetworkTime", "RpcRecvrTime"}
+_BYTE_COUNTERS = {"TotalBytesSent", "BytesSent", "UncompressedRowBatchSize", "TotalBytesReceived", "BytesReceived",
+                  "TotalBytesDequeued"}
+READ_UNITS = {name: "TIME_NS" if name in _TIMES else "BYTES" if name in _BYTE_COUNTERS else
+              "BYTES_PER_SECOND" if name == "NetworkThroughput" else "UNIT" for name in READ_COUNTERS}
+_UNIT_WORDS = {"TIME_NS": "a time with its unit (2s615ms, 645.271ms, 47.000ns)",
+               "BYTES": "bytes with their unit (26.24 KB (26869))", "UNIT": "a count (1.82K (1824), 12 (12))",
+               "BYTES_PER_SECOND": "a rate in bytes per second (12.34 MB/sec)"}
+# A value Impala prints is a few dozen characters (a 64-bit counter has at most 20 digits); a longer
+# one is refused before any arithmetic is done with it.
+MAX_VALUE_CHARS = 64
 
 
 def looks_like_text(data):
@@ -67,6 +83,8 @@ def looks_like_text(data):
         text = data.decode("utf-8", errors="replace")
     except Exception:  # noqa: BLE001 - any undecodable input is simply not text
         return False
+    if "\n" not in text:  # lines ended by CR alone (an old Mac editor's): splitlines() reads them too
+        text = text.replace("\r", "\n")
     return _FIND_QUERY_RE.search(text) is not None
 
 
@@ -90,6 +108,8 @@ def _dec(s):
 def parse_time_ns(s):
     """'2s615ms', '645.271ms', '47.000ns', '1h2m', '0' -> ns (int), else None."""
     s = s.strip()
+    if len(s) > MAX_VALUE_CHARS:
+        return None
     if s == "0":
         return 0
     m = _TIME_RE.match(s)
@@ -111,7 +131,9 @@ def parse_time_ns(s):
 def parse_scalar(s):
     """A pretty-printed counter value -> (unit, value), or None when it is not one Impala prints."""
     s = s.strip()
-    m = re.match(r"^(-?[\d.]+)( ?[KMB])? \((-?\d+)\)$", s)  # UNIT with its exact value
+    if len(s) > MAX_VALUE_CHARS:
+        return None
+    m = re.match(r"^(-?[\d.]+)([KMB])? \((-?\d+)\)$", s)  # UNIT with its exact value ("48.00 B (48)" is bytes)
     if m:
         return "UNIT", int(m.group(3))
     m = re.match(r"^[\d.]+ (B|KB|MB|GB|TB|PB) \((\d+)\)$", s)  # BYTES with its exact value
@@ -211,6 +233,10 @@ def read_text(path, data):
     """Every query profile in a text file, in file order, as ProfileDocs."""
     text = data.decode("utf-8", errors="replace")
     lines = text.splitlines()
+    if not text.rstrip(" \t").endswith(("\n", "\r")):
+        raise ProfileError(f"{path}:{len(lines)}: the file ends inside a line ({lines[-1].strip()[:60]!r}), without "
+                           "its line break: the profile is cut short; Impala ends every line of a profile with a "
+                           "line break")
     starts = []
     for no, raw in enumerate(lines):
         if _QUERY_RE.match(raw.strip()):
@@ -239,6 +265,8 @@ def _read_query(path, lines, first, end, base):
     stack = [_Open(0, root)]
     aggregated = []
     info_key = None  # (node, key, indent) of the last info line: multi-line values continue it
+    operators = []  # (line number, node) of each operator or sender, and which printed a TotalTime line
+    timed = set()
     seq = None  # (node, events list, indent, name) of the event sequence being read
     for no in range(first + 1, end):
         raw = lines[no]
@@ -266,6 +294,9 @@ def _read_query(path, lines, first, end, base):
             owner = next((o for o in reversed(stack) if o.instances is not None), None)
             if owner is None:
                 raise ProfileError(f"{here}: '{s[:60]}' outside an aggregated fragment's 'Instances:' list")
+            if payload in owner.instances:
+                raise ProfileError(f"{here}: '{s[:80]}': {payload.split(' ')[1]} is already listed under "
+                                   f"{owner.node.name}'s 'Instances:': expected each instance once")
             owner.instances.append(payload)
             info_key = None
             continue
@@ -276,6 +307,8 @@ def _read_query(path, lines, first, end, base):
             owner = stack[-1]
             info_key = None
             _add_counter(owner.node, name, value, here)
+            if name == "TotalTime":
+                timed.add(id(owner.node))
             continue
         if what == "instances":
             # Aggregated fragment: "Instances:" at the fragment's own indent, its list below.
@@ -295,6 +328,9 @@ def _read_query(path, lines, first, end, base):
             agg = _AGG_SUFFIX_RE.search(name)
             if agg:
                 name = name[:agg.start()]
+            if name.startswith("Instance ") and any(c.name == name for c in parent.node.children):
+                raise ProfileError(f"{here}: '{name[:80]}' is already a node of {parent.node.name}: expected each "
+                                   "fragment instance once")
             node = Node(name)
             # 'name:(Total: T, non-child: ..)': TotalTime, for versions whose counter lines leave it out
             total = re.search(r":\(Total: ([^,()]*),", s)
@@ -306,6 +342,8 @@ def _read_query(path, lines, first, end, base):
             elif re.search(r"(?:Sink|SINK|Builder)\b", name):
                 node.data_sink_id = -1
             parent.node.children.append(node)
+            if _OPERATOR_RE.match(name) or _SENDER_RE.match(name):
+                operators.append((no + 1, node))
             opened = _Open(ind, node)
             stack.append(opened)
             info_key = None
@@ -323,6 +361,17 @@ def _read_query(path, lines, first, end, base):
         if parse_time_ns(value.strip()) is not None or value.strip() == "":
             events = []
             seq = (parent.node, events, ind, key)
+    # Impala prints a TotalTime line in every operator's counters (and, from 3.x on, every sender's),
+    # late in them (they are in name order): one without it, when the others of its kind have it,
+    # was cut short.
+    for kind in (_OPERATOR_RE, _SENDER_RE):
+        nodes = [(line, n) for line, n in operators if kind.match(n.name)]
+        if any(id(n) in timed for _, n in nodes):
+            line, node = next(((line, n) for line, n in nodes if id(n) not in timed), (None, None))
+            if node is not None:
+                raise ProfileError(f"{path}:{line}: {node.name}: no TotalTime counter, which the others of its "
+                                   f"kind in query {root.name[10:-1]} have: expected its counters as Impala prints "
+                                   "them (is the profile cut short?)")
     _nest_operators(root)
     version = 1
     for frag in aggregated:
@@ -384,6 +433,7 @@ def _classify(s, ind, stack, seq):
 
 
 _OPERATOR_RE = re.compile(r"^[A-Z][A-Z_]* \(id=\d+\)$")
+_SENDER_RE = re.compile(r"^(?:Krpc)?DataStreamSender \(dst_id=\d+\)$")
 
 
 _LEAF_RE = re.compile(r"^[A-Z_]*(?:SCAN_NODE|EXCHANGE_NODE|EMPTY_?SET_NODE|UNNEST_NODE|SINGULAR_ROW_SRC_NODE)"
@@ -423,20 +473,33 @@ def _add_counter(node, name, value, here):
 
     summary = parse_summary(v)
     if summary is not None:
+        _check_unit(clean, summary.unit, summary.mean or summary.max, v, here)
         node.summary[clean] = summary
         return
     agg = parse_aggregate(v)
     if agg is not None:
+        _check_unit(clean, agg.unit, max(agg.stats.values(), default=agg.value), v, here)
         node.counters[clean] = agg
         return
     pv = parse_scalar(v)
     if pv is not None:
+        _check_unit(clean, pv[0], pv[1], v, here)
         node.counters[clean] = Counter(pv[0], pv[1])
         return
     if clean in READ_COUNTERS:
-        raise ProfileError(f"{here}: counter {clean}: cannot read the value {v[:60]!r}: expected a count, "
+        size = f" ({len(v):,} characters; Impala prints at most {MAX_VALUE_CHARS})" if len(v) > MAX_VALUE_CHARS else ""
+        raise ProfileError(f"{here}: counter {clean}: cannot read the value {v[:60]!r}{size}: expected a count, "
                            "bytes, a time, a rate or '(Avg: .. ; Number of samples: N)' as Impala prints them")
     # Any other counter whose value this reader does not know is left out.
+
+
+def _check_unit(name, unit, value, text, here):
+    """A counter the model reads carries the unit Impala gives it; a zero may be printed bare."""
+    expected = READ_UNITS.get(name)
+    if expected is None or unit == expected or value == 0:
+        return
+    raise ProfileError(f"{here}: counter {name}: the value {text[:60]!r} is not in its unit: expected "
+                       f"{_UNIT_WORDS[expected]}, as Impala prints {name}")
 
 
 def _explode(frag):

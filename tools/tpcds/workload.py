@@ -576,8 +576,15 @@ def main(argv=None):
                     help="plan and place the queries for this many executors (default %d, the measured cluster; "
                          "another count needs --out, and no README is written for it)" % EXECUTORS)
     args = ap.parse_args(argv)
-    if args.executors < 1:
-        ap.error("--executors: expected at least 1, got %d" % args.executors)
+    try:
+        row = exsim_runner.parameter_rows()["cluster"]["executors"]  # what exsim validate takes
+    except exsim_runner.ExsimError as e:
+        ap.error("--executors: cannot read exsim's range of cluster.executors: %s" % e)
+    if not int(row["min"]) <= args.executors <= int(row["max"]):
+        ap.error("--executors %d: expected %d to %d (exsim's range of cluster.executors)" % (
+            args.executors, int(row["min"]), int(row["max"])))
+    if os.path.exists(args.out) and not os.path.isdir(args.out):
+        ap.error("--out %s: not a folder (workload.json and README.md are written in it)" % args.out)
     if args.executors != EXECUTORS and os.path.abspath(args.out) == os.path.abspath(DEFAULT_OUT):
         ap.error("--executors %d: pass --out DIR (%s holds the measured %d-executor workload)" % (
             args.executors, os.path.relpath(DEFAULT_OUT, REPO), EXECUTORS))
