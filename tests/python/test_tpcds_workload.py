@@ -411,3 +411,28 @@ def test_a_measured_count_replaces_the_rules_and_a_changed_one_changes_the_workl
     assert ops["1"]["runtime_filters"] == [{"join": "4", "keep": 0.25}] and ops["1"]["rows"] == 2160000
     ops2, _ = build(567800)
     assert ops2["3"]["rows"] == 567800
+
+
+@needs_inputs
+def test_committed_measured_rows_cover_the_hash_exchanges():
+    """scenarios/tpcds_sf100/measured_rows.json (tools/tpcds_measure_rows.py) holds both plans of every
+    plan file the workload reads, and a measured count for at least 95% of their hash exchanges; every
+    count says how it was obtained, and a sampled one its sample."""
+    from tools.tpcds.plans import exchange_kind, parse_plan_file, select_queries
+    with open(os.path.join(COMMITTED, "measured_rows.json"), "r", encoding="utf-8") as f:
+        doc = json.load(f)
+    _, selected = select_queries(PLANS)
+    total = measured = 0
+    for stem in sorted({s for _, s in selected}):
+        for section in ("DISTRIBUTEDPLAN", "PARALLELPLANS"):
+            rec = doc["queries"][stem][section]
+            plan, _ = parse_plan_file(os.path.join(PLANS, "tpcds-%s.test" % stem), section)
+            for x in plan.exchanges():
+                if exchange_kind(x) == "HASH":
+                    total += 1
+                    measured += str(x.nid) in rec["nodes"]
+            for r in rec["nodes"].values():
+                assert r["how"] in ("exact", "sample", "base") and r["rows"] >= 0
+                assert r["how"] != "sample" or r["sample_count"] >= 0
+    print("hash exchanges measured: %d of %d" % (measured, total))
+    assert measured >= 0.95 * total

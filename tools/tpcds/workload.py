@@ -38,6 +38,9 @@ from tools.tpcds.rowsize import RowSizes, exchange_row
 from tools.tpcds.readme import render_readme
 from tools.tpcds.scaling import MN_OVERRIDES, SCALE_RULES, Scaler
 
+# Where the committed workload stands with the measured rows (README "Rows measured on TPC-DS data").
+MEASURED_ROWS_PENDING = "scenarios/tpcds_sf100/README.md, 'Measured first'"
+
 # The mt_dop each section was planned with (impala-plans/README.md: the harness forces MT_DOP=2
 # for PARALLELPLANS): the join rule is checked against the printed choices at these.
 PLANNED_MT_DOP = {"DISTRIBUTEDPLAN": 0, "PARALLELPLANS": 2}
@@ -569,9 +572,10 @@ def main(argv=None):
                     help="fitted costs ({\"costs\": {...}, \"exchange_defaults\": {...}, \"parameters\": ...}, as "
                          "tools/tpcds_calibrate.py --fit writes them; default: scenarios/tpcds_sf100/calibration.json "
                          "when it exists); 'none': not calibrated")
-    ap.add_argument("--measured-rows", default=os.path.join(DEFAULT_OUT, "measured_rows.json"),
-                    help="rows counted on TPC-DS data by tools/tpcds_measure_rows.py (default: "
-                         "scenarios/tpcds_sf100/measured_rows.json when it exists); 'none': the rules only")
+    ap.add_argument("--measured-rows", default="none",
+                    help="rows counted on TPC-DS data by tools/tpcds_measure_rows.py, which replace the rules' "
+                         "estimates (rule M2): scenarios/tpcds_sf100/measured_rows.json holds them; default 'none', "
+                         "the rules only, until the calibration is redone on them (%s: why)" % MEASURED_ROWS_PENDING)
     ap.add_argument("--executors", type=int, default=EXECUTORS,
                     help="plan and place the queries for this many executors (default %d, the measured cluster; "
                          "another count needs --out, and no README is written for it)" % EXECUTORS)
@@ -603,10 +607,8 @@ def main(argv=None):
         use = args.costs not in (None, "", "none") and (args.costs != CALIBRATION or
                                                          os.path.isfile(args.costs))
         fitted = load_costs(args.costs) if use else None
-        default_mr = os.path.join(DEFAULT_OUT, "measured_rows.json")
         mr = None
-        if args.measured_rows not in (None, "", "none") and (args.measured_rows != default_mr or
-                                                               os.path.isfile(default_mr)):
+        if args.measured_rows not in (None, "", "none"):
             mr = load_measured_rows(args.measured_rows)
         scenario, summary = build_workload(args.plans, args.profiles, fitted, args.executors, mr)
     except PlanError as e:
