@@ -44,6 +44,7 @@ class Column:
     def __init__(self, sql, text, qualifier=None, name=None):
         self.sql = sql
         self.text = text
+        self.table = None       # the base table of a scan's column (and of a grouping key that keeps it)
         self.qualifier = qualifier
         self.name = name if name is not None else (text.split(".")[-1] if _is_ident(text) else None)
         if qualifier is None and name is None and _is_ident(text) and "." in text:
@@ -116,7 +117,7 @@ class Scope:
             if exact:
                 return exact[0].sql
             # a fully qualified db.table.column names the table; any alias of it will do
-            exact = [c for c in cands if getattr(c, "table", None) == q_last]
+            exact = [c for c in cands if c.table == q_last]
             if exact:
                 return exact[0].sql
             return None

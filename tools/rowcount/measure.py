@@ -93,6 +93,8 @@ class PlanMeasure:
             except TranslateError:
                 pass
         self.tr.finish()
+        self._lineage = {}
+        self.cls = {}
         self.rel = {nid: r for nid, r in self.tr.node_rel.items() if not isinstance(r, TranslateError)}
         self.failed = {nid: str(r) for nid, r in self.tr.node_rel.items() if isinstance(r, TranslateError)}
 
@@ -114,7 +116,7 @@ class PlanMeasure:
         sample's count times a constant). A dependence on sampled rows other than through the row lineage
         (a runtime filter, a semi or anti join, an aggregation, a limit) is linear only when it follows
         the same channel's ticket or order number."""
-        memo = self.__dict__.setdefault("_lineage", {})
+        memo = self._lineage
         if name in memo:
             return memo[name]
         r = self.tr.rels[name]
@@ -122,7 +124,7 @@ class PlanMeasure:
         if kind.startswith("scan "):
             t = kind[5:]
             out = (frozenset([CHANNEL[t]]) if t in sampled else frozenset(), t not in BASE_ONLY)
-        elif getattr(r, "join", None):
+        elif r.join:
             j = r.join
             cp, lp = self.lineage(j["probe"], sampled)
             cb, lb = self.lineage(j["build"], sampled)
@@ -132,7 +134,7 @@ class PlanMeasure:
                 out = (kept, lp and lb and (not other or (other == kept and len(kept) == 1 and ticket)))
             else:
                 out = (cp | cb, lp and lb and (not cp or not cb or (cp == cb and len(cp) == 1 and ticket)))
-        elif getattr(r, "filter_links", None) is not None:
+        elif r.filter_links is not None:
             chans, lin = self.lineage(r.deps[0], sampled)
             for target, src, build in r.filter_links:
                 cb, lb = self.lineage(build, sampled)
@@ -315,9 +317,9 @@ def measure(plans, schema, sample_db, sample_folder, base_db, base_folder, threa
                 for i in pm.inputs(node):
                     if i.nid in pm.rel:
                         on_b.append((pm.rel[i.nid].name, None))
-                if getattr(rel, "input", None):
+                if rel.input:
                     on_b.append((rel.input, None))
-                for t, cols in _by_table(getattr(rel, "group_columns", []) or []).items():
+                for t, cols in _by_table(rel.group_columns or []).items():
                     S.table(_distinct_sql(t, cols))
                     B.table(_distinct_sql(t, cols))
             if node.kind == "SCAN HDFS" and pm.tr.filters.get(nid):
@@ -460,8 +462,8 @@ def _base_rule(pm, node, rel, b, value, B, S, rows_s, rows_b, fraction):
             why = "growth of the input that grows most"
         return b * g, "base count x %.4g (%s)" % (g, why)
     if k == "AGGREGATE":
-        gc = getattr(rel, "group_columns", None)
-        src = pm.tr.rels.get(getattr(rel, "input", "") or "")
+        gc = rel.group_columns
+        src = pm.tr.rels.get(rel.input or "")
         if not node.group_by and not gc:
             return float(b), "no grouping: the base's rows"
         if rel.kind != "aggregate" or src is None:

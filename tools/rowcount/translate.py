@@ -119,6 +119,10 @@ class Relation:
         self.deps = deps        # names of the relations this one reads
         self.kind = kind        # "scan <table>", or what makes it no linear function of its rows:
                                 # "aggregate", "limit", "analytic"; None otherwise
+        self.join = None        # a join: its type, probe and build relations, key pairs (texts)
+        self.filter_links = None  # a filtered scan: [(target text, source text, build relation)]
+        self.group_columns = None  # an aggregation: (table, column) of each base grouping key, or None
+        self.input = None       # an aggregation: the relation it groups
 
 
 class Translator:
@@ -345,19 +349,13 @@ class Translator:
         deps = [probe.name, build.name]
         name = "n%d" % node.nid
         keys = [X.split_equality(c)[::2] for c in X.split_top(one(node, "hash predicates: ") or "")]
-        add = self.add
+        sql, cols = self._join_sql(jt, probe, build, p_sc, b_sc, on, post, where, cond, node)
+        rel = self.add(name, sql, cols, deps)
+        rel.join = {"type": jt, "probe": probe.name, "build": build.name, "keys": keys}
+        return rel
 
-        def made(name, sql, cols, deps):
-            rel = add(name, sql, cols, deps)
-            rel.join = {"type": jt, "probe": probe.name, "build": build.name, "keys": keys}
-            return rel
-        self.add = made
-        try:
-            return self._join_sql(jt, name, probe, build, p_sc, b_sc, on, post, where, cond, deps, node)
-        finally:
-            self.add = add
-
-    def _join_sql(self, jt, name, probe, build, p_sc, b_sc, on, post, where, cond, deps, node):
+    def _join_sql(self, jt, probe, build, p_sc, b_sc, on, post, where, cond, node):
+        """(the join's SQL, its columns)."""
         if jt == "NULL AWARE LEFT ANTI JOIN":
             eqs = X.split_top(one(node, "hash predicates: ") or "")
             if len(eqs) != 1 or len(on) != 1:
@@ -366,22 +364,22 @@ class Translator:
             sql = "SELECT * FROM %s WHERE %s NOT IN (SELECT %s FROM %s)%s" % (
                 probe.name, X.sql(left, p_sc), X.sql(right, b_sc), build.name,
                 (" AND " + " AND ".join(post)) if post else "")
-            return self.add(name, sql, probe.columns, deps)
+            return sql, probe.columns
         kw = JOIN_SQL.get(jt)
         if kw is None:
             raise TranslateError("join type %s" % jt)
         if jt == "CROSS JOIN" or (not cond and jt == "INNER JOIN"):
             sql = "SELECT * FROM %s CROSS JOIN %s%s" % (probe.name, build.name,
                                                         where if not cond else " WHERE " + " AND ".join(on + post))
-            return self.add(name, sql, probe.columns + build.columns, deps)
+            return sql, probe.columns + build.columns
         if not cond:
             cond = "TRUE"
         if jt.startswith("RIGHT") and ("SEMI" in jt or "ANTI" in jt):
             sql = "SELECT * FROM %s %s %s ON %s%s" % (build.name, kw, probe.name, cond, where)
-            return self.add(name, sql, build.columns, deps)
+            return sql, build.columns
         sql = "SELECT * FROM %s %s %s ON %s%s" % (probe.name, kw, build.name, cond, where)
         cols = probe.columns if ("SEMI" in jt or "ANTI" in jt) else probe.columns + build.columns
-        return self.add(name, sql, cols, deps)
+        return sql, cols
 
     # -- aggregations ----------------------------------------------------------------------------
 
@@ -418,7 +416,7 @@ class Translator:
         group_columns = []
         for e in groups:
             hit = sc.resolve(e) if X._is_ident(e) else None
-            base = [c for c in sc.columns if c.sql == hit and getattr(c, "table", None)]
+            base = [c for c in sc.columns if c.sql == hit and c.table]
             group_columns.append((base[0].table, base[0].name) if base else None)
         for i, (e, t) in enumerate(zip(groups + outs, names_g + names_o)):
             c = X.Column(self.fresh(), t.replace(":merge(", "("))
