@@ -1,8 +1,9 @@
 """The row-counting translator (tools/rowcount) on a hand-made data set whose counts are worked out
 by hand, its expression rewriting, and the occupancy model of measured groups.
 
-The data (tests/python/data/rowcount) is written the way dsdgen writes it ('|'-separated, a
-partitioned fact table's date key first); plan.txt is a plan in Impala's text form over it.
+The data (tests/python/data/rowcount, a few rows written by hand) is laid out the way dsdgen
+writes its files ('|'-separated, a partitioned fact table's date key first; `.tbl`, not dsdgen's
+`.dat`); plan.txt is a plan in Impala's text form over it.
 The counts below are worked out from those few rows in the comments; DuckDB (npm) counts them.
 """
 
@@ -40,7 +41,7 @@ def plan():
 def counts(tr, statements):
     """Load the hand-made tables into an in-memory DuckDB, materialise the translator's relations and
     run `statements`; {id: int}."""
-    folder = tables.Folder(str(DATA), SCHEMA)
+    folder = tables.Folder(str(DATA), SCHEMA, suffix=".tbl")
     res = engine.run(tables.load_statements(folder, SCHEMA) + list(X.MACROS) + tr.script(list(tr.rels), "make ") +
                      list(statements))
     out = {}
@@ -86,9 +87,9 @@ def test_dsdgen_order_puts_the_partition_key_first():
 
 
 def test_a_sampled_folder_says_its_share(tmp_path):
-    for name in ("store_sales_1_200.dat", "store_sales_101_200.dat", "item.dat"):
-        shutil.copy(DATA / ("item.dat" if name == "item.dat" else "store_sales.dat"), tmp_path / name)
-    f = tables.Folder(str(tmp_path), SCHEMA)
+    for name in ("store_sales_1_200.tbl", "store_sales_101_200.tbl", "item.tbl"):
+        shutil.copy(DATA / ("item.tbl" if name == "item.tbl" else "store_sales.tbl"), tmp_path / name)
+    f = tables.Folder(str(tmp_path), SCHEMA, suffix=".tbl")
     assert f.sample_fraction("store_sales") == pytest.approx(2 / 200)
     assert f.sample_fraction("item") == 1.0
 

@@ -8,8 +8,9 @@ Impala's partitioned schema moves the partition key, the specification's first c
 end (checked when loading: a DATE or DECIMAL column read from the wrong place fails the load).
 
 A folder holds either whole tables (`store_sales.dat`) or children of a parallel generation
-(`store_sales_<child>_<parallel>.dat`, `dsdgen -PARALLEL P -CHILD C`); `scan()` says which, so
-that a count over sampled children can be scaled to the whole table.
+(`store_sales_<child>_<parallel>.dat`, `dsdgen -PARALLEL P -CHILD C`); `sample_fraction()` says
+which, so that a count over sampled children can be scaled to the whole table. `.dat` is dsdgen's
+suffix; another (dsdgen -SUFFIX, dbgen's `.tbl`) is the Folder's `suffix`.
 """
 
 import glob
@@ -28,7 +29,8 @@ PARTITION_KEY = {
 }
 # A parallel generation writes a sales table's returns with its children (the same tickets).
 RETURNS_OF = {"store_sales": "store_returns", "catalog_sales": "catalog_returns", "web_sales": "web_returns"}
-CHILD_RE = re.compile(r"^(?P<table>[a-z_]+?)_(?P<child>\d+)_(?P<parallel>\d+)\.dat$")
+CHILD_RE = re.compile(r"^(?P<table>[a-z_]+?)_(?P<child>\d+)_(?P<parallel>\d+)$")
+SUFFIX = ".dat"
 DUCK_TYPE = {"STRING": "VARCHAR"}
 
 
@@ -55,19 +57,20 @@ def generator_columns(table, columns):
 class Folder:
     """What a folder of dsdgen output holds: per table, its files and the children they are."""
 
-    def __init__(self, path, tables):
+    def __init__(self, path, tables, suffix=SUFFIX):
         self.path = os.path.abspath(path)
+        self.suffix = suffix
         self.files = {}
         self.children = {}    # table -> (sorted child numbers, parallel) for a sampled table
         for t in tables:
-            whole = os.path.join(self.path, t + ".dat")
+            whole = os.path.join(self.path, t + suffix)
             parts = []
-            for p in sorted(glob.glob(os.path.join(self.path, t + "_*.dat"))):
-                m = CHILD_RE.match(os.path.basename(p))
+            for p in sorted(glob.glob(os.path.join(self.path, t + "_*" + suffix))):
+                m = CHILD_RE.match(os.path.basename(p)[:-len(suffix)])
                 if m and m.group("table") == t:
                     parts.append((int(m.group("child")), int(m.group("parallel")), p))
             if os.path.exists(whole) and parts:
-                raise TranslateError("%s: both %s.dat and children of it" % (self.path, t))
+                raise TranslateError("%s: both %s%s and children of it" % (self.path, t, suffix))
             if os.path.exists(whole):
                 self.files[t] = [whole]
             elif parts:
