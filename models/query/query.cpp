@@ -21,10 +21,11 @@ struct QueryRuntime::OpState {
   int64_t out_total = 0; // rows emitted so far: round(in_total x ratio), so that nothing drifts
   double limit_left = -1;
   int64_t rows_in = 0;   // blocking: rows consumed
+  int64_t out_emit = 0;  // blocking: rows it emits (set when its input ends)
   int64_t out_left = 0;  // blocking: rows still to emit; inline sources: rows still to produce
   double read_per_row = 1; // scans: rows read per output row
   double dropped = 0;      // joins: late rows dropped (models/query/late_rows.hpp)
-  RowMix late_in;          // blocking: the late rows among rows_in
+  RowMix late_in;          // blocking: the late rows among rows_in, then among its output
 };
 
 // Runtime filters as Impala runs them (apache/impala at b21595276c6c84161eb3194228df016f120ffc17):
@@ -102,6 +103,8 @@ struct QueryRuntime::Instance {
   std::vector<std::unique_ptr<Signal>> builds;   // by operator (joins building in this instance)
   std::vector<std::unique_ptr<ScanFilters>> filters; // by operator (scans with runtime filters)
   Signal build_done;                              // a join-build fragment's instance: built
+  RowMix sending;       // late rows: the mix of the batch its sender is routing, and its rows
+  int64_t sending_rows = 0;
   int threads_live = 0;
   bool started = false;
   bool ended = false;
@@ -166,7 +169,7 @@ void QueryRuntime::launch(uint64_t) {
   if (has_runtime_filters) {
     late_built_.resize(fragments_.size());
     for (const ExchangeSpec& x : spec.exchanges)
-      late_streams_.push_back(std::make_unique<MixStream>(x.receivers()));
+      late_streams_.emplace_back(static_cast<size_t>(x.receivers()), MixStream(1));
   }
   std::vector<std::vector<int>> filter_ids; // by operator of the fragment: its filters' query-wide ids
   for (size_t fi = 0; fi < fragments_.size(); ++fi) {
@@ -345,9 +348,14 @@ void QueryRuntime::start_instances(uint64_t key) {
         in.threads.back()->adopt(exchanges.at(static_cast<size_t>(x))->end_path);
       in.threads.back()->catch_up(PathPart::startup);
     }
-    if (fr.spec->sink == SinkKind::exchange)
+    if (fr.spec->sink == SinkKind::exchange) {
       in.sender = std::make_unique<Sender>(*exchanges.at(static_cast<size_t>(fr.spec->sink_exchange)), in.index,
                                            *in.threads[0]);
+      if (!late_streams_.empty())
+        in.sender->on_routed = [this, &in, x = fr.spec->sink_exchange](int channel, int64_t rows) {
+          route_late(in, x, channel, rows);
+        };
+    }
     in.threads_live = fr.plan.threads;
     for (int t = 0; t < fr.plan.threads; ++t) {
       releases_.push_back(run_thread(in, t));
@@ -477,7 +485,8 @@ Task QueryRuntime::next_rows(Instance& in, const PipelineSpec& p, SimThread& t, 
     co_await t.flush(); // taking a batch may let a deferred RPC in
     co_await rx.next(t, rows);
     if (!late_streams_.empty())
-      late = late_streams_[static_cast<size_t>(o.exchange)]->take(in.index, static_cast<double>(rows));
+      late = late_streams_[static_cast<size_t>(o.exchange)][static_cast<size_t>(in.index)].take(
+          0, static_cast<double>(rows));
     break;
   }
   case SourceKind::generate:
@@ -488,8 +497,8 @@ Task QueryRuntime::next_rows(Instance& in, const PipelineSpec& p, SimThread& t, 
   case SourceKind::blocking_output:
     rows = std::min(st.out_left, batch);
     st.out_left -= rows;
-    if (!st.late_in.clean() && st.rows_in > 0) // as late as what came in
-      late.add(st.late_in, static_cast<double>(rows) / static_cast<double>(st.rows_in));
+    if (!st.late_in.clean() && st.out_emit > 0) // its late output, spread over what it emits
+      late.add(st.late_in, static_cast<double>(rows) / static_cast<double>(st.out_emit));
     break;
   }
 }
@@ -530,14 +539,9 @@ Task QueryRuntime::push(Instance& in, const PipelineSpec& p, int64_t rows, const
   switch (p.sink) {
   case PipelineSinkKind::fragment:
     if (f.sink == SinkKind::exchange) {
-      if (!late_streams_.empty()) {
-        // Each receiver reads the stream in its own rows: all of them (to every receiver), or its share.
-        const ExchangeSpec& x = spec.exchanges.at(static_cast<size_t>(f.sink_exchange));
-        const double share =
-            traits(x.partitioning).every_receiver ? 1.0 : 1.0 / static_cast<double>(x.receivers());
-        RowMix m;
-        m.add(late, share);
-        late_streams_[static_cast<size_t>(f.sink_exchange)]->put(static_cast<double>(rows) * share, m);
+      if (!late_streams_.empty()) { // route_late, as the sender routes the batch
+        in.sending = late;
+        in.sending_rows = rows;
       }
       co_await in.sender->send(rows);
     } else if (f.sink == SinkKind::join_build) {
@@ -576,15 +580,25 @@ Task QueryRuntime::close_sink(Instance& in, const PipelineSpec& p, SimThread& t)
   case PipelineSinkKind::blocking_input: {
     OpState& st = in.ops[static_cast<size_t>(p.sink_op)];
     const OpSpec& o = f.ops[static_cast<size_t>(p.sink_op)];
-    if (o.kind == OpKind::top_n && o.partitioned)
-      st.out_left = std::min<int64_t>(
-          st.rows_in, std::max<int64_t>(1, static_cast<int64_t>(std::ceil(o.rows / f.instances()))));
-    else if (o.kind == OpKind::top_n && o.limit >= 0)
-      st.out_left = std::min<int64_t>(st.rows_in, static_cast<int64_t>(o.limit));
-    else if (o.kind == OpKind::aggregate && o.groups > 0)
-      st.out_left = std::min<int64_t>(st.rows_in, static_cast<int64_t>(o.groups));
-    else
-      st.out_left = std::llround(static_cast<double>(st.rows_in) * st.ratio);
+    const auto emits = [&](int64_t rows_in) -> int64_t {
+      if (o.kind == OpKind::top_n && o.partitioned)
+        return std::min<int64_t>(rows_in,
+                                 std::max<int64_t>(1, static_cast<int64_t>(std::ceil(o.rows / f.instances()))));
+      if (o.kind == OpKind::top_n && o.limit >= 0) return std::min<int64_t>(rows_in, static_cast<int64_t>(o.limit));
+      if (o.kind == OpKind::aggregate && o.groups > 0)
+        return std::min<int64_t>(rows_in, static_cast<int64_t>(o.groups));
+      return std::llround(static_cast<double>(rows_in) * st.ratio);
+    };
+    st.out_left = emits(st.rows_in);
+    st.out_emit = st.out_left;
+    if (!st.late_in.clean()) {
+      // Late rows are what it emits beyond what its ordinary rows alone would give (a capped
+      // output, groups or a limit, is no larger for them).
+      const double late_in = st.late_in.late_rows();
+      const int64_t clean = emits(std::max<int64_t>(0, st.rows_in - std::llround(late_in)));
+      const double late_out = static_cast<double>(std::max<int64_t>(0, st.out_left - clean));
+      st.late_in.scale(late_in > 0 ? late_out / late_in : 0);
+    }
     break;
   }
   case PipelineSinkKind::join_build:
@@ -676,6 +690,14 @@ bool QueryRuntime::is_broadcast_join(int fragment, int join_op) const {
   const OpSpec& l = bf->ops.at(static_cast<size_t>(leaf));
   return l.kind == OpKind::exchange &&
          traits(spec.exchanges.at(static_cast<size_t>(l.exchange)).partitioning).every_receiver;
+}
+
+// The sender routes `rows` of the batch it is sending to `channel`: that receiver's stream gets
+// their share of the batch's late rows.
+void QueryRuntime::route_late(Instance& in, int exchange, int channel, int64_t rows) {
+  RowMix m;
+  if (in.sending_rows > 0) m.add(in.sending, static_cast<double>(rows) / static_cast<double>(in.sending_rows));
+  late_streams_[static_cast<size_t>(exchange)][static_cast<size_t>(channel)].put(static_cast<double>(rows), m);
 }
 
 int QueryRuntime::new_filter_id(const RuntimeFilterSpec& rf) {

@@ -23,7 +23,8 @@ namespace exsim {
 // while some have not arrived it passes 1/keep times more of what it reads for each of those.
 // Rounded on running totals, so that nothing drifts; a batch of n >= 1 filtered rows passes >= 1.
 // What it passes is read in the same order (FIFO) by the fragment thread, which takes each batch's
-// late rows (models/query/late_rows.hpp) with `take`.
+// late rows (models/query/late_rows.hpp) with `take`: the totals are exact; with several scanner
+// threads, batches near a filter's arrival may reach the queue in another order than they passed.
 // Filters are taken as independent, but the rows passed never exceed the rows read (`cap`, rows
 // read per filtered row, when the scan gives its rows read): filters on one key reject the same rows.
 struct FilterGate {
