@@ -51,6 +51,7 @@ from common.tables import csv_text, markdown_table, replace_block_in_file
 from common.figures import png_bytes
 from tools import tpcds as tp
 from tools.tpcds import calibrate, compression
+from tools.tpcds import workload as wl   # the generator: the sampling error's ends are workloads made again
 
 REPO = tp.REPO
 BEGIN = "<!-- tpcds-uncertainty:begin -->"
@@ -216,8 +217,6 @@ SAMPLING_Z = 2.0   # standard errors
 def sample_rows_at(z):
     """The workload generated again from measured_rows.json with every sampled node's rows (and the
     keep shares measured with them) at `z` standard errors from its count, with the fitted costs."""
-    from tools.tpcds import workload as wl   # the generator; only this input needs it (and ../shared)
-
     def apply(scenario, value):
         path, doc = wl.load_measured_rows(tp.MEASURED_ROWS)
         for q in doc["queries"].values():
