@@ -315,8 +315,8 @@ std::vector<FieldSpec> build_table() {
       {EXSIM_READS(QueryRun, fragments)})
       .when = "a whole query";
   add(S::query, "rows_passed_before_filters", T::integer, "rows",
-      "rows its scans passed only because a filter had not arrived yet (they count as ordinary rows "
-      "downstream), summed over its fragments")
+      "rows its scans passed only because a filter had not arrived yet (they cost what any row costs "
+      "until the join that built the filter drops them), summed over its fragments")
       .when = filtered_query;
   add(S::query, "runtime_filter_timeouts", T::integer, "",
       "the scan instances that began reading with a filter missing (after `runtime_filter_wait_time_ms`), "

@@ -7,7 +7,7 @@
 # at both, the buffers; then compression off and the end of stream at 390 and 50 us. 20 workload
 # runs, each 2.5 to 5 minutes of one core here; JOBS sets the points run at once (default 2).
 # STAGE=1 stops after the first group. INTERVALS=1 then also runs tools/tpcds_uncertainty.py: the
-# headline predictions again with each uncertain input at each end of its range (80 more runs),
+# headline predictions again with each uncertain input at each end of its range (88 more runs),
 # for the intervals and the tornado plot. SWEEPS=DIR puts the sweeps in DIR instead of sweeps/ and
 # REPORT=0 leaves out the table and plot (scripts/bench.sh times the 20 runs so, from scratch).
 set -eu

@@ -55,6 +55,9 @@ Task Sender::send(int64_t n) {
   switch (mode_) {
   case SendMode::collectors: {
     splitter_->split(n, incoming_);
+    if (on_routed)
+      for (int r : incoming_.touched)
+        on_routed(r, incoming_.rows[static_cast<size_t>(r)]);
     const double batch_ns = sender_row_ns(spec_.costs, spec_.partitioning, spec_.directed_fanout) * static_cast<double>(n);
     double done = 0;
     collector_fill_events(fill_, incoming_, capacity_, fills_);
@@ -75,12 +78,18 @@ Task Sender::send(int64_t n) {
     }
     break;
   }
-  case SendMode::whole_batch:
-    co_await send_batch(round_robin_->next(), n);
+  case SendMode::whole_batch: {
+    const int r = round_robin_->next();
+    if (on_routed) on_routed(r, n);
+    co_await send_batch(r, n);
     break;
+  }
   case SendMode::broadcast: {
     // Serialized once, then sent to every channel in turn, each waiting for its own slot.
     const bool compressed = spec_.flags.compression;
+    if (on_routed)
+      for (int r = 0; r < receivers_; ++r)
+        on_routed(r, n);
     serialize(n, compressed);
     for (int r = 0; r < receivers_; ++r)
       co_await transmit(r, n, compressed);

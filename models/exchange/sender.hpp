@@ -14,6 +14,7 @@
 #include "models/exchange/partitioner.hpp"
 #include "models/exchange/rpc.hpp"
 
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -38,6 +39,10 @@ public:
   void wake();
 
   bool error_seen() const { return error_seen_; }
+
+  // Called as an input batch is routed, before anything waits: the rows each channel (receiver)
+  // gets of it. For whoever follows rows through the exchange (the query's late rows).
+  std::function<void(int channel, int64_t rows)> on_routed;
 
 private:
   double now() const;

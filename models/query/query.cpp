@@ -21,8 +21,11 @@ struct QueryRuntime::OpState {
   int64_t out_total = 0; // rows emitted so far: round(in_total x ratio), so that nothing drifts
   double limit_left = -1;
   int64_t rows_in = 0;   // blocking: rows consumed
+  int64_t out_emit = 0;  // blocking: rows it emits (set when its input ends)
   int64_t out_left = 0;  // blocking: rows still to emit; inline sources: rows still to produce
   double read_per_row = 1; // scans: rows read per output row
+  double dropped = 0;      // joins: late rows dropped (models/query/late_rows.hpp)
+  RowMix late_in;          // blocking: the late rows among rows_in, then among its output
 };
 
 // Runtime filters as Impala runs them (apache/impala at b21595276c6c84161eb3194228df016f120ffc17):
@@ -46,6 +49,7 @@ struct QueryRuntime::OpState {
 // One scan instance's runtime filters: which have arrived, and what it passes meanwhile.
 struct QueryRuntime::ScanFilters {
   std::vector<double> keep; // per filter of the scan
+  std::vector<int> ids;     // per filter of the scan: its query-wide id
   std::vector<bool> arrived;
   int missing = 0;
   FilterGate gate;
@@ -61,6 +65,7 @@ struct QueryRuntime::ScanFilters {
     for (size_t i = 0; i < keep.size(); ++i)
       if (!arrived[i]) f /= keep[i];
     gate.factor = f;
+    gate.missing.erase(std::remove(gate.missing.begin(), gate.missing.end(), ids[k]), gate.missing.end());
     waiter.wake(*sched);
   }
   void wake(uint64_t) { waiter.wake(*sched); } // the wait time is up
@@ -98,6 +103,8 @@ struct QueryRuntime::Instance {
   std::vector<std::unique_ptr<Signal>> builds;   // by operator (joins building in this instance)
   std::vector<std::unique_ptr<ScanFilters>> filters; // by operator (scans with runtime filters)
   Signal build_done;                              // a join-build fragment's instance: built
+  RowMix sending;       // late rows: the mix of the batch its sender is routing, and its rows
+  int64_t sending_rows = 0;
   int threads_live = 0;
   bool started = false;
   bool ended = false;
@@ -159,6 +166,12 @@ void QueryRuntime::launch(uint64_t) {
   launched_ = true;
   launch_s_ = cluster_.sched.now();
   const int mt_dop = flags_.mt_dop;
+  if (has_runtime_filters) {
+    late_built_.resize(fragments_.size());
+    for (const ExchangeSpec& x : spec.exchanges)
+      late_streams_.emplace_back(static_cast<size_t>(x.receivers()), MixStream(1));
+  }
+  std::vector<std::vector<int>> filter_ids; // by operator of the fragment: its filters' query-wide ids
   for (size_t fi = 0; fi < fragments_.size(); ++fi) {
     Fragment& fr = *fragments_[fi];
     const FragmentSpec& f = *fr.spec;
@@ -171,6 +184,7 @@ void QueryRuntime::launch(uint64_t) {
       in->scans.resize(f.ops.size());
       in->builds.resize(f.ops.size());
       in->filters.resize(f.ops.size());
+      if (i == 0) filter_ids.assign(f.ops.size(), {});
       for (size_t oi = 0; oi < f.ops.size(); ++oi) {
         const OpSpec& o = f.ops[oi];
         OpState& st = in->ops[oi];
@@ -228,10 +242,17 @@ void QueryRuntime::launch(uint64_t) {
           if (!o.runtime_filters.empty()) {
             auto sf = std::make_unique<ScanFilters>();
             sf->sched = &cluster_.sched;
-            for (const RuntimeFilterSpec& rf : o.runtime_filters) {
-              sf->keep.push_back(rf.keep);
-              sf->gate.factor /= rf.keep;
+            if (i == 0)
+              for (const RuntimeFilterSpec& rf : o.runtime_filters)
+                filter_ids[oi].push_back(new_filter_id(rf));
+            sf->ids = filter_ids[oi];
+            for (size_t k = 0; k < o.runtime_filters.size(); ++k) {
+              const double keep = o.runtime_filters[k].keep;
+              sf->keep.push_back(keep);
+              sf->gate.factor /= keep;
+              if (keep < 1) sf->gate.missing.push_back(sf->ids[k]);
             }
+            if (o.rows_read > o.rows) sf->gate.cap = st.read_per_row;
             sf->arrived.assign(o.runtime_filters.size(), false);
             sf->missing = static_cast<int>(o.runtime_filters.size());
             in->filters[oi] = std::move(sf);
@@ -327,9 +348,14 @@ void QueryRuntime::start_instances(uint64_t key) {
         in.threads.back()->adopt(exchanges.at(static_cast<size_t>(x))->end_path);
       in.threads.back()->catch_up(PathPart::startup);
     }
-    if (fr.spec->sink == SinkKind::exchange)
+    if (fr.spec->sink == SinkKind::exchange) {
       in.sender = std::make_unique<Sender>(*exchanges.at(static_cast<size_t>(fr.spec->sink_exchange)), in.index,
                                            *in.threads[0]);
+      if (!late_streams_.empty())
+        in.sender->on_routed = [this, &in, x = fr.spec->sink_exchange](int channel, int64_t rows) {
+          route_late(in, x, channel, rows);
+        };
+    }
     in.threads_live = fr.plan.threads;
     for (int t = 0; t < fr.plan.threads; ++t) {
       releases_.push_back(run_thread(in, t));
@@ -398,22 +424,31 @@ Task QueryRuntime::run_pipeline(Instance& in, const PipelineSpec& p, SimThread& 
   const double cpu_before = t.cpu_time_s;
   const int64_t batch = flags_.batch_size;
   int64_t pending = 0;
+  RowMix pending_late; // the late rows among pending
   while (true) {
     int64_t rows = 0;
-    co_await next_rows(in, p, t, rows);
+    RowMix late;
+    co_await next_rows(in, p, t, rows, late);
     if (rows == 0) break;
     for (int op : p.ops) {
-      rows = apply(in, op, rows, t);
+      rows = apply(in, op, rows, late, t);
       if (rows == 0) break;
     }
     // Streaming operators fill their output batches before passing them on.
     pending += rows;
+    if (rows > 0) pending_late.add(late);
     while (pending >= batch) {
-      co_await push(in, p, batch, t);
+      RowMix out;
+      if (!pending_late.clean()) {
+        const double share = static_cast<double>(batch) / static_cast<double>(pending);
+        out.add(pending_late, share);
+        pending_late.scale(1 - share);
+      }
+      co_await push(in, p, batch, out, t);
       pending -= batch;
     }
   }
-  if (pending > 0) co_await push(in, p, pending, t);
+  if (pending > 0) co_await push(in, p, pending, pending_late, t);
   if (p.closes_sink) co_await close_sink(in, p, t);
   if (p.source == SourceKind::exchange) {
     const FragmentSpec& f = *fragments_[static_cast<size_t>(in.fragment)]->spec;
@@ -422,7 +457,7 @@ Task QueryRuntime::run_pipeline(Instance& in, const PipelineSpec& p, SimThread& 
   }
 }
 
-Task QueryRuntime::next_rows(Instance& in, const PipelineSpec& p, SimThread& t, int64_t& rows) {
+Task QueryRuntime::next_rows(Instance& in, const PipelineSpec& p, SimThread& t, int64_t& rows, RowMix& late) {
   rows = 0;
   t.check_stop();
   const FragmentSpec& f = *fragments_[static_cast<size_t>(in.fragment)]->spec;
@@ -433,18 +468,25 @@ Task QueryRuntime::next_rows(Instance& in, const PipelineSpec& p, SimThread& t, 
     if (ScanNode* scan = in.scans[static_cast<size_t>(p.source_op)].get()) {
       co_await t.flush(); // taking a batch frees room a scanner thread may wait for
       co_await scan->next(t, rows);
+      if (ScanFilters* sf = in.filters[static_cast<size_t>(p.source_op)].get()) late = sf->gate.take(rows);
       break;
     }
     rows = std::min(st.out_left, batch); // mt_dop > 0: the instance decodes on its own thread
     st.out_left -= rows;
     t.charge(PathPart::cpu_scan, static_cast<double>(rows) * st.read_per_row * st.ns_per_row);
-    if (ScanFilters* sf = in.filters[static_cast<size_t>(p.source_op)].get()) rows = sf->gate.pass(rows);
+    if (ScanFilters* sf = in.filters[static_cast<size_t>(p.source_op)].get()) {
+      rows = sf->gate.pass(rows);
+      late = sf->gate.take(rows);
+    }
     break;
   case SourceKind::exchange: {
     const OpSpec& o = f.ops.at(static_cast<size_t>(p.source_op));
     Receiver& rx = *exchanges.at(static_cast<size_t>(o.exchange))->receiver_objects.at(static_cast<size_t>(in.index));
     co_await t.flush(); // taking a batch may let a deferred RPC in
     co_await rx.next(t, rows);
+    if (!late_streams_.empty())
+      late = late_streams_[static_cast<size_t>(o.exchange)][static_cast<size_t>(in.index)].take(
+          0, static_cast<double>(rows));
     break;
   }
   case SourceKind::generate:
@@ -455,11 +497,13 @@ Task QueryRuntime::next_rows(Instance& in, const PipelineSpec& p, SimThread& t, 
   case SourceKind::blocking_output:
     rows = std::min(st.out_left, batch);
     st.out_left -= rows;
+    if (!st.late_in.clean() && st.out_emit > 0) // its late output, spread over what it emits
+      late.add(st.late_in, static_cast<double>(rows) / static_cast<double>(st.out_emit));
     break;
   }
 }
 
-int64_t QueryRuntime::apply(Instance& in, int op, int64_t rows, SimThread& t) {
+int64_t QueryRuntime::apply(Instance& in, int op, int64_t rows, RowMix& late, SimThread& t) {
   const FragmentSpec& f = *fragments_[static_cast<size_t>(in.fragment)]->spec;
   const OpSpec& o = f.ops[static_cast<size_t>(op)];
   OpState& st = in.ops[static_cast<size_t>(op)];
@@ -468,28 +512,47 @@ int64_t QueryRuntime::apply(Instance& in, int op, int64_t rows, SimThread& t) {
   if (o.kind == OpKind::limit) {
     const int64_t out = std::min<int64_t>(rows, static_cast<int64_t>(std::max(0.0, st.limit_left)));
     st.limit_left -= static_cast<double>(out);
+    if (!late.clean()) late.scale(static_cast<double>(out) / static_cast<double>(rows));
     return out;
   }
+  // A join drops the late rows whose filter it built; its ratio applies to the rest.
+  double dropped = 0;
+  if (!late.clean() && is_join(o)) {
+    const auto& built = late_built_[static_cast<size_t>(in.fragment)];
+    if (static_cast<size_t>(op) < built.size()) dropped = late.drop_at(built[static_cast<size_t>(op)]);
+  }
   st.in_total += rows;
-  const int64_t target = round_to_int64(static_cast<double>(st.in_total) * st.ratio);
+  st.dropped += dropped;
+  const double kept = static_cast<double>(st.in_total) - st.dropped;
+  const int64_t target = round_to_int64((st.dropped > 0 ? kept : static_cast<double>(st.in_total)) * st.ratio);
   const int64_t out = std::max<int64_t>(0, target - st.out_total);
   st.out_total += out;
+  if (!late.clean()) {
+    const double left = static_cast<double>(rows) - dropped;
+    late.scale(left > 0 ? static_cast<double>(out) / left : 0);
+  }
   return out;
 }
 
-Task QueryRuntime::push(Instance& in, const PipelineSpec& p, int64_t rows, SimThread& t) {
+Task QueryRuntime::push(Instance& in, const PipelineSpec& p, int64_t rows, const RowMix& late, SimThread& t) {
   const FragmentSpec& f = *fragments_[static_cast<size_t>(in.fragment)]->spec;
   switch (p.sink) {
   case PipelineSinkKind::fragment:
-    if (f.sink == SinkKind::exchange)
+    if (f.sink == SinkKind::exchange) {
+      if (!late_streams_.empty()) { // route_late, as the sender routes the batch
+        in.sending = late;
+        in.sending_rows = rows;
+      }
       co_await in.sender->send(rows);
-    else if (f.sink == SinkKind::join_build)
+    } else if (f.sink == SinkKind::join_build) {
       t.charge(PathPart::cpu_join_build, static_cast<double>(rows) * costs_.join_build_ns_per_row);
+    }
     break;
   case PipelineSinkKind::blocking_input: {
     OpState& st = in.ops[static_cast<size_t>(p.sink_op)];
     t.charge(st.part, static_cast<double>(rows) * st.ns_per_row);
     st.rows_in += rows;
+    st.late_in.add(late);
     break;
   }
   case PipelineSinkKind::join_build:
@@ -517,15 +580,25 @@ Task QueryRuntime::close_sink(Instance& in, const PipelineSpec& p, SimThread& t)
   case PipelineSinkKind::blocking_input: {
     OpState& st = in.ops[static_cast<size_t>(p.sink_op)];
     const OpSpec& o = f.ops[static_cast<size_t>(p.sink_op)];
-    if (o.kind == OpKind::top_n && o.partitioned)
-      st.out_left = std::min<int64_t>(
-          st.rows_in, std::max<int64_t>(1, static_cast<int64_t>(std::ceil(o.rows / f.instances()))));
-    else if (o.kind == OpKind::top_n && o.limit >= 0)
-      st.out_left = std::min<int64_t>(st.rows_in, static_cast<int64_t>(o.limit));
-    else if (o.kind == OpKind::aggregate && o.groups > 0)
-      st.out_left = std::min<int64_t>(st.rows_in, static_cast<int64_t>(o.groups));
-    else
-      st.out_left = std::llround(static_cast<double>(st.rows_in) * st.ratio);
+    const auto emits = [&](int64_t rows_in) -> int64_t {
+      if (o.kind == OpKind::top_n && o.partitioned)
+        return std::min<int64_t>(rows_in,
+                                 std::max<int64_t>(1, static_cast<int64_t>(std::ceil(o.rows / f.instances()))));
+      if (o.kind == OpKind::top_n && o.limit >= 0) return std::min<int64_t>(rows_in, static_cast<int64_t>(o.limit));
+      if (o.kind == OpKind::aggregate && o.groups > 0)
+        return std::min<int64_t>(rows_in, static_cast<int64_t>(o.groups));
+      return std::llround(static_cast<double>(rows_in) * st.ratio);
+    };
+    st.out_left = emits(st.rows_in);
+    st.out_emit = st.out_left;
+    if (!st.late_in.clean()) {
+      // Late rows are what it emits beyond what its ordinary rows alone would give (a capped
+      // output, groups or a limit, is no larger for them).
+      const double late_in = st.late_in.late_rows();
+      const int64_t clean = emits(std::max<int64_t>(0, st.rows_in - std::llround(late_in)));
+      const double late_out = static_cast<double>(std::max<int64_t>(0, st.out_left - clean));
+      st.late_in.scale(late_in > 0 ? late_out / late_in : 0);
+    }
     break;
   }
   case PipelineSinkKind::join_build:
@@ -617,6 +690,22 @@ bool QueryRuntime::is_broadcast_join(int fragment, int join_op) const {
   const OpSpec& l = bf->ops.at(static_cast<size_t>(leaf));
   return l.kind == OpKind::exchange &&
          traits(spec.exchanges.at(static_cast<size_t>(l.exchange)).partitioning).every_receiver;
+}
+
+// The sender routes `rows` of the batch it is sending to `channel`: that receiver's stream gets
+// their share of the batch's late rows.
+void QueryRuntime::route_late(Instance& in, int exchange, int channel, int64_t rows) {
+  RowMix m;
+  if (in.sending_rows > 0) m.add(in.sending, static_cast<double>(rows) / static_cast<double>(in.sending_rows));
+  late_streams_[static_cast<size_t>(exchange)][static_cast<size_t>(channel)].put(static_cast<double>(rows), m);
+}
+
+int QueryRuntime::new_filter_id(const RuntimeFilterSpec& rf) {
+  const int id = late_filters_++;
+  auto& built = late_built_.at(static_cast<size_t>(rf.fragment));
+  if (built.size() <= static_cast<size_t>(rf.op)) built.resize(static_cast<size_t>(rf.op) + 1);
+  built[static_cast<size_t>(rf.op)].push_back(id); // ids grow: the list stays sorted
+  return id;
 }
 
 void QueryRuntime::setup_runtime_filters() {

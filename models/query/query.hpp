@@ -12,6 +12,7 @@
 #include "models/cpu/thread.hpp"
 #include "models/daemon/cluster.hpp"
 #include "models/exchange/exchange.hpp"
+#include "models/query/late_rows.hpp"
 #include "models/query/plan.hpp"
 #include "models/query/query_spec.hpp"
 
@@ -89,9 +90,9 @@ private:
   void start_instances(uint64_t fragment_host);
   Task run_thread(Instance& in, int thread);
   Task run_pipeline(Instance& in, const PipelineSpec& p, SimThread& t);
-  Task next_rows(Instance& in, const PipelineSpec& p, SimThread& t, int64_t& rows);
-  int64_t apply(Instance& in, int op, int64_t rows, SimThread& t);
-  Task push(Instance& in, const PipelineSpec& p, int64_t rows, SimThread& t);
+  Task next_rows(Instance& in, const PipelineSpec& p, SimThread& t, int64_t& rows, RowMix& late);
+  int64_t apply(Instance& in, int op, int64_t rows, RowMix& late, SimThread& t);
+  Task push(Instance& in, const PipelineSpec& p, int64_t rows, const RowMix& late, SimThread& t);
   Task close_sink(Instance& in, const PipelineSpec& p, SimThread& t);
   Signal& build_signal(Instance& in, int join_op);
   void thread_done(Instance& in, int thread);
@@ -101,6 +102,8 @@ private:
   double expected_rows(const FragmentSpec& f, int op) const;
   // Runtime filters: who produces and who consumes each, then their way from builds to scans.
   void setup_runtime_filters();
+  int new_filter_id(const RuntimeFilterSpec& rf);
+  void route_late(Instance& in, int exchange, int channel, int64_t rows);
   bool is_broadcast_join(int fragment, int join_op) const;
   void build_finished(int fragment, int join_op, int host);
   void filter_at_coordinator(uint64_t source);
@@ -120,6 +123,12 @@ private:
   double launch_s_ = 0;        // when the executors started the query: runtime filters are registered
   std::vector<FilterSource> filter_sources_;
   std::vector<FilterConsumer> filter_consumers_;
+  // Late rows (models/query/late_rows.hpp): the scans' filters (query-wide ids), the ids each join
+  // builds ([fragment][op]), and what each exchange carries to each receiver (fed by the senders'
+  // routing, so that each receiver's stream holds exactly the rows it gets).
+  int late_filters_ = 0;
+  std::vector<std::vector<std::vector<int>>> late_built_;
+  std::vector<std::vector<MixStream>> late_streams_; // [exchange][receiver]
 };
 
 } // namespace exsim

@@ -9,7 +9,9 @@
 #include "models/core/coro.hpp"
 #include "models/core/round.hpp"
 #include "models/cpu/thread.hpp"
+#include "models/query/late_rows.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <deque>
 #include <memory>
@@ -20,20 +22,31 @@ namespace exsim {
 // What a scan with runtime filters emits: its rows are counted with every filter applied, and
 // while some have not arrived it passes 1/keep times more of what it reads for each of those.
 // Rounded on running totals, so that nothing drifts; a batch of n >= 1 filtered rows passes >= 1.
+// What it passes is read in the same order (FIFO) by the fragment thread, which takes each batch's
+// late rows (models/query/late_rows.hpp) with `take`: the totals are exact; with several scanner
+// threads, batches near a filter's arrival may reach the queue in another order than they passed.
+// Filters are taken as independent, but the rows passed never exceed the rows read (`cap`, rows
+// read per filtered row, when the scan gives its rows read): filters on one key reject the same rows.
 struct FilterGate {
   double factor = 1;   // rows passed per filtered row: the product of 1/keep over missing filters
+  double cap = HUGE_VAL; // at most this many rows passed per filtered row
   int64_t filtered = 0; // rows taken, as counted with every filter applied
   double exact = 0;    // rows passed, unrounded
   int64_t passed = 0;  // rows passed
+  std::vector<int> missing; // the missing filters that would remove rows (query-wide ids, sorted)
+  MixStream stream;
 
   int64_t pass(int64_t n) {
     filtered += n;
-    exact += static_cast<double>(n) * factor;
+    exact += static_cast<double>(n) * std::min(factor, cap);
     const int64_t target = round_to_int64(exact);
     const int64_t out = target - passed;
     passed = target;
+    stream.put(static_cast<double>(out), RowMix::late(missing, static_cast<double>(std::max<int64_t>(0, out - n))));
     return out;
   }
+  // The late rows among the next `n` rows passed.
+  RowMix take(int64_t n) { return stream.take(0, static_cast<double>(n)); }
   // Rows that left the scan only because a filter had not arrived.
   int64_t passed_before_filters() const { return passed - filtered; }
 };

@@ -19,7 +19,7 @@ sys.path.insert(0, str(REPO))
 
 from tools.rowcount import TranslateError, engine, tables  # noqa: E402
 from tools.rowcount import expr as X  # noqa: E402
-from tools.rowcount.measure import PlanMeasure, occupancy_groups  # noqa: E402
+from tools.rowcount.measure import PlanMeasure, _growth_of_table, occupancy_groups, target_rows  # noqa: E402
 from tools.rowcount.translate import sql_aliases  # noqa: E402
 from tools.tpcds.plans import parse_lines  # noqa: E402
 
@@ -92,6 +92,15 @@ def test_a_sampled_folder_says_its_share(tmp_path):
     f = tables.Folder(str(tmp_path), SCHEMA, suffix=".tbl")
     assert f.sample_fraction("store_sales") == pytest.approx(2 / 200)
     assert f.sample_fraction("item") == 1.0
+
+
+def test_a_table_counted_on_the_base_grows_to_its_whole_target_rows():
+    # Inventory's nodes are counted on the base scale factor, but the sample folder holds only its
+    # share (20 of 2,000 children): the target is that share's rows over it, 3,993,300 / 0.01 =
+    # 399,330,000 (SF100), which is 34x the SF1 table's 11,745,000 rows. An unsampled table is as is.
+    full = target_rows({"inventory": 3993300, "item": 204000}, {"inventory": 0.01})
+    assert full == {"inventory": pytest.approx(399330000), "item": 204000}
+    assert _growth_of_table("inventory", full, {"inventory": 11745000}) == pytest.approx(34.0)
 
 
 def test_classes_of_nodes_in_a_sample():

@@ -25,7 +25,8 @@ from tools.tpcds import profiles
 from tools.tpcds.ddl import Schema, slot_size
 from tools.tpcds.rowsize import Slot, best_subset
 from tools.tpcds.fragments import SECTIONS, PARALLEL_MT_DOP
-from tools.tpcds.workload import build_workload, q72_row_size_check
+from tools.tpcds import MEASURED_ROWS
+from tools.tpcds.workload import build_workload, load_measured_rows, q72_row_size_check
 
 PLANS = os.path.normpath(os.path.join(REPO, "..", "shared", "impala-plans"))
 PROFILES = os.path.normpath(os.path.join(REPO, "..", "shared", "impala-profiles"))
@@ -71,7 +72,7 @@ def test_planned_instances_are_the_simulators(exsim):
     # them (the simulator's rule, models/query/plan.cpp). Two rules, as in Impala, so one is checked
     # against the other: every fragment of every query, at mt_dop 0 and at the parallel plans'
     # nominal mt_dop, runs as many instances in the simulator as the generator planned for.
-    _, summary = build_workload(PLANS, PROFILES)
+    _, summary = build_workload(PLANS, PROFILES, measured_rows=load_measured_rows(MEASURED_ROWS))
     checked = 0
     for key, (_, _, mt_dop) in SECTIONS.items():
         out = subprocess.run([str(exsim), "explain", os.path.join(COMMITTED, "workload.json"), "--set",

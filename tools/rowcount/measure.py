@@ -333,9 +333,10 @@ def measure(plans, schema, sample_db, sample_folder, base_db, base_folder, threa
     B.run(base_db, threads, say, "base")
     rows_s = {t: S.get_table("SELECT count(*) FROM %s" % t) for t in both}
     rows_b = {t: B.get_table("SELECT count(*) FROM %s" % t) for t in both}
+    rows_full = target_rows(rows_s, sampled)
     out = {}
     for pm in pms:
-        out[pm.key] = _values(pm, S, B, fraction, rows_s, rows_b)
+        out[pm.key] = _values(pm, S, B, fraction, rows_full, rows_b)
     meta = {"sample_tables": {t: {"rows": rows_s.get(t), "fraction": sampled.get(t, 1.0)} for t in both},
             "base_tables": {t: rows_b.get(t) for t in both}}
     return out, meta
@@ -367,12 +368,19 @@ def _distinct_sql(table, cols):
     return "SELECT count(*) FROM (SELECT DISTINCT %s FROM %s)" % (", ".join(sorted(cols)), table)
 
 
-def _growth_of_table(t, rows_s, rows_b, fraction):
-    full = rows_s[t] / fraction.get(t, 1.0)
-    return full / rows_b[t] if rows_b.get(t) else 1.0
+def target_rows(sample_rows, sampled):
+    """Every table's rows at the target scale factor: a sampled table's count over its share, whether its
+    nodes are counted on the sample (a sales channel) or on the base (inventory, whose children are
+    single snapshot days, is still a share of the table in the sample folder)."""
+    return {t: n / sampled.get(t, 1.0) for t, n in sample_rows.items() if n is not None}
 
 
-def _values(pm, S, B, fraction, rows_s, rows_b):
+def _growth_of_table(t, rows_full, rows_b):
+    """A table's rows at the target scale factor over its rows at the base."""
+    return rows_full[t] / rows_b[t] if rows_b.get(t) else 1.0
+
+
+def _values(pm, S, B, fraction, rows_full, rows_b):
     """The section's record: every node's target rows with how they were found."""
     nodes = {}
     val = {}
@@ -403,7 +411,7 @@ def _values(pm, S, B, fraction, rows_s, rows_b):
         else:
             b = count(B, rel.name)
             rec["base_count"] = b
-            rec["rows"], rec["rule"] = _base_rule(pm, node, rel, b, value, B, S, rows_s, rows_b, fraction)
+            rec["rows"], rec["rule"] = _base_rule(pm, node, rel, b, value, B, S, rows_full, rows_b, fraction)
         val[nid] = rec
         return rec
 
@@ -435,7 +443,7 @@ def _values(pm, S, B, fraction, rows_s, rows_b):
             "sql": {name: r.sql for name, r in pm.tr.rels.items()}}
 
 
-def _base_rule(pm, node, rel, b, value, B, S, rows_s, rows_b, fraction):
+def _base_rule(pm, node, rel, b, value, B, S, rows_full, rows_b, fraction):
     """(target rows, rule text) of a node counted on the base."""
     k = node.kind
     ins = [i for i in pm.inputs(node) if i.nid in pm.rel]
@@ -445,7 +453,7 @@ def _base_rule(pm, node, rel, b, value, B, S, rows_s, rows_b, fraction):
         ti = value(i)["rows"]
         growth.append(ti / bi if bi else 1.0)
     if k == "SCAN HDFS":
-        g = _growth_of_table(node.table, rows_s, rows_b, fraction)
+        g = _growth_of_table(node.table, rows_full, rows_b)
         return b * g, "base count x %.4g (the table's rows, target / base)" % g
     if k in ("HASH JOIN", "NESTED LOOP JOIN"):
         jt = node.join_type
@@ -482,7 +490,7 @@ def _base_rule(pm, node, rel, b, value, B, S, rows_s, rows_b, fraction):
             what = "(%s)" % ", ".join(cols)
             if t in CHANNEL or t in BASE_ONLY:
                 if isinstance(nb, int) and rows_b.get(t) and nb >= 0.5 * rows_b[t]:
-                    gcol = _growth_of_table(t, rows_s, rows_b, fraction)
+                    gcol = _growth_of_table(t, rows_full, rows_b)
                     parts.append("%s key-like x%.3g" % (what, gcol))
                 else:
                     gcol = max(1.0, ns / nb) if isinstance(ns, int) and isinstance(nb, int) and nb else 1.0

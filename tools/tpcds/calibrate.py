@@ -6,14 +6,16 @@ Fitted, each to one figure of the mt_dop=0, K=1 baseline (never to anything else
   measured, not fitted: the operators' own timers in the real profiles (profiles.operator_costs,
   DEBUG builds, so only their ratios are used); cost of a class = cpu_scale x its DEBUG ns/row.
   Fitted to runtime_s_total = 374.6 s.
-- `compress_ns_per_byte`: LZ4 on the sender per uncompressed byte, fitted to the non-pushback hash
-  exchanges' slowest-sender blocked time, 150 s.
+Not fitted: `compress_ns_per_byte`, LZ4 on the sender per uncompressed byte, is LZ4's compression
+speed (the simulator's default, about 780 MB/s). Fitted to the non-pushback hash exchanges'
+slowest-sender blocked time (150 s) it ran to 0 ns/byte and still missed (109.5 s): a cost of 0 is
+no physical value, so that figure is a check.
 Measured inputs (the generator reads them off the profiles): start-up per query, codegen per
 fragment, the LZ4 ratio. Row sizes are the generator's (column types and average string lengths),
 not fitted. Every other figure is a check the fit does not see, the mt_dop=8 runtime included.
 
-The fit is coordinate-wise root finding on full simulations: per parameter, a secant step, then
-regula falsi once the target is bracketed, alternating until both figures are within tolerance.
+The fit is root finding on full simulations: a secant step, then regula falsi once the target is
+bracketed, until the figure is within tolerance (per parameter in turn, were there several).
 Runs are cached by the hash of the scenario without its prose and of the simulator binary (a
 rerun resimulates nothing); every run is recorded in calibration.json with its inputs and figures.
 
@@ -43,11 +45,12 @@ BASELINE = "K=1, data_stream_sender_buffer_size 16 KiB, LZ4 on, mt_dop=0, 5 exec
 # calibration-data.md section A (K=1, 16 KiB, LZ4 on, mt_dop=0, 5 executors, 390 us): what the fit uses.
 TARGETS = {
     "runtime_s_total": 374.6,
-    "nonpushback_slowest_sender_blocked_s_total": 150.0,
 }
 # Figures of section A that are checks: (target, tolerance). Per query: the blocked time of its example
 # exchange (example_blocked).
+TARGETS_PUBLISHED_BLOCKED = 150.0   # s: the non-pushback exchanges' slowest senders, summed (a check)
 CHECKS = {
+    "nonpushback_slowest_sender_blocked_s_total": (TARGETS_PUBLISHED_BLOCKED, 0.10),
     "hash_mean_rpc_bytes": (17000.0, 0.15),
     "hash_rpcs": (10.2e6, 0.15),
     "nonpushback_hash_exchanges": (630, 0.10),
@@ -64,17 +67,13 @@ COST_KEYS = ("scan_ns_per_row", "join_build_ns_per_row", "join_probe_ns_per_row"
              "sort_ns_per_row", "analytic_ns_per_row", "other_ns_per_row", "query_startup_s", "codegen_s_per_fragment")
 # The fitted parameters: (name, figure, start, lower bound, upper bound, unit, meaning).
 PARAMETERS = (
-    ("cpu_scale", "runtime_s_total", 0.15, 0.001, 2.0, "release ns per DEBUG-profile ns",
+    ("cpu_scale", "runtime_s_total", 0.75, 0.001, 2.0, "release ns per DEBUG-profile ns",
      "one factor on every operator class's CPU per row: cost of a class = cpu_scale x the class's ns per row "
      "in the profiles (DEBUG builds on a developer's machine; the factor takes the release build and the "
      "m6id.4xlarge core)"),
-    ("compress_ns_per_byte", "nonpushback_slowest_sender_blocked_s_total", 0.72, 0.0, 5.2,
-     "ns per uncompressed byte",
-     "sender CPU to LZ4-compress a batch bound for another daemon, on the sender's thread "
-     "(exchange_defaults.compress_ns_per_byte)"),
 )
 TOLERANCE = 0.005     # the fit stops when each fitted figure is within 0.5% of its target
-MAX_ROUNDS = 4        # alternations between the two parameters
+MAX_ROUNDS = 4        # alternations between the parameters (one today)
 MAX_STEPS = 6         # simulations per parameter and round
 
 
@@ -99,9 +98,8 @@ def scaled_costs(relative, cpu_scale):
 
 
 def candidate(base, relative, values):
-    """The workload with the fitted parameters at `values` ({cpu_scale, compress_ns_per_byte})."""
-    return with_costs(base, scaled_costs(relative, values["cpu_scale"]),
-                      {"compress_ns_per_byte": values["compress_ns_per_byte"]})
+    """The workload with the fitted parameter at `values` ({cpu_scale})."""
+    return with_costs(base, scaled_costs(relative, values["cpu_scale"]))
 
 
 def load_workload(path):
@@ -305,6 +303,11 @@ def miss_evidence(results, results_mt8, figs):
         "other_mean_rpc_bytes": other_bytes / rest_rpcs if rest_rpcs else 0.0}}
     out["nonpushback_hash_exchanges"] = {"hash_exchanges": len(hash_x),
                                          "pushed_back": sum(1 for x in hash_x if x["pushed_back"])}
+    calm = [x for x in hash_x if not x["pushed_back"]]
+    out["nonpushback_blocked"] = {
+        "exchanges": len(calm), "anchored_s": sum(x["slowest_sender_blocked_s"] for x in calm if x["query"] in anchored),
+        "other_s": sum(x["slowest_sender_blocked_s"] for x in calm if x["query"] not in anchored),
+        "published_anchored_s": sum(CHECKS[q][0] for q in anchored)}
     outside = {}
     for q in EXAMPLE_QUERIES:
         if abs(figs[q]["relative"]) <= figs[q]["tolerance"]:
@@ -340,6 +343,16 @@ def evidence_rows(ev, figs):
                          h["other_queries"], mio(h["other_rpcs"]), h["other_ratio"] or 0.0,
                          ", ".join("%s %s" % (q, mio(n)) for q, n in h["largest_other"]),
                          round(100 * h["largest_other_share"]))])
+    if outside("nonpushback_slowest_sender_blocked_s_total"):
+        b = ev["nonpushback_blocked"]
+        rows.append(["nonpushback_slowest_sender_blocked_s_total",
+                     "the examples within their tolerance (%s) make %.1f s of it (%.1f s published); the other %d "
+                     "exchanges that do not push back %.1f s, %.3f s each, where the published 150 s over 630 leaves "
+                     "%.3f s each for the exchanges other than the examples" % (
+                         ", ".join(h["anchored_queries"]), b["anchored_s"], b["published_anchored_s"],
+                         b["exchanges"] - len(h["anchored_queries"]), b["other_s"],
+                         b["other_s"] / max(1, b["exchanges"] - len(h["anchored_queries"])),
+                         (TARGETS_PUBLISHED_BLOCKED - b["published_anchored_s"]) / (630 - len(h["anchored_queries"])))])
     if outside("hash_mean_rpc_bytes"):
         rows.append(["hash_mean_rpc_bytes",
                      "%s bytes per RPC in the examples within their tolerance, %s in the other queries" % (
@@ -495,10 +508,9 @@ def calibration_doc(values, relative, measured, base_res, mt8_res, runner, steps
     costs = scaled_costs(relative, values["cpu_scale"])
     doc = {
         "baseline": BASELINE,
-        "source": "tools/tpcds_calibrate.py --fit: cpu_scale and compress_ns_per_byte fitted to calibration-data.md "
-                  "section A (runtime_s_total, nonpushback_slowest_sender_blocked_s_total at mt_dop=0, K=1)",
+        "source": "tools/tpcds_calibrate.py --fit: cpu_scale fitted to calibration-data.md section A "
+                  "(runtime_s_total at mt_dop=0, K=1)",
         "costs": costs,
-        "exchange_defaults": {"compress_ns_per_byte": values["compress_ns_per_byte"]},
         "parameters": {},
         "relative_costs": relative,
         "measured_inputs": measured,

@@ -160,14 +160,8 @@ def readme_values(scenario, sm):
 def measured_rows_summary(scenario):
     m = scenario["provenance"]["scale"].get("measured_rows")
     if m is None:
-        return ("**This workload does not read it yet: every row below comes from the rules.** Generated from it "
-                "(`tools/tpcds_workload.py --measured-rows scenarios/tpcds_sf100/measured_rows.json`), the "
-                "workload's hash exchanges grow from 591 to 771 (joins re-decided on the counted sizes) and its "
-                "runtime filters keep far less (q64's store_sales scan keeps 1 row in 9,400); a scan passes what "
-                "its filters would reject until they arrive, and with those shares q64 alone simulates for 31 s "
-                "at the current cpu_scale (3 s measured), more as the fit raises cpu_scale: the calibration is "
-                "not redone on it until the filters' arrival is checked against a profile. Its base scale factor "
-                "is SF1 (an SF10 base is the next measurement).")
+        return ("**This workload was generated without it** (`tools/tpcds_workload.py --measured-rows none`): every "
+                "row below comes from the rules.")
     applied = m["nodes_applied"]
     return ("This workload reads it (git blob `%s`, %s, base scale factor %s): %s measured nodes (%s), %s not "
             "translated; rule M2 applied to %s." % (

@@ -27,11 +27,15 @@ The inputs and why each range (the README block and docs/tpcds_uncertainty.md re
 - runtime-filter selectivity: every filter's `keep` raised to the power 0.5 (removes half the
   log-share) and 1.5; the rows between the filtered scan and the filter's join change with it
   (a join drops what its filter would have, so its output does not).
+- sampling error of the measured rows: every node counted on the 1% sample (measured_rows.json,
+  `how` = sample) at its count -/+ 2 standard errors (its `sampling_error`, 1/sqrt(count)), all
+  at the same end, and the workload generated again from them with the same fitted costs (needs
+  Impala's plans and profiles, ../shared). All at one end bounds what independent errors do.
 
 Runs are cached by the hash of the scenario and the simulator (calibrate.Runner), so an
 interrupted run resumes. Order: the nominal predictions, then the inputs in the order above.
 
-    tools/tpcds_uncertainty.py            # all 80 runs (85 minutes here beside other work), then the outputs
+    tools/tpcds_uncertainty.py            # all 88 runs (80 without ../shared; about 35 minutes here), then the outputs
     tools/tpcds_uncertainty.py --dry-run  # list the runs, simulate nothing
 """
 
@@ -47,6 +51,7 @@ from common.tables import csv_text, markdown_table, replace_block_in_file
 from common.figures import png_bytes
 from tools import tpcds as tp
 from tools.tpcds import calibrate, compression
+from tools.tpcds import workload as wl   # the generator: the sampling error's ends are workloads made again
 
 REPO = tp.REPO
 BEGIN = "<!-- tpcds-uncertainty:begin -->"
@@ -167,7 +172,11 @@ def scale_filter_path(parents, senders, scan, join_id, factor):
     op, ratio = scan, factor
     old = op.get("rows", 0)
     if old:
-        op["rows"] = max(1, round(old * ratio))
+        new = max(1, round(old * ratio))
+        if op.get("rows_read"):
+            new = min(new, int(op["rows_read"]))   # a scan passes at most what it reads
+        ratio = new / old
+        op["rows"] = new
     while id(op) in parents:
         parent, key = parents[id(op)]
         if parent["op"] == "exchange":
@@ -197,9 +206,35 @@ def scale_filters(scenario, exponent):
                     new = keep ** exponent
                     if new == keep:
                         continue
-                    rf["keep"] = round(new, 6)
+                    rf["keep"] = float("%.6g" % new)   # significant digits: a small share stays above 0
                     scale_filter_path(parents, senders, s, rf["join"], rf["keep"] / keep)
     return out
+
+
+SAMPLING_Z = 2.0   # standard errors
+
+
+def sample_rows_at(z):
+    """The workload generated again from measured_rows.json with every sampled node's rows (and the
+    keep shares measured with them) at `z` standard errors from its count, with the fitted costs."""
+    def apply(scenario, value):
+        path, doc = wl.load_measured_rows(tp.MEASURED_ROWS)
+        for q in doc["queries"].values():
+            for section in q.values():
+                for rec in section.get("nodes", {}).values():
+                    if rec.get("how") != "sample" or not rec.get("sampling_error"):
+                        continue
+                    f = max(0.0, 1.0 + value * rec["sampling_error"])
+                    rec["rows"] = rec["rows"] * f
+                    for flt in rec.get("filters", []):
+                        flt["keep"] = min(1.0, flt["keep"] * f)
+        try:
+            out, _ = wl.build_workload(tp.DEFAULT_PLANS, tp.DEFAULT_PROFILES, wl.load_costs(tp.CALIBRATION),
+                                       measured_rows=(path, doc))
+        except tp.PlanError as e:
+            raise exsim_runner.ExsimError("sampling error of the measured rows: %s" % e)
+        return out
+    return apply
 
 
 def set_cluster(key):
@@ -239,7 +274,21 @@ def inputs(nominal_results):
         Input("runtime-filter selectivity", "keep^e", "e=1", [("e=%g" % e, e) for e in FILTER_EXPONENTS],
               "each filter's share of rows kept raised to 1.5 (stronger) and 0.5 (weaker), with the rows between "
               "its scan and its join", scale_filters),
-    ]
+    ] + ([Input("sampling error of measured rows", "standard errors", "0",
+                [("%+g" % z, z) for z in (-SAMPLING_Z, SAMPLING_Z)],
+                "every node counted on the 1%% sample at its count -/+ %g standard errors (Poisson), all at once; "
+                "the workload generated again from them" % SAMPLING_Z, sample_rows_at(SAMPLING_Z))]
+         if can_regenerate() else [])
+
+
+def can_regenerate():
+    """Whether the generator's inputs are here (Impala's plans and profiles, ../shared): the sampling
+    error's ends are workloads generated again; without them that input is left out, and said so."""
+    if os.path.isdir(tp.DEFAULT_PLANS) and os.path.isdir(tp.DEFAULT_PROFILES):
+        return True
+    sys.stderr.write("tpcds_uncertainty: %s or %s is absent: the measured rows' sampling error is left out\n" % (
+        tp.DEFAULT_PLANS, tp.DEFAULT_PROFILES))
+    return False
 
 
 # --------------------------------------------------------------------------

@@ -26,7 +26,7 @@ import time
 
 from common import atomic, exsim_runner
 from tools.tpcds import (CALIBRATION, DEFAULT_OUT, DEFAULT_PLANS, DEFAULT_PROFILES, EXECUTORS, GENERATOR,
-                         PROFILE_Q72, REPO, PlanError)
+                         MEASURED_ROWS, PROFILE_Q72, REPO, PlanError)
 from tools.tpcds import profiles as prof
 from tools.tpcds import variants
 from tools.tpcds.ddl import BLOCK_BYTES, SF1_TEXT_TYPES, TABLE_ROWS, Schema, slot_size
@@ -37,9 +37,6 @@ from tools.tpcds.plans import (ROLLUP_BASES_REPLACED, VARIANT_BASE, parse_plan_f
 from tools.tpcds.rowsize import RowSizes, exchange_row
 from tools.tpcds.readme import render_readme
 from tools.tpcds.scaling import MN_OVERRIDES, SCALE_RULES, Scaler
-
-# Where the committed workload stands with the measured rows (README "Rows measured on TPC-DS data").
-MEASURED_ROWS_PENDING = "scenarios/tpcds_sf100/README.md, 'Measured first'"
 
 # The mt_dop each section was planned with (impala-plans/README.md: the harness forces MT_DOP=2
 # for PARALLELPLANS): the join rule is checked against the printed choices at these.
@@ -56,7 +53,6 @@ CLASS_COSTS = {
     "analytic_ns_per_row": "analytic function evaluation per input row",
     "other_ns_per_row": "select, union, limit per input row",
 }
-PLACEHOLDER_COMPRESS_NS_PER_BYTE = 0.72   # the schema_version 1 fit's value, a starting point
 
 
 def git_blob_sha1(data):
@@ -265,6 +261,14 @@ def counts(built):
     return out
 
 
+def lz4_ns_per_byte():
+    """LZ4's compression CPU per uncompressed byte: the simulator's default."""
+    return exsim_runner.parameter_default("exchange", "compress_ns_per_byte")
+
+
+LZ4_SPEED = "about 780 MB/s"
+
+
 def load_costs(path):
     """Fitted costs from a calibration file: {"costs": {...}, "exchange_defaults": {...}, "source": str}."""
     try:
@@ -314,7 +318,7 @@ def build_workload(plans, profiles, fitted=None, executors=EXECUTORS, measured_r
     cnt = counts(built)
     costs, cost_prov = costs_section(measured, fitted)
     exchange_defaults = {"compression_ratio": round(measured["lz4_ratio"], 4),
-                         "compress_ns_per_byte": PLACEHOLDER_COMPRESS_NS_PER_BYTE}
+                         "compress_ns_per_byte": lz4_ns_per_byte()}
     if fitted:
         exchange_defaults.update(fitted.get("exchange_defaults", {}))
     provenance = provenance_section(commit, built, selected, measured, cost_prov, cnt, check, fitted)
@@ -457,9 +461,10 @@ def costs_section(measured, fitted):
             prov[k] = {"value": v, "status": "measured (SF1, DEBUG build, one machine)", "what": what}
     fitted_x = (fitted or {}).get("exchange_defaults", {})
     prov["compress_ns_per_byte"] = {
-        "value": fitted_x.get("compress_ns_per_byte", PLACEHOLDER_COMPRESS_NS_PER_BYTE),
+        "value": fitted_x.get("compress_ns_per_byte", lz4_ns_per_byte()),
         "status": ("fitted: %s" % where) if "compress_ns_per_byte" in fitted_x else
-                  "placeholder (the schema_version 1 fit): to be fitted by tools/tpcds_calibrate.py --fit",
+                  "measured: LZ4's compression speed, the simulator's default (exsim params: %s); not "
+                  "fitted (tools/tpcds/calibrate.py says why)" % LZ4_SPEED,
         "what": "LZ4 per uncompressed byte on the sender (exchange_defaults)"}
     return costs, prov
 
@@ -572,10 +577,10 @@ def main(argv=None):
                     help="fitted costs ({\"costs\": {...}, \"exchange_defaults\": {...}, \"parameters\": ...}, as "
                          "tools/tpcds_calibrate.py --fit writes them; default: scenarios/tpcds_sf100/calibration.json "
                          "when it exists); 'none': not calibrated")
-    ap.add_argument("--measured-rows", default="none",
+    ap.add_argument("--measured-rows", default=MEASURED_ROWS,
                     help="rows counted on TPC-DS data by tools/tpcds_measure_rows.py, which replace the rules' "
-                         "estimates (rule M2): scenarios/tpcds_sf100/measured_rows.json holds them; default 'none', "
-                         "the rules only, until the calibration is redone on them (%s: why)" % MEASURED_ROWS_PENDING)
+                         "estimates (rule M2; default: scenarios/tpcds_sf100/measured_rows.json); 'none': the "
+                         "rules only")
     ap.add_argument("--executors", type=int, default=EXECUTORS,
                     help="plan and place the queries for this many executors (default %d, the measured cluster; "
                          "another count needs --out, and no README is written for it)" % EXECUTORS)

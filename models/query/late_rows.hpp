@@ -1,0 +1,73 @@
+// Rows that a scan passed only because some of its runtime filters had not arrived yet, followed
+// up the plan until a join that built one of those filters drops them (in Impala such a row finds no
+// match in that join's hash table, as the filter, made from the same build, would have said). On the
+// way they cost what any row costs: operators, exchanges, builds.
+//
+// A scan whose filters F are missing passes more rows than it would with them (FilterGate): its
+// ordinary rows plus late ones, carried in the state "F missing". The first join they meet that built
+// a filter in F drops them all: a row a filter rejects fails that join's match, and a late row is one
+// some filter in F rejects, taken as the lowest (exact when the filters share a key, and close for
+// independent filters that each keep little); an operator's ratio of output to input rows applies to
+// late rows as to the others.
+//   RowMix m = RowMix::late(missing, late_rows);  // a scan's batch
+//   double dropped = m.drop_at(filters_this_join_built);
+//   MixStream s(readers); s.put(rows, m); RowMix got = s.take(reader, rows);
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace exsim {
+
+// The rows of a batch (or of a running total) that are late, by the set of filters they missed.
+// Rows are absolute and fractional; what is not in a part is an ordinary row.
+struct RowMix {
+  struct Part {
+    std::vector<int> missing; // query-wide filter ids, sorted
+    double rows = 0;
+  };
+  std::vector<Part> parts;
+
+  // `rows` rows that passed without the filters `missing` (empty: ordinary rows).
+  static RowMix late(const std::vector<int>& missing, double rows);
+  bool clean() const { return parts.empty(); }
+  double late_rows() const;
+  // Adds `m` x `scale`.
+  void add(const RowMix& m, double scale = 1);
+  // Every part x `f` (0: none left).
+  void scale(double f);
+  // At the join that built the filters `built` (sorted ids): the parts missing one of them are
+  // dropped. Returns the rows dropped.
+  double drop_at(const std::vector<int>& built);
+};
+
+// Batches in the order they were put, read in that order by `readers` readers that each read the
+// whole stream in its own units: a stream carries the mix of what flows through a FIFO (a scan's
+// row-batch queue, an exchange's receivers) without changing what the FIFO does. Only late stretches
+// are stored; a reader past them reads ordinary rows.
+class MixStream {
+public:
+  explicit MixStream(int readers = 1);
+  // The next `rows` rows (in the stream's units), `mix` of them late.
+  void put(double rows, const RowMix& mix);
+  // The mix of the next `rows` rows that `reader` reads.
+  RowMix take(int reader, double rows);
+  bool empty() const { return late_.empty(); }
+
+private:
+  struct Stretch {
+    double from = 0, to = 0;
+    RowMix per_row; // the late share of each row of the stretch
+  };
+  void compact();
+
+  std::vector<Stretch> late_;
+  size_t first_ = 0; // stretches before this one every reader has passed
+  double end_ = 0;
+  std::vector<double> cursor_;
+  std::vector<size_t> next_; // per reader: the first stretch it may still read
+  uint64_t takes_ = 0;
+};
+
+} // namespace exsim
