@@ -1,6 +1,7 @@
 #include "input/parameters.hpp"
 
 #include "input/remote_scan.hpp"
+#include "input/rules.hpp"
 
 #include "models/exchange/partitioning.hpp"
 #include "models/network/network_model.hpp"
@@ -1200,7 +1201,7 @@ nlohmann::json parameters_json() {
       if (!p->choices.empty()) row["choices"] = p->choices;
       list.push_back(std::move(row));
     }
-  return {{"schema_version", kSchemaVersion}, {"parameters", list}};
+  return {{"schema_version", kSchemaVersion}, {"parameters", list}, {"rules", rules_json()}};
 }
 
 } // namespace exsim

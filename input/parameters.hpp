@@ -143,7 +143,8 @@ std::string parameters_help();
 // The same table for other programs (`exsim params --format json`): {"schema_version": N,
 // "parameters": [{"section", "section_title", "name", "type", "unit", "required", "default",
 // "derived", "check", "description", "standalone_only", "since", "scope", "binds", and "min",
-// "max", "min_exclusive", "choices" where set}]}, in the order of `exsim params`.
+// "max", "min_exclusive", "choices" where set}], "rules": rules_json()}, in the order of
+// `exsim params`.
 nlohmann::json parameters_json();
 
 // A section's name in parameters_json(): "cluster", "flags", "exchange", "remote_scan.s3", ...

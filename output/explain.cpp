@@ -10,6 +10,19 @@ using nlohmann::json;
 
 namespace {
 
+// A sender's configuration as the sender runs with it (models/exchange/sender_config).
+json sender_json(const SenderConfig& c) {
+  return {{"k_configured", c.k_configured},
+          {"k", c.k},
+          {"k_reason", c.k_reason},
+          {"window_policy", to_string(c.window.kind)},
+          {"window_max", c.window.capacity()},
+          {"send_mode", to_string(c.mode)},
+          {"collector_rows", c.collector_rows},
+          {"planned_batch_bytes", c.planned_batch_bytes},
+          {"memory_estimate_bytes", c.memory_estimate_bytes}};
+}
+
 const char* op_name(OpKind k) {
   switch (k) {
   case OpKind::scan:
@@ -136,7 +149,8 @@ json explain(const Scenario& sc) {
                            {"senders", e.senders()},
                            {"receivers", e.receivers()},
                            {"channels", static_cast<int64_t>(e.senders()) * e.receivers()},
-                           {"k", e.sender.k}});
+                           {"k", e.sender.k},
+                           {"sender", sender_json(e.sender)}});
     queries.push_back({{"query", q.name},
                        {"exchange_only", q.exchange_only},
                        {"fragments", fragments},

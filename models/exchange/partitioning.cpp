@@ -50,4 +50,16 @@ SendMode send_mode(Partitioning p, int channels) {
   return SendMode::collectors;
 }
 
+const char* to_string(SendMode m) {
+  switch (m) {
+  case SendMode::collectors:
+    return "collectors";
+  case SendMode::whole_batch:
+    return "whole_batch";
+  case SendMode::broadcast:
+    return "broadcast";
+  }
+  throw std::logic_error("unknown send mode");
+}
+
 } // namespace exsim

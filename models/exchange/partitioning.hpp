@@ -38,5 +38,7 @@ enum class SendMode {
   broadcast    // each input batch to every channel (UNPARTITIONED)
 };
 SendMode send_mode(Partitioning p, int channels);
+// "collectors", "whole_batch", "broadcast": as `exsim params` and `exsim explain` name a mode.
+const char* to_string(SendMode m);
 
 } // namespace exsim
