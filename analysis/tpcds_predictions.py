@@ -29,6 +29,7 @@ weighs the same, whatever its length).
 """
 
 import argparse
+import functools
 import math
 import sys
 from pathlib import Path
@@ -48,8 +49,23 @@ from common.tables import csv_text, markdown_table  # noqa: E402
 from common.figures import png_bytes  # noqa: E402
 
 MIB = 1 << 20
-BASELINE = {"rpcs_in_flight_per_channel": "1", "data_stream_sender_buffer_size": "16384", "compression": "true",
-            "mt_dop": "0", "eos_flush": "pipelined", "cluster.rtt_us": "390"}
+# The settings a configuration of the table is made of, as a sweep's grid names them.
+SETTINGS = ("rpcs_in_flight_per_channel", "data_stream_sender_buffer_size", "compression", "mt_dop", "eos_flush",
+            "cluster.rtt_us")
+
+
+def _setting_text(value):
+    """A setting's value as config_of keys it: as a sweep writes it on the command line, lower case."""
+    return str(value).lower()
+
+
+@functools.cache
+def baseline():
+    """The baseline configuration: every setting at the simulator's default (Impala's; the measured
+    configuration of calibration-data.md section A), read from its parameter table."""
+    return {name: _setting_text(exsim_runner.parameter_default(*(name.split(".") if "." in name else ("flags", name))))
+            for name in SETTINGS}
+
 COLUMNS = ["mt_dop", "K", "buffer_kib", "lz4", "eos_flush", "rtt_us", "runtime_s", "runtime_vs_k1_pct",
            "runtime_vs_baseline_pct", "geomean_ratio_vs_baseline", "blocked_nonpushback_hash_s", "blocked_all_s",
            "hash_rpcs_m", "nonpushback_hash_exchanges", "memory_peak_query_mib"]
@@ -74,11 +90,11 @@ END = "<!-- tpcds-predictions:end -->"
 
 
 def config_of(point):
-    cfg = dict(BASELINE)
+    cfg = dict(baseline())
     for k, v in point.overrides.items():
         if k not in cfg:
             raise results.SweepError(f"point {point.id}: grid parameter {k!r} is not one this table knows "
-                                     f"({', '.join(BASELINE)})")
+                                     f"({', '.join(baseline())})")
         cfg[k] = str(v).lower()
     return tuple(sorted(cfg.items()))
 
@@ -110,7 +126,7 @@ def rows_of(configs):
         k1 = dict(r["cfg"], rpcs_in_flight_per_channel="1")
         ref = by_cfg.get(tuple(sorted(k1.items())))
         r["runtime_vs_k1_pct"] = (100 * (r["runtime_s"] - ref["runtime_s"]) / ref["runtime_s"]) if ref else None
-        base = by_cfg.get(tuple(sorted(dict(BASELINE, mt_dop=r["cfg"]["mt_dop"]).items())))
+        base = by_cfg.get(tuple(sorted(dict(baseline(), mt_dop=r["cfg"]["mt_dop"]).items())))
         r["runtime_vs_baseline_pct"] = (100 * (r["runtime_s"] - base["runtime_s"]) / base["runtime_s"]
                                         if base else None)
         r["geomean_ratio_vs_baseline"] = geomean_ratio(r["per_query"], base["per_query"]) if base else None
@@ -172,12 +188,12 @@ def top_changes_markdown(configs, n=8):
     configuration, with their breakdowns (grouped as in the breakdown table) at both."""
     out = []
     for mt in ("0", "8"):
-        base_cfg = tuple(sorted(dict(BASELINE, mt_dop=mt).items()))
+        base_cfg = tuple(sorted(dict(baseline(), mt_dop=mt).items()))
         if base_cfg not in configs:
             continue
         base = {q["query"]: q for q in configs[base_cfg]["queries"]}
         for name, change in PER_QUERY[1:]:
-            cfg = tuple(sorted(dict(BASELINE, mt_dop=mt, **change).items()))
+            cfg = tuple(sorted(dict(baseline(), mt_dop=mt, **change).items()))
             if cfg not in configs:
                 continue
             other = {q["query"]: q for q in configs[cfg]["queries"]}
@@ -201,7 +217,7 @@ def per_query_csv(configs):
     cols, data = [], {}
     for mt in ("0", "8"):
         for name, change in PER_QUERY:
-            cfg = tuple(sorted(dict(BASELINE, mt_dop=mt, **change).items()))
+            cfg = tuple(sorted(dict(baseline(), mt_dop=mt, **change).items()))
             if cfg in configs:
                 data["mt%s_%s" % (mt, name)] = {q["query"]: q["runtime_s"] for q in configs[cfg]["queries"]}
                 cols.append("mt%s_%s" % (mt, name))
@@ -239,7 +255,7 @@ def cdf_png(configs):
     fig, ax = plt.subplots(figsize=(8.5, 4.8))
     drawn = 0
     for k in ("1", "2"):
-        cfg = tuple(sorted(dict(BASELINE, rpcs_in_flight_per_channel=k).items()))
+        cfg = tuple(sorted(dict(baseline(), rpcs_in_flight_per_channel=k).items()))
         result = configs.get(cfg)
         if result is None:
             continue

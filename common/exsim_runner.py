@@ -159,17 +159,79 @@ def field_rows(exsim=None):
     return _table_rows(exsim, "fields", FIELDS_JSON, "fields")
 
 
-def _table_rows(exsim, command, committed, key):
-    """{section: {name: row}} of the rows under `key` of `exsim COMMAND --format json` (exsim, else
-    default_exsim(); the committed copy when that binary is not built)."""
+@functools.cache
+def _table_doc(exsim, command, committed):
+    """The document of `exsim COMMAND --format json` (exsim, else default_exsim(); the committed copy
+    when that binary is not built), read once per binary."""
     if exsim is None and shutil.which(default_exsim()) is None:
         text = committed.read_text(encoding="utf-8")
     else:
         text = table_text(exsim or default_exsim(), command)
+    return json.loads(text)
+
+
+def _table_rows(exsim, command, committed, key):
+    """{section: {name: row}} of the rows under `key` of `exsim COMMAND --format json`."""
     rows = {}
-    for row in json.loads(text)[key]:
+    for row in _table_doc(exsim, command, committed)[key]:
         rows.setdefault(row["section"], {})[row["name"]] = row
     return rows
+
+
+# --------------------------------------------------------------------------
+# The simulator's rules (`exsim params --format json`, "rules"): Python asks, never restates
+# --------------------------------------------------------------------------
+
+def rules(exsim=None):
+    """The "rules" object of `exsim params --format json` (input/rules.hpp): each sender kind's
+    traits and send modes, and the byte layout of a batch."""
+    return _table_doc(exsim, "params", PARAMETERS_JSON)["rules"]
+
+
+def partitioning(name, exsim=None):
+    """The simulator's row of a sender kind (its scenario and plan name, e.g. "HASH_PARTITIONED"):
+    {"name", "routes_rows", "every_receiver", "configured_k", "send_mode": {"one_channel",
+    "several_channels"}}. KeyError for a name the simulator does not have."""
+    for row in rules(exsim)["partitionings"]:
+        if row["name"] == name:
+            return row
+    raise KeyError(f"{name}: not a sender kind of the simulator "
+                   f"({', '.join(r['name'] for r in rules(exsim)['partitionings'])})")
+
+
+def partitioning_names(exsim=None):
+    """Every sender kind's name, in the simulator's order."""
+    return [row["name"] for row in rules(exsim)["partitionings"]]
+
+
+def send_mode(name, channels, exsim=None):
+    """How a sender of kind `name` with `channels` channels turns input batches into RPCs:
+    "collectors" (per-channel collectors of routed rows), "whole_batch" or "broadcast"."""
+    modes = partitioning(name, exsim)["send_mode"]
+    return modes["one_channel" if channels == 1 else "several_channels"]
+
+
+def batch_bytes(name, exsim=None):
+    """A constant of a batch's byte layout: "tuple_offset_bytes" (sent per tuple of each row),
+    "tuple_pointer_bytes" (a receiver's accounting per tuple), "collector_max_tuple_bytes"."""
+    return rules(exsim)["batch"][name]
+
+
+def collector_rows(buffer_bytes, fixed_row_bytes, row_bytes=None, exsim=None):
+    """Rows a collector holds before it is sent (models/exchange/batch.cpp collector_capacity_rows),
+    for Python that runs without a built simulator: the buffer over the fixed row bytes, at least
+    one, and no more than the tuple-data flush (collector_max_tuple_bytes) over the whole row
+    (`row_bytes`, default the fixed bytes). tests/python/test_rules.py checks it against the
+    collector rows `exsim explain --format json` reports."""
+    by_buffer = max(1, int(buffer_bytes) // max(1, int(fixed_row_bytes)))
+    whole = max(1, int(fixed_row_bytes if row_bytes is None else row_bytes))
+    return min(by_buffer, max(1, batch_bytes("collector_max_tuple_bytes", exsim) // whole))
+
+
+def cost_keys(unit=None, exsim=None):
+    """The keys of a scenario's `costs` (the parameter table's section), in the table's order; with
+    `unit`, those in that unit ("ns": the operator classes' CPU per row; "s": per query or fragment)."""
+    return [name for name, row in parameter_rows(exsim)["costs"].items() if unit is None or row["unit"] == unit]
 
 
 def breakdown_parts(exsim=None):

@@ -21,8 +21,19 @@ from .decode import ProfileError
 from .model import parse_duration, seconds
 
 SCHEMA_VERSION = 2
-TUPLE_POINTER_BYTES = 8  # RowBatch::GetDeserializedSize: per tuple per row
-TUPLE_OFFSET_BYTES = 4  # OutboundRowBatch::GetSerializedSize: per tuple per row
+
+
+def _pointer_bytes():
+    """Bytes per tuple of each row a receiver's accounting adds (RowBatch::GetDeserializedSize), as
+    the simulator has them."""
+    return exsim_runner.batch_bytes("tuple_pointer_bytes")
+
+
+def _offset_bytes():
+    """Bytes per tuple of each row sent beside the tuple data (OutboundRowBatch::GetSerializedSize)."""
+    return exsim_runner.batch_bytes("tuple_offset_bytes")
+
+
 SKEW = 1.05  # max/min share above which per-instance weights are written
 
 SCAN_KINDS = re.compile(r"^[A-Z_]*SCAN_NODE$")
@@ -87,6 +98,9 @@ def _check_query(q):
         if not x.partitioning:
             raise ProfileError(f"{q.where}: query {q.id}: exchange {x.id}: its partitioning is in neither the "
                                "ExecSummary nor the sender's ExecOption")
+        if x.partitioning not in exsim_runner.partitioning_names():
+            raise ProfileError(f"{q.where}: query {q.id}: exchange {x.id}: partitioning {x.partitioning} is not a "
+                               f"sender kind the simulator has ({', '.join(exsim_runner.partitioning_names())})")
 
 
 # ---------------------------------------------------------------------------
@@ -146,13 +160,24 @@ def _local_fraction(x, s, shares):
     """Share of sender s's uncompressed bytes sent to receivers in its own daemon, which Impala
     sends without LZ4. A broadcast serializes once, compressed unless its only channel is local."""
     hosts = [r.instance.host for r in x.receivers]
-    if x.partitioning == "UNPARTITIONED":
+    if _every_receiver(x):
         return 1.0 if len(hosts) == 1 and hosts[0] == s.instance.host else 0.0
     return sum(w for w, h in zip(shares, hosts) if h == s.instance.host)
 
 
+def _every_receiver(x):
+    """The sender sends every batch to every receiver (the simulator's kind table)."""
+    return exsim_runner.partitioning(x.partitioning)["every_receiver"]
+
+
+def _collectors(x):
+    """The sender routes rows into per-channel collectors (the simulator's send mode of its kind and
+    channels), so that its batch size follows from its buffer and the row's fixed bytes."""
+    return exsim_runner.send_mode(x.partitioning, len(x.receivers)) == "collectors"
+
+
 def _copies(x):
-    return len(x.receivers) if x.partitioning == "UNPARTITIONED" else 1
+    return len(x.receivers) if _every_receiver(x) else 1
 
 
 def _tuple_bytes(x):
@@ -162,7 +187,7 @@ def _tuple_bytes(x):
     unc = sum(s.uncompressed or 0 for s in x.senders)
     if rows <= 0 or unc <= 0:
         return None, rows
-    per_row = unc / (rows * _copies(x)) - TUPLE_POINTER_BYTES * _tuples(x)
+    per_row = unc / (rows * _copies(x)) - _pointer_bytes() * _tuples(x)
     return max(per_row, 1.0), rows
 
 
@@ -207,8 +232,7 @@ def exchange_shape(imp, q, x, buffer_bytes):
         notes.append(f"no UncompressedRowBatchSize: fixed_row_bytes {out['fixed_row_bytes']} from the plan's "
                      "row-size" if x.row_size else "no row size in the profile: 64 bytes assumed")
         return out, notes, None
-    cap = _capacity_from_rpcs(x, shares) if x.partitioning in ("HASH_PARTITIONED", "KUDU") and \
-        len(x.receivers) > 1 else None
+    cap = _capacity_from_rpcs(x, shares) if _collectors(x) else None
     if cap is not None:
         capacity, pred, measured = cap
         fixed = max(1, buffer_bytes // capacity)
@@ -217,18 +241,17 @@ def exchange_shape(imp, q, x, buffer_bytes):
         notes.append(f"fixed_row_bytes {fixed} = {buffer_bytes} // {capacity} rows per batch, the collector "
                      f"capacity that gives {pred} data RPCs for the measured per-channel rows ({measured} measured); "
                      f"var_row_bytes {out['var_row_bytes']} = {tuple_bytes:.1f} uncompressed tuple bytes per row "
-                     f"(UncompressedRowBatchSize / rows - {TUPLE_POINTER_BYTES} x {T} tuple pointers) - fixed")
+                     f"(UncompressedRowBatchSize / rows - {_pointer_bytes()} x {T} tuple pointers) - fixed")
         if tuple_bytes < fixed:
             notes.append(f"the measured tuple bytes per row ({tuple_bytes:.1f}) are below the fixed size the RPC "
                          "count implies (NULL tuples are not serialized): bytes will be over-estimated")
-    elif x.partitioning in ("UNPARTITIONED", "RANDOM") or len(x.receivers) == 1 or \
-            any(s.rpcs is None for s in x.senders):
+    elif not _collectors(x) or any(s.rpcs is None for s in x.senders):
         out["fixed_row_bytes"] = max(1, int(round(tuple_bytes)))
         why = ("this sender sends whole input batches: the width does not set its batch size"
-               if x.partitioning in ("UNPARTITIONED", "RANDOM") or len(x.receivers) == 1 else
+               if not _collectors(x) else
                "the profile counts no RPCs, so the collector capacity cannot be fitted")
         notes.append(f"fixed_row_bytes {out['fixed_row_bytes']} = UncompressedRowBatchSize / rows - "
-                     f"{TUPLE_POINTER_BYTES} x {T} tuple pointers, all counted as fixed ({why})")
+                     f"{_pointer_bytes()} x {T} tuple pointers, all counted as fixed ({why})")
     else:
         # Every channel sent at most one batch: its capacity held the largest channel's rows.
         most = max([round(s.rows * w) for s in x.senders for w in shares] + [1])
@@ -245,14 +268,14 @@ def exchange_shape(imp, q, x, buffer_bytes):
         if not s.rows or not s.uncompressed:
             continue
         copies = _copies(x)
-        u = s.uncompressed - TUPLE_POINTER_BYTES * T * s.rows * copies
-        w = s.bytes_sent - TUPLE_OFFSET_BYTES * T * s.rows * copies
+        u = s.uncompressed - _pointer_bytes() * T * s.rows * copies
+        w = s.bytes_sent - _offset_bytes() * T * s.rows * copies
         f = _local_fraction(x, s, shares)
         num += w - u * f
         den += u * (1 - f)
     if den > 0 and den >= 0.01 * sum(max(s.uncompressed or 0, 0) for s in x.senders):
         out["compression_ratio"] = _r(min(1.0, max(0.01, num / den)), 4)
-        notes.append(f"compression_ratio {out['compression_ratio']} = (TotalBytesSent - {TUPLE_OFFSET_BYTES} x {T} "
+        notes.append(f"compression_ratio {out['compression_ratio']} = (TotalBytesSent - {_offset_bytes()} x {T} "
                      "offset bytes per row - the bytes sent uncompressed to receivers in the sender's own daemon) "
                      "/ the uncompressed tuple bytes sent to other daemons, over the senders")
         return out, notes, (num, den)
@@ -413,7 +436,7 @@ def measure_exchange_costs(imp):
             for s in x.senders:
                 if not s.rows or not s.uncompressed:
                     continue
-                u = s.uncompressed - TUPLE_POINTER_BYTES * T * s.rows * _copies(x)
+                u = s.uncompressed - _pointer_bytes() * T * s.rows * _copies(x)
                 f = _local_fraction(x, s, shares)
                 if f >= 1.0:
                     ser_t += s.serialize_s
@@ -421,13 +444,13 @@ def measure_exchange_costs(imp):
                 else:
                     comp_t += s.serialize_s
                     comp_b += u
-                if x.partitioning in ("HASH_PARTITIONED", "KUDU", "DIRECTED") and len(x.receivers) > 1:
+                if _collectors(x):
                     hash_t += max(s.total_s - s.inactive_s - s.serialize_s - s.transmit_s, 0.0)
                     hash_n += s.rows
             for r in x.receivers:
                 if r.bytes_dequeued:
                     des_t += r.deserialize_s
-                    des_b += r.bytes_dequeued - TUPLE_POINTER_BYTES * T * r.rows
+                    des_b += r.bytes_dequeued - _pointer_bytes() * T * r.rows
     ser = None
     if ser_b >= 1e6:
         ser = ser_t / ser_b * 1e9
@@ -758,7 +781,7 @@ def exchanges_json(imp, q, profiled, buffer_bytes, pooled_ratio, pinned):
                          "exchange stayed in one daemon, so it was not compressed)")
         else:
             notes.append("compression_ratio not measurable (no remote channel in the profile): default kept")
-        if x.partitioning in ("HASH_PARTITIONED", "KUDU", "DIRECTED") and len(x.receivers) > 1:
+        if _collectors(x):
             rows = [r.rows for r in x.receivers]
             if not profiled:
                 hosts = []

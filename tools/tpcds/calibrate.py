@@ -63,8 +63,6 @@ SHOWN_QUERIES = EXAMPLE_QUERIES + ("q22a", "q50", "q78", "q93")
 MT_DOP_8_RUNTIME = (187.0, 0.10)  # runtime_s_total at mt_dop=8, same parameters: a check, never fitted
 README_BEGIN = "<!-- tpcds-calibration:begin -->"
 README_END = "<!-- tpcds-calibration:end -->"
-COST_KEYS = ("scan_ns_per_row", "join_build_ns_per_row", "join_probe_ns_per_row", "aggregate_ns_per_row",
-             "sort_ns_per_row", "analytic_ns_per_row", "other_ns_per_row", "query_startup_s", "codegen_s_per_fragment")
 # The fitted parameters: (name, figure, start, lower bound, upper bound, unit, meaning).
 PARAMETERS = (
     ("cpu_scale", "runtime_s_total", 0.75, 0.001, 2.0, "release ns per DEBUG-profile ns",
@@ -81,8 +79,8 @@ def with_costs(scenario, costs=None, exchange_defaults=None):
     """A copy of a schema_version 2 workload with candidate parameter values."""
     out = copy.deepcopy(scenario)
     for k, v in (costs or {}).items():
-        if k not in COST_KEYS:
-            raise ValueError("costs.%s: not a cost of the format (%s)" % (k, ", ".join(COST_KEYS)))
+        if k not in exsim_runner.cost_keys():
+            raise ValueError("costs.%s: not a cost of the format (%s)" % (k, ", ".join(exsim_runner.cost_keys())))
         out["costs"][k] = v
     for k, v in (exchange_defaults or {}).items():
         if k not in ("compress_ns_per_byte", "compression_ratio"):
@@ -538,15 +536,12 @@ def calibration_doc(values, relative, measured, base_res, mt8_res, runner, steps
 def measured_block(scenario):
     """The measured inputs as the workload holds them (the generator read them off the profiles)."""
     prov = scenario["provenance"]["costs"]
-    return {
-        "query_startup_s": {"value": scenario["costs"]["query_startup_s"],
-                            "source": prov["query_startup_s"]["what"]},
-        "codegen_s_per_fragment": {"value": scenario["costs"]["codegen_s_per_fragment"],
-                                   "source": prov["codegen_s_per_fragment"]["what"]},
-        "compression_ratio": {"value": scenario["exchange_defaults"]["compression_ratio"],
-                              "source": scenario["provenance"]["profiles"]["compression_ratio"].split(
-                                  ": measured, ", 1)[-1]},
-    }
+    # the costs in seconds (per query, per fragment) are read off the profiles; cpu_scale sets the others
+    out = {k: {"value": scenario["costs"][k], "source": prov[k]["what"]} for k in exsim_runner.cost_keys(unit="s")}
+    out["compression_ratio"] = {"value": scenario["exchange_defaults"]["compression_ratio"],
+                                "source": scenario["provenance"]["profiles"]["compression_ratio"].split(
+                                    ": measured, ", 1)[-1]}
+    return out
 
 
 def print_figures(rows):

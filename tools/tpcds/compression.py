@@ -180,9 +180,10 @@ MIN_FIT_BATCH_BYTES = 4096
 # What a row holds
 # --------------------------------------------------------------------------
 
-def rows_per_batch(kind, fixed_row_bytes, buffer_bytes=None, batch_size=None):
+def rows_per_batch(kind, fixed_row_bytes, buffer_bytes=None, batch_size=None, row_bytes=None):
     """Rows of one serialized (and compressed) batch: a hash sender's collector holds
-    buffer / fixed row size rows (KrpcDataStreamSender::Channel::CalculateRowBatchCapacity); the other
+    buffer / fixed row size rows (KrpcDataStreamSender::Channel::CalculateRowBatchCapacity), no more
+    than its tuple-data flush allows of `row_bytes` rows (the simulator's rule, exsim_runner.collector_rows); the other
     senders serialize the RowBatch they are given whole (batch_size rows, the rows of the RowBatch a
     broadcast or unpartitioned sender serializes whole: the q72 profile's broadcasts sent 1,015 to 1,022
     rows per RPC). Unset, the buffer and batch_size are the parameter table's defaults of
@@ -190,7 +191,8 @@ def rows_per_batch(kind, fixed_row_bytes, buffer_bytes=None, batch_size=None):
     if kind == "HASH":
         if buffer_bytes is None:
             buffer_bytes = exsim_runner.parameter_default("flags", "data_stream_sender_buffer_size")
-        return max(1, buffer_bytes // max(1, int(math.ceil(fixed_row_bytes))))
+        return exsim_runner.collector_rows(buffer_bytes, math.ceil(fixed_row_bytes),
+                                           None if row_bytes is None else math.ceil(row_bytes))
     return exsim_runner.parameter_default("flags", "batch_size") if batch_size is None else batch_size
 
 
@@ -248,7 +250,8 @@ def class_bytes(schema, layouts, kind, scale=100, classes=1, types=None, buffer_
         null_bytes = (len(lay.slots) + 7) // 8
         fixed_all += sum(f for f, _, _ in p) + null_bytes
         parts.append((lay, p, null_bytes))
-    per_batch = rows_per_batch(kind, fixed_all, buffer_bytes, batch_size)
+    row_all = fixed_all + sum(ext for _, p, _ in parts for _, ext, _ in p)
+    per_batch = rows_per_batch(kind, fixed_all, buffer_bytes, batch_size, row_bytes=row_all)
     tables = [tuple_table(schema, lay) for lay in layouts]
     idx = SCALE_INDEX[scale]
     biggest = max((TABLE_ROWS[t][idx] if t else float("inf")) for t in tables) if tables else 0
@@ -353,12 +356,13 @@ def _measured(q):
         broadcast = x.partitioning == "UNPARTITIONED" and n_ch > 1
         kind = "BROADCAST" if broadcast else ("HASH" if x.partitioning == "HASH_PARTITIONED" else x.partitioning)
         recv_rows = sum(r.rows for r in receivers)
+        offset, pointer = exsim_runner.batch_bytes("tuple_offset_bytes"), exsim_runner.batch_bytes("tuple_pointer_bytes")
         mult = n_ch if broadcast else 1
         s_pairs = []
         s_raw = {}
         for s in senders:
-            data = s.bytes_sent - 4 * T * s.rows * mult
-            raw = s.uncompressed - 8 * T * s.rows * mult
+            data = s.bytes_sent - offset * T * s.rows * mult
+            raw = s.uncompressed - pointer * T * s.rows * mult
             host = s.instance.host
             s_raw[host] = s_raw.get(host, 0) + raw
             if broadcast:
@@ -373,8 +377,8 @@ def _measured(q):
         total_raw = float(sum(s_raw.values()))
         r_pairs = []
         for r in receivers:
-            data = r.bytes_received - 4 * T * r.rows
-            raw = r.bytes_dequeued - 8 * T * r.rows
+            data = r.bytes_received - offset * T * r.rows
+            raw = r.bytes_dequeued - pointer * T * r.rows
             share = 0.0 if broadcast else s_raw.get(r.instance.host, 0) / total_raw
             r_pairs.append((data, raw, share))
         rs, weight = _pooled(s_pairs)

@@ -64,8 +64,6 @@ CONFIGS = (
                                "compression=false")),
 )
 MT_DOPS = (0, 8)
-# The operator classes' costs per row (not start-up or code generation): what cpu_scale multiplies.
-COST_PER_ROW = tuple(k for k in calibrate.COST_KEYS if k.endswith("_ns_per_row"))
 FILTER_EXPONENTS = (1.5, 0.5)      # keep ** e: stronger, weaker
 SECOND_THREAD_GAIN = (0.0, 0.30)   # nominal: the simulator's default (the workload sets none)
 NIC_GBPS = (5.0, 12.5)             # nominal 12.5
@@ -116,7 +114,7 @@ def scale_compression(scenario, factor):
 
 def scale_cpu(scenario, factor):
     out = copy.deepcopy(scenario)
-    for k in COST_PER_ROW:
+    for k in exsim_runner.cost_keys(unit="ns"):   # the classes' CPU per row: what cpu_scale multiplies
         if k in out["costs"]:
             out["costs"][k] = round(out["costs"][k] * factor, 3)
     return out

@@ -42,19 +42,6 @@ from tools.tpcds.scaling import MN_OVERRIDES, SCALE_RULES, Scaler
 # for PARALLELPLANS): the join rule is checked against the printed choices at these.
 PLANNED_MT_DOP = {"DISTRIBUTEDPLAN": 0, "PARALLELPLANS": 2}
 
-# What each operator class's cost is; its value is cpu_scale (fitted by tools/tpcds_calibrate.py,
-# in calibration.json) x the class's CPU per row in the profiles (profiles.operator_costs).
-CLASS_COSTS = {
-    "scan_ns_per_row": "Parquet decoding and predicates per row read",
-    "join_build_ns_per_row": "hash table insert per build row",
-    "join_probe_ns_per_row": "hash table lookup per probe row",
-    "aggregate_ns_per_row": "hash aggregation per input row",
-    "sort_ns_per_row": "sort or top-n per input row",
-    "analytic_ns_per_row": "analytic function evaluation per input row",
-    "other_ns_per_row": "select, union, limit per input row",
-}
-
-
 def git_blob_sha1(data):
     return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
 
@@ -279,7 +266,7 @@ def load_costs(path):
     if not isinstance(doc.get("costs"), dict):
         raise PlanError("%s: expected an object `costs` of fitted values (as tools/tpcds_calibrate.py writes)" % path)
     for k, v in doc["costs"].items():
-        if k not in CLASS_COSTS and k not in ("query_startup_s", "codegen_s_per_fragment"):
+        if k not in exsim_runner.cost_keys():
             raise PlanError("%s: costs.%s is not a cost of the format" % (path, k))
         if not isinstance(v, (int, float)) or v < 0:
             raise PlanError("%s: costs.%s: expected a number >= 0" % (path, k))
@@ -426,8 +413,9 @@ def costs_section(measured, fitted):
     where = os.path.relpath(fitted["path"], REPO) if fitted and os.path.abspath(fitted["path"]).startswith(REPO) \
         else (fitted or {}).get("path")
     classes = {v["key"]: (cls, v) for cls, v in measured["operator_costs"].items()}
-    for k, what in CLASS_COSTS.items():
+    for k in exsim_runner.cost_keys(unit="ns"):   # the operator classes' CPU per row
         cls, m = classes[k]
+        what = exsim_runner.parameter_rows()["costs"][k]["description"]
         basis = "%s DEBUG ns/row in the profiles (%s; README \"Costs\")" % (
             m["debug_ns_per_row"], "measured" if m["how"] == "measured" else
             "too little evidence, the %s's" % m["how"].split(": the ")[1].split("'s value")[0])
