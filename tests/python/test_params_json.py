@@ -1,13 +1,10 @@
-"""`exsim params --format json`: the parameter table for other programs, and the scenario contract
-of the tests (v2_contract) that reads its keys from it.
+"""`exsim params --format json`: the parameter table for other programs.
 
 Run: /usr/bin/python3 -m pytest tests/python/test_params_json.py -q
 """
 
 import json
 import subprocess
-
-import v2_contract
 
 
 def params(exsim, *args):
@@ -33,14 +30,3 @@ def test_json_table_has_every_key_of_the_text_table(exsim):
 def test_bad_format_is_named(exsim):
     r = params(exsim, "--format", "md")
     assert r.returncode == 2 and "params: --format" in r.stderr
-
-
-def test_contract_keys_come_from_the_table(exsim, monkeypatch):
-    monkeypatch.setenv("EXSIM", str(exsim))
-    monkeypatch.setattr(v2_contract, "_KEYS", None)
-    sc = {"schema_version": 2, "cluster": {"network_model": "simgrid", "bogus": 1}, "flags": {}, "costs": {},
-          "queries": [{"name": "q", "fragments": [{"id": "F0", "root": {"op": "scan", "table": "t", "rows": 1},
-                                                  "sink": {"result": True}}], "exchanges": []}]}
-    problems = v2_contract.check(sc)
-    assert "cluster.bogus: unknown key" in problems
-    assert not any("network_model" in p for p in problems)
