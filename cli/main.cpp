@@ -2,6 +2,7 @@
 // compare and diff are the Python package tools/impala_profile, run with the system interpreter. Exit status
 // 0 success, 2 bad input, 1 internal error.
 #include "cli/scenario_kinds.hpp"
+#include "input/json_input.hpp"
 #include "input/migrate.hpp"
 #include "input/parameters.hpp"
 #include "input/scenario.hpp"

@@ -127,6 +127,14 @@ std::vector<const ParamSpec*> every_kind_params();
 // that passed: bindable_values in input/check.hpp). Defined for each struct of `Binding`.
 template <class T> void bind_fields(Section section, const nlohmann::json& obj, T& out);
 
+// A spec the parser builds itself (the exchange-only form's fragments and operators) starts from
+// its rows' defaults, as one read from an empty object.
+template <class T> T from_defaults(Section s) {
+  T t{};
+  bind_fields(s, nlohmann::json::object(), t);
+  return t;
+}
+
 // Where a row may be set, for other programs: "daemon" (top-level flags only), "exchange" (an
 // exchange's flags or keys), "cluster", "costs", "query", "remote_scan" or "scenario".
 const char* scope_of(const ParamSpec& p);
