@@ -1,7 +1,7 @@
 // The kinds of scenario the command line runs, one row each, as the network models and the sender
 // kinds are registered: what `run` simulates and makes its results of, what `summary` prints, what
 // `validate` says, what `--timing` counts. The scenario parser reads a file's "kind" (its row in
-// input/parameters.cpp lists the names); a results file says its kind the same way ("kind" absent:
+// input/rows/scenario.cpp lists the names); a results file says its kind the same way ("kind" absent:
 // the exchanges' kind).
 //   const exsim::ScenarioKind& k = exsim::kind_of(scenario);
 //   nlohmann::json results = k.run(scenario, {progress, jobs}, events);

@@ -16,7 +16,7 @@
 namespace exsim {
 
 // The members without an initialiser, and most of `prefetch`'s, are each set by a row of the
-// parameter table (input/parameters.cpp).
+// parameter table (input/rows/remote_scan.cpp).
 struct RemoteScanScenario {
   int executors;
   int hosts;                        // executor e runs on host e % hosts

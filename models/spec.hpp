@@ -1,7 +1,7 @@
 // The typed scenario the models run: the cluster, Impala's flags, CPU costs and the queries with
 // their fragments, operators and exchanges, every default filled in and every check passed
 // (input/scenario.hpp builds them from a file). A key's default comes from the parameter table
-// (input/parameters.cpp), whose rows name the members they set, never from these declarations;
+// (input/rows/, gathered by input/parameters.cpp), whose rows name the members they set, never from these declarations;
 // an initialiser here is the starting value of a member the parser sets itself (a reference
 // resolved to an index, the tree, a value taken from another section).
 // This header gathers them from their families: the daemons' settings (config/settings.hpp), an

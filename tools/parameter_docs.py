@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """The files generated from the simulator's tables, and the one command that regenerates them all from
-a built simulator. From the parameter table (input/parameters.cpp):
+a built simulator. From the parameter table (input/rows/, gathered by input/parameters.cpp):
   - scenarios/scenario.schema.json, the output of `exsim schema`;
   - scenarios/parameters.json, the output of `exsim params --format json` (Python reads defaults
     from it when no simulator is built: common.exsim_runner.parameter_rows);

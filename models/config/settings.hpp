@@ -1,6 +1,6 @@
 // What the daemons are set to: the executors and their network (ClusterSpec), Impala's flags
 // (Flags) and the CPU costs of the operators (OperatorCosts), each member set by its row of the
-// parameter table (input/parameters.cpp: meaning, unit, default). Every family reads them; they
+// parameter table (input/rows/: meaning, unit, default). Every family reads them; they
 // include only the value types they name.
 #pragma once
 
@@ -11,7 +11,7 @@
 
 namespace exsim {
 
-// The executors and their network, each member set by its row of the table (input/parameters.cpp:
+// The executors and their network, each member set by its row of the table (input/rows/cluster.cpp:
 // meaning, unit, default).
 struct ClusterSpec {
   NetworkModel network_model; // how bandwidth is shared (models/network/network_model)
@@ -34,7 +34,7 @@ enum class EosFlush { pipelined, serial };
 // Impala's RUNTIME_FILTER_MODE: which runtime filters the planner assigns to scans.
 enum class RuntimeFilterMode { off, local, global };
 
-// Impala's flags, each set by its row of the table (input/parameters.cpp: meaning, unit, default).
+// Impala's flags, each set by its row of the table (input/rows/flags.cpp: meaning, unit, default).
 struct Flags {
   int64_t data_stream_sender_buffer_size;
   int64_t exchg_node_buffer_size_bytes;

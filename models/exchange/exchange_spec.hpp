@@ -1,7 +1,7 @@
 // An exchange as the typed scenario gives it: its sender kind, placement, row shape, CPU costs,
-// effective flags, faults and the sender's configuration, every default filled in (input/scenario.cpp
-// builds it; the members without an initialiser are set by the rows of the parameter table,
-// input/parameters.cpp). The exchange's runtime (exchange.hpp, sender, receiver) reads it.
+// effective flags, faults and the sender's configuration, every default filled in (input/exchange_keys.cpp
+// builds it in both forms; the members without an initialiser are set by the rows of the parameter
+// table, input/rows/exchange.cpp). The exchange's runtime (exchange.hpp, sender, receiver) reads it.
 #pragma once
 
 #include "models/config/settings.hpp"
@@ -28,8 +28,9 @@ struct FaultSpec {
 };
 
 // An exchange. The members without an initialiser are set by their rows of the table
-// (input/parameters.cpp), then resolved by input/scenario.cpp where a row says its default is
-// derived; the others by input/scenario.cpp (shape and costs by their own rows).
+// (input/rows/exchange.cpp), then resolved by input/exchange_keys.cpp and, for the exchange-only
+// form's placement, input/exchange_only.cpp where a row says its default is derived; the others by
+// input/exchange_keys.cpp (shape and costs by their own rows).
 struct ExchangeSpec {
   std::string id;
   std::string query; // the exchange-only form's `query`; in a query, the query's name
@@ -53,7 +54,7 @@ struct ExchangeSpec {
   int index = 0;   // position among the scenario's exchanges: results order and random streams
   Flags flags{};   // effective (global flags, then the exchange's overrides)
   bool k_set_by_exchange = false; // its own flags set rpcs_in_flight_per_channel
-  SenderConfig sender; // built once the receivers are known (input/scenario.cpp)
+  SenderConfig sender; // built once the receivers are known (input/exchange_keys.cpp)
   std::vector<FaultSpec> faults;
   std::string expected_json; // measured counters to compare with ("" or a JSON object)
 
@@ -65,7 +66,7 @@ struct ExchangeSpec {
 };
 
 // The exchange-only form's producer below an exchange's senders and consumer above its receivers,
-// each member set by its row of the exchange's; input/scenario.cpp turns them into two fragments.
+// each member set by its row of the exchange's; input/exchange_only.cpp turns them into two fragments.
 struct StandaloneEnds {
   double producer_ns_per_row;
   double consumer_ns_per_row;

@@ -1,7 +1,7 @@
 // A query as the typed scenario gives it: its fragments with their operator trees, and its
-// exchanges (exchange/exchange_spec.hpp), every default filled in (input/scenario.cpp builds it;
+// exchanges (exchange/exchange_spec.hpp), every default filled in (input/query_form.cpp builds it;
 // the members without an initialiser are set by the rows of the parameter table,
-// input/parameters.cpp). The placement (plan.hpp), the query and the workload read it.
+// input/rows/query.cpp). The placement (plan.hpp), the query and the workload read it.
 #pragma once
 
 #include "models/exchange/exchange_spec.hpp"
@@ -43,8 +43,8 @@ struct RuntimeFilterSpec {
 enum class AggregatePhase { streaming, finalize };
 
 // An operator. The members without an initialiser are set by their rows of the table
-// (input/parameters.cpp) whatever the operator's kind (a key its kind does not use is refused, so
-// there the row's default stands); the others by input/scenario.cpp from references and the tree.
+// (input/rows/query.cpp) whatever the operator's kind (a key its kind does not use is refused, so
+// there the row's default stands); the others by input/query_form.cpp from references and the tree.
 struct OpSpec {
   OpKind kind;
   std::string id;
@@ -77,8 +77,8 @@ struct OpSpec {
 enum class SinkKind { exchange, result, join_build };
 
 // A fragment. The members without an initialiser are set by their rows of the table
-// (input/parameters.cpp); the others by input/scenario.cpp from the tree and references, and in the
-// exchange-only form from the exchange's keys.
+// (input/rows/query.cpp); the others by input/query_form.cpp from the tree and references, and in
+// the exchange-only form (input/exchange_only.cpp) from the exchange's keys.
 struct FragmentSpec {
   std::string id;
   int executors; // 0 until placed (models/query/plan): its leftmost input's, one
@@ -99,8 +99,8 @@ struct FragmentSpec {
   int host_of(int instance) const { return first_executor + instance / instances_per_executor; }
 };
 
-// A query. `name` is set by its row of the table (input/parameters.cpp), the rest by
-// input/scenario.cpp: the start-up from the costs, the fragments and exchanges from the plan.
+// A query. `name` is set by its row of the table (input/rows/query.cpp), the rest by
+// input/query_form.cpp: the start-up from the costs, the fragments and exchanges from the plan.
 struct QuerySpec {
   std::string name;
   bool exchange_only = false; // built from top-level exchanges

@@ -34,11 +34,11 @@ namespace exsim {
 // Which split a free scan driver takes: the first loaded one (ready_first); the first whose
 // footer is read, then it waits for its data (planned_first); or the next one in the queue, then
 // it waits for it (in_order). A driver waiting for a split asks for it: it is loaded first. The
-// values in the order of scan.consumption's choices (input/parameters.cpp reads a name by its index).
+// values in the order of scan.consumption's choices (input/rows/remote_scan.cpp reads a name by its index).
 enum class Consumption { ready_first, planned_first, in_order };
 
 // One executor's prefetch. The members without an initialiser are each set by a row of the
-// parameter table (input/parameters.cpp: meaning, unit, default); the others by the scenario's
+// parameter table (input/rows/remote_scan.cpp: meaning, unit, default); the others by the scenario's
 // loading (input/remote_scan.cpp) or the engine.
 struct PrefetchConfig {
   int split_concurrency;                                   // executorSplitPrefetchConcurrency (C), splits
