@@ -71,12 +71,8 @@ void configure_sender(ExchangeSpec& e) {
                             .merging = e.merging,
                             .receivers = e.receivers(),
                             .shape = e.shape,
-                            .buffer_bytes = e.flags.data_stream_sender_buffer_size,
-                            .batch_size = e.flags.batch_size,
-                            .k_flag = e.flags.rpcs_in_flight_per_channel,
-                            .k_set_by_exchange = e.k_set_by_exchange,
-                            .k_policy = e.flags.rpcs_in_flight_policy,
-                            .k_max = e.flags.rpcs_in_flight_max});
+                            .flags = e.flags,
+                            .k_set_by_exchange = e.k_set_by_exchange});
 }
 
 void apply_exchange_defaults(json& x, const json& defaults, bool in_query, int version) {

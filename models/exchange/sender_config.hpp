@@ -3,10 +3,10 @@
 // input batches into RPCs, how many rows a collector holds, and the planner's memory estimate. The
 // sender runs with it and the results report it; nothing else derives these again.
 //   exsim::SenderConfig c = exsim::sender_config({.partitioning = Partitioning::hash_partitioned,
-//                                                  .receivers = 5, .shape = shape, .buffer_bytes = 16384,
-//                                                  .batch_size = 1024, .k_flag = 2});
+//                                                  .receivers = 5, .shape = shape, .flags = flags});
 #pragma once
 
+#include "models/config/settings.hpp"
 #include "models/exchange/batch.hpp"
 #include "models/exchange/partitioning.hpp"
 #include "models/window/window_policy.hpp"
@@ -16,18 +16,16 @@
 
 namespace exsim {
 
-// What decides a sender's configuration.
+// What decides a sender's configuration: its kind, its channels, its rows' shape, and the flags it
+// runs with as the parameter table bound them (the daemon's, with the exchange's own over them).
+// A flag that shapes the configuration is read here from `flags`: nothing copies it on the way.
 struct SenderInputs {
   Partitioning partitioning = Partitioning::hash_partitioned;
   bool merging = false;
-  int receivers = 1;            // receiver instances: the sender's channels
+  int receivers = 1;              // receiver instances: the sender's channels
   BatchShape shape{};
-  int64_t buffer_bytes = 0;     // data_stream_sender_buffer_size
-  int64_t batch_size = 0;       // rows of an input batch
-  int k_flag = 1;               // rpcs_in_flight_per_channel, as the effective flags set it
+  Flags flags{};                  // data_stream_sender_buffer_size, batch_size, rpcs_in_flight_* ...
   bool k_set_by_exchange = false; // the exchange's own flags set K: a what-if that applies to any kind
-  WindowPolicyKind k_policy = WindowPolicyKind::fixed; // rpcs_in_flight_policy
-  int k_max = 1;                // rpcs_in_flight_max: an adaptive policy's cap
 };
 
 struct SenderConfig {

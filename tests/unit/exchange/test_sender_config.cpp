@@ -16,9 +16,11 @@ SenderInputs asking_k3(Partitioning p, bool merging = false) {
   in.merging = merging;
   in.receivers = 5;
   in.shape = BatchShape{64, 16, 1, 0.5};
-  in.buffer_bytes = 16384;
-  in.batch_size = 1024;
-  in.k_flag = 3;
+  in.flags.data_stream_sender_buffer_size = 16384;
+  in.flags.batch_size = 1024;
+  in.flags.rpcs_in_flight_per_channel = 3;
+  in.flags.rpcs_in_flight_policy = WindowPolicyKind::fixed;
+  in.flags.rpcs_in_flight_max = 1;
   return in;
 }
 
@@ -49,7 +51,7 @@ TEST_CASE("every other kind keeps K=1 and says why", "[unit][sender_config]") {
 
 TEST_CASE("K=1 asked for is no kept K: no reason", "[unit][sender_config]") {
   SenderInputs in = asking_k3(Partitioning::kudu);
-  in.k_flag = 1;
+  in.flags.rpcs_in_flight_per_channel = 1;
   const SenderConfig c = sender_config(in);
   CHECK(c.k == 1);
   CHECK(c.k_reason.empty());
@@ -57,7 +59,7 @@ TEST_CASE("K=1 asked for is no kept K: no reason", "[unit][sender_config]") {
 
 TEST_CASE("an exchange's own K applies to any kind", "[unit][sender_config]") {
   SenderInputs in = asking_k3(Partitioning::kudu);
-  in.k_flag = 2;
+  in.flags.rpcs_in_flight_per_channel = 2;
   in.k_set_by_exchange = true;
   const SenderConfig c = sender_config(in);
   CHECK(c.k == 2);
@@ -99,8 +101,8 @@ TEST_CASE("a collector holds the buffer over the fixed row bytes, and the estima
 TEST_CASE("an adaptive policy starts at K, applies where K does, and budgets K_max + 1 batches",
           "[unit][sender_config]") {
   SenderInputs in = asking_k3(Partitioning::hash_partitioned);
-  in.k_policy = WindowPolicyKind::gradient;
-  in.k_max = 8;
+  in.flags.rpcs_in_flight_policy = WindowPolicyKind::gradient;
+  in.flags.rpcs_in_flight_max = 8;
   const SenderConfig c = sender_config(in);
   CHECK(c.window.kind == WindowPolicyKind::gradient);
   CHECK(c.window.initial == 3);
@@ -120,7 +122,7 @@ TEST_CASE("an adaptive policy starts at K, applies where K does, and budgets K_m
 
   SenderInputs broadcast = in;
   broadcast.partitioning = Partitioning::unpartitioned;
-  broadcast.k_flag = 1; // the policy alone asks for more than the kind runs with: the reason says so
+  broadcast.flags.rpcs_in_flight_per_channel = 1; // the policy alone asks for more than the kind runs with: the reason says so
   const SenderConfig b = sender_config(broadcast);
   CHECK(b.window.kind == WindowPolicyKind::fixed);
   CHECK_FALSE(b.k_reason.empty());
