@@ -90,10 +90,8 @@ void add_standalone(QuerySpec& q, Standalone& s, const std::vector<int>& after_l
   q.exchanges.push_back(std::move(e));
 }
 
-} // namespace
-
-ExchangeOnlyForm read_exchange_only(const json& exchanges, const json& global_flags, int version, Scenario& sc,
-                                    Errors& err) {
+// Each exchange's id, unique: id -> its index.
+std::map<std::string, int> index_ids(const json& exchanges, Errors& err) {
   std::map<std::string, int> index_of;
   for (size_t i = 0; i < exchanges.size(); ++i) {
     const std::string id = exchanges[i].at("id").get<std::string>();
@@ -104,108 +102,93 @@ ExchangeOnlyForm read_exchange_only(const json& exchanges, const json& global_fl
       err.add(xp, fmt::format("duplicate id \"{}\" (first used by exchanges[{}])", id, index_of[id]));
   }
   err.throw_if_any();
-  std::vector<Standalone> standalone(exchanges.size());
-  json settings_exchanges = json::array();
-  for (size_t i = 0; i < exchanges.size(); ++i) {
-    const std::string xp = fmt::format("exchanges[{}]", i);
-    json x = with_defaults(Section::exchange, exchanges[i], version);
-    normalise_integers(Section::exchange, x, version);
-    Standalone& s = standalone[i];
-    ExchangeSpec& e = s.spec;
-    json eff_flags;
-    read_exchange(x, xp, global_flags, version, e, eff_flags, err);
-    bind_fields(Section::exchange, x, s.ends);
-    e.index = static_cast<int>(i);
-    if (sc.query_order == QueryOrder::sequential && e.query.empty())
-      err.add(xp + ".query", "expected a query name: query_order is \"sequential\"");
-    // The placement's zeros: every executor, max(1, mt_dop) instances on each.
-    const int per_exec_default = std::max(1, e.flags.mt_dop);
-    for (auto [key, val] : {std::pair<const char*, int*>{"sender_executors", &e.sender_executors},
-                            std::pair<const char*, int*>{"receiver_executors", &e.receiver_executors}}) {
-      if (*val > sc.cluster.executors)
-        err.add(xp + "." + key,
-                fmt::format("expected at most cluster.executors = {}, got {}", sc.cluster.executors, *val));
-      if (*val == 0) *val = sc.cluster.executors;
-    }
-    for (auto [key, first, count] :
-         {std::tuple<const char*, int, int>{"sender_first_executor", e.sender_first_executor, e.sender_executors},
-          std::tuple<const char*, int, int>{"receiver_first_executor", e.receiver_first_executor,
-                                            e.receiver_executors}})
-      if (first + count > sc.cluster.executors)
-        err.add(
-            xp + "." + key,
-            fmt::format("expected at most {} (cluster.executors {} minus the {} executor(s) used), got {}",
-                        std::max(0, sc.cluster.executors - count), sc.cluster.executors, count, first));
-    if (e.sender_instances_per_executor == 0) e.sender_instances_per_executor = per_exec_default;
-    if (e.receiver_instances_per_executor == 0) e.receiver_instances_per_executor = per_exec_default;
-    check_receiver_counts(x, xp, e, err);
-    configure_sender(e);
-    const int receivers = e.receivers();
-    per_receiver(x, "receiver_consumer_slowdown", xp, receivers, s.ends.receiver_consumer_slowdown, err);
-    // Ids of exchanges, resolved to indices once every exchange is known.
-    s.after = x.at("after").get<std::vector<std::string>>();
-    for (size_t a = 0; a < s.after.size(); ++a) {
-      auto it = index_of.find(s.after[a]);
-      if (it == index_of.end())
-        err.add(fmt::format("{}.after[{}]", xp, a), fmt::format("no exchange has id \"{}\"", s.after[a]));
-      else if (it->second == static_cast<int>(i))
-        err.add(fmt::format("{}.after[{}]", xp, a), "an exchange cannot wait for itself");
-      else if (exchanges[static_cast<size_t>(it->second)].value("query", std::string()) != e.query)
-        err.add(fmt::format("{}.after[{}]", xp, a),
-                fmt::format("\"{}\" belongs to another query; `after` orders exchanges of one query (queries run "
-                            "together, or one after another with query_order \"sequential\")",
-                            s.after[a]));
-    }
-    const json& faults = x.at("faults");
-    for (size_t f = 0; f < faults.size(); ++f) {
-      const json& fj = faults[f];
-      const std::string fp = fmt::format("{}.faults[{}]", xp, f);
-      FaultSpec fs;
-      bind_fields(Section::fault, fj, fs);
-      const std::string kind = fj.at("kind").get<std::string>();
-      // Which indices a kind takes, and their bounds, depend on the kind and the exchange.
-      const bool wants_sender = fs.kind == FaultKind::rpc_error;
-      const bool wants_receiver = fs.kind != FaultKind::cancel;
-      if (fj.contains("sender")) {
-        if (!wants_sender) err.add(fp + ".sender", fmt::format("not used by a {} fault; remove it", kind));
-        if (fs.sender >= e.senders())
-          err.add(fp + ".sender", fmt::format("expected a sender index below {}, got {}", e.senders(), fs.sender));
-      } else if (wants_sender) {
-        err.add(fp + ".sender", fmt::format("required for a {} fault; expected an integer >= 0", kind));
-      }
-      if (fj.contains("receiver")) {
-        if (!wants_receiver)
-          err.add(fp + ".receiver", fmt::format("not used by a {} fault; remove it", kind));
-        if (fs.receiver >= receivers)
-          err.add(fp + ".receiver",
-                  fmt::format("expected a receiver index below {}, got {}", receivers, fs.receiver));
-      } else if (wants_receiver) {
-        err.add(fp + ".receiver", fmt::format("required for a {} fault; expected an integer >= 0", kind));
-      }
-      e.faults.push_back(fs);
-    }
-    x["flags"] = eff_flags;
-    x["rpcs_in_flight_per_channel_effective"] = e.sender.k;
-    x["sender_executors"] = e.sender_executors;
-    x["receiver_executors"] = e.receiver_executors;
-    x["sender_instances_per_executor"] = e.sender_instances_per_executor;
-    x["receiver_instances_per_executor"] = e.receiver_instances_per_executor;
-    x["directed_fanout"] = e.directed_fanout;
-    x["receiver_weights"] = e.receiver_weights;
-    settings_exchanges.push_back(x);
+  return index_of;
+}
+
+// The placement's zeros: every executor, max(1, mt_dop) instances on each; and its bounds.
+void place(const std::string& xp, const ClusterSpec& cluster, ExchangeSpec& e, Errors& err) {
+  const int per_exec_default = std::max(1, e.flags.mt_dop);
+  for (auto [key, val] : {std::pair<const char*, int*>{"sender_executors", &e.sender_executors},
+                          std::pair<const char*, int*>{"receiver_executors", &e.receiver_executors}}) {
+    if (*val > cluster.executors)
+      err.add(xp + "." + key, fmt::format("expected at most cluster.executors = {}, got {}", cluster.executors, *val));
+    if (*val == 0) *val = cluster.executors;
   }
-  err.throw_if_any();
-  {
-    // `after` must not loop.
-    std::vector<std::vector<int>> after(exchanges.size());
-    for (size_t i = 0; i < exchanges.size(); ++i)
-      for (const std::string& a : standalone[i].after)
-        after[i].push_back(index_of.at(a));
-    int at = 0;
-    if (has_cycle(after, at)) err.add(fmt::format("exchanges[{}].after", at), "the `after` references form a cycle");
+  for (auto [key, first, count] :
+       {std::tuple<const char*, int, int>{"sender_first_executor", e.sender_first_executor, e.sender_executors},
+        std::tuple<const char*, int, int>{"receiver_first_executor", e.receiver_first_executor,
+                                          e.receiver_executors}})
+    if (first + count > cluster.executors)
+      err.add(xp + "." + key,
+              fmt::format("expected at most {} (cluster.executors {} minus the {} executor(s) used), got {}",
+                          std::max(0, cluster.executors - count), cluster.executors, count, first));
+  if (e.sender_instances_per_executor == 0) e.sender_instances_per_executor = per_exec_default;
+  if (e.receiver_instances_per_executor == 0) e.receiver_instances_per_executor = per_exec_default;
+}
+
+// Ids of exchanges this one waits for: each another exchange of its query.
+void check_after(const json& exchanges, const std::map<std::string, int>& index_of, size_t i, const std::string& xp,
+                 const Standalone& s, Errors& err) {
+  for (size_t a = 0; a < s.after.size(); ++a) {
+    auto it = index_of.find(s.after[a]);
+    if (it == index_of.end())
+      err.add(fmt::format("{}.after[{}]", xp, a), fmt::format("no exchange has id \"{}\"", s.after[a]));
+    else if (it->second == static_cast<int>(i))
+      err.add(fmt::format("{}.after[{}]", xp, a), "an exchange cannot wait for itself");
+    else if (exchanges[static_cast<size_t>(it->second)].value("query", std::string()) != s.spec.query)
+      err.add(fmt::format("{}.after[{}]", xp, a),
+              fmt::format("\"{}\" belongs to another query; `after` orders exchanges of one query (queries run "
+                          "together, or one after another with query_order \"sequential\")",
+                          s.after[a]));
   }
-  err.throw_if_any();
-  // Group them by query, in order of first appearance.
+}
+
+// The exchange's faults. Which indices a kind takes, and their bounds, depend on the kind and the
+// exchange.
+void read_faults(const json& faults, const std::string& xp, ExchangeSpec& e, Errors& err) {
+  const int receivers = e.receivers();
+  for (size_t f = 0; f < faults.size(); ++f) {
+    const json& fj = faults[f];
+    const std::string fp = fmt::format("{}.faults[{}]", xp, f);
+    FaultSpec fs;
+    bind_fields(Section::fault, fj, fs);
+    const std::string kind = fj.at("kind").get<std::string>();
+    const bool wants_sender = fs.kind == FaultKind::rpc_error;
+    const bool wants_receiver = fs.kind != FaultKind::cancel;
+    if (fj.contains("sender")) {
+      if (!wants_sender) err.add(fp + ".sender", fmt::format("not used by a {} fault; remove it", kind));
+      if (fs.sender >= e.senders())
+        err.add(fp + ".sender", fmt::format("expected a sender index below {}, got {}", e.senders(), fs.sender));
+    } else if (wants_sender) {
+      err.add(fp + ".sender", fmt::format("required for a {} fault; expected an integer >= 0", kind));
+    }
+    if (fj.contains("receiver")) {
+      if (!wants_receiver) err.add(fp + ".receiver", fmt::format("not used by a {} fault; remove it", kind));
+      if (fs.receiver >= receivers)
+        err.add(fp + ".receiver", fmt::format("expected a receiver index below {}, got {}", receivers, fs.receiver));
+    } else if (wants_receiver) {
+      err.add(fp + ".receiver", fmt::format("required for a {} fault; expected an integer >= 0", kind));
+    }
+    e.faults.push_back(fs);
+  }
+}
+
+// The exchange as it runs, for the results' settings: its keys with what the parser resolved.
+json exchange_settings(json x, const json& eff_flags, const ExchangeSpec& e) {
+  x["flags"] = eff_flags;
+  x["rpcs_in_flight_per_channel_effective"] = e.sender.k;
+  x["sender_executors"] = e.sender_executors;
+  x["receiver_executors"] = e.receiver_executors;
+  x["sender_instances_per_executor"] = e.sender_instances_per_executor;
+  x["receiver_instances_per_executor"] = e.receiver_instances_per_executor;
+  x["directed_fanout"] = e.directed_fanout;
+  x["receiver_weights"] = e.receiver_weights;
+  return x;
+}
+
+// Groups the exchanges by query, in order of first appearance, each query after those in sc.
+std::set<std::string> group_by_query(const json& exchanges, const std::map<std::string, int>& index_of,
+                                     std::vector<Standalone>& standalone, Scenario& sc) {
   std::map<std::string, size_t> group_of;
   for (size_t i = 0; i < exchanges.size(); ++i) {
     const std::string& q = standalone[i].spec.query;
@@ -226,10 +209,54 @@ ExchangeOnlyForm read_exchange_only(const json& exchanges, const json& global_fl
     }
     add_standalone(qs, standalone[i], after_local);
   }
-  ExchangeOnlyForm out;
-  out.settings = std::move(settings_exchanges);
+  std::set<std::string> names;
   for (const auto& [name, g] : group_of)
-    out.query_names.insert(name);
+    names.insert(name);
+  return names;
+}
+
+} // namespace
+
+ExchangeOnlyForm read_exchange_only(const json& exchanges, const json& global_flags, int version, Scenario& sc,
+                                    Errors& err) {
+  const std::map<std::string, int> index_of = index_ids(exchanges, err);
+  std::vector<Standalone> standalone(exchanges.size());
+  ExchangeOnlyForm out;
+  out.settings = json::array();
+  for (size_t i = 0; i < exchanges.size(); ++i) {
+    const std::string xp = fmt::format("exchanges[{}]", i);
+    json x = with_defaults(Section::exchange, exchanges[i], version);
+    normalise_integers(Section::exchange, x, version);
+    Standalone& s = standalone[i];
+    ExchangeSpec& e = s.spec;
+    json eff_flags;
+    read_exchange(x, xp, global_flags, version, e, eff_flags, err);
+    bind_fields(Section::exchange, x, s.ends);
+    e.index = static_cast<int>(i);
+    if (sc.query_order == QueryOrder::sequential && e.query.empty())
+      err.add(xp + ".query", "expected a query name: query_order is \"sequential\"");
+    place(xp, sc.cluster, e, err);
+    check_receiver_counts(x, xp, e, err);
+    configure_sender(e);
+    per_receiver(x, "receiver_consumer_slowdown", xp, e.receivers(), s.ends.receiver_consumer_slowdown, err);
+    // Ids of exchanges, resolved to indices once every exchange is known.
+    s.after = x.at("after").get<std::vector<std::string>>();
+    check_after(exchanges, index_of, i, xp, s, err);
+    read_faults(x.at("faults"), xp, e, err);
+    out.settings.push_back(exchange_settings(std::move(x), eff_flags, e));
+  }
+  err.throw_if_any();
+  {
+    // `after` must not loop.
+    std::vector<std::vector<int>> after(exchanges.size());
+    for (size_t i = 0; i < exchanges.size(); ++i)
+      for (const std::string& a : standalone[i].after)
+        after[i].push_back(index_of.at(a));
+    int at = 0;
+    if (has_cycle(after, at)) err.add(fmt::format("exchanges[{}].after", at), "the `after` references form a cycle");
+  }
+  err.throw_if_any();
+  out.query_names = group_by_query(exchanges, index_of, standalone, sc);
   return out;
 }
 

@@ -52,6 +52,55 @@ struct QueryParse {
   std::vector<FilterRef> filter_refs;
 };
 
+// A scan's runtime filters: each names the join producing it (resolved once every operator is
+// known) and the share of rows it keeps.
+void read_runtime_filters(const json& node, const std::string& path, int fi, int index, OpSpec& me, QueryParse& qp,
+                          Errors& err) {
+  if (node.contains("runtime_filters") && node["runtime_filters"].is_array())
+    for (size_t k = 0; k < node["runtime_filters"].size(); ++k) {
+      const json& rf = node["runtime_filters"][k];
+      const std::string rp = fmt::format("{}.runtime_filters[{}]", path, k);
+      RuntimeFilterSpec spec;
+      if (!rf.is_object()) {
+        err.add(rp, fmt::format("expected {{\"join\": id, \"keep\": fraction}}, got {}", json_kind(rf)));
+        continue;
+      }
+      for (const auto& [key, value] : rf.items())
+        if (key != "join" && key != "keep") err.add(join_path(rp, key), "unknown key; expected one of: join, keep");
+      if (!rf.contains("join") || !rf["join"].is_string() || rf["join"].get<std::string>().empty())
+        err.add(rp + ".join", "required: the id of the hash join whose build produces the filter");
+      else
+        spec.join = rf["join"].get<std::string>();
+      // A join's filter applies to a scan once: listed twice, its rows would be filtered twice.
+      for (size_t m = 0; m < me.runtime_filters.size(); ++m)
+        if (!spec.join.empty() && me.runtime_filters[m].join == spec.join)
+          err.add(rp + ".join", fmt::format("the filter of join \"{}\" is already listed at runtime_filters[{}]; "
+                                            "expected each join's filter once per scan",
+                                            spec.join, m));
+      if (!rf.contains("keep") || !rf["keep"].is_number())
+        err.add(rp + ".keep", "required: the fraction of the scan's rows the filter keeps, in (0, 1]");
+      else if (!(rf["keep"].get<double>() > 0 && rf["keep"].get<double>() <= 1))
+        err.add(rp + ".keep", fmt::format("expected a fraction in (0, 1], got {}", show(rf["keep"])));
+      else
+        spec.keep = rf["keep"].get<double>();
+      qp.filter_refs.push_back({rp, fi, index, me.runtime_filters.size()});
+      me.runtime_filters.push_back(std::move(spec));
+    }
+}
+
+// An `exchange` operator: the exchange of the plan it reads, whose receiving fragment it is.
+void read_exchange_leaf(const std::string& id, const std::string& path, int fi, OpSpec& me, QueryParse& qp,
+                        QuerySpec& q, Errors& err) {
+  auto it = qp.exchange_index.find(id);
+  if (it == qp.exchange_index.end()) {
+    err.add(path + ".exchange", fmt::format("no exchange of this plan has id \"{}\"", id));
+  } else {
+    me.exchange = it->second;
+    qp.leaf_uses[static_cast<size_t>(it->second)]++;
+    q.exchanges[static_cast<size_t>(it->second)].receiver_fragment = fi;
+  }
+}
+
 // Parses operator `node` into fragment `f`; returns its index.
 int parse_op(const json& node, const std::string& path, int fi, FragmentSpec& f, QueryParse& qp, QuerySpec& q,
              Errors& err, int version) {
@@ -92,49 +141,11 @@ int parse_op(const json& node, const std::string& path, int fi, FragmentSpec& f,
     if (!node.contains("rows_read") || !node["rows_read"].is_number())
       me.rows_read = rows; // the row's derived default
     if (me.rows_read < rows) err.add(path + ".rows_read", fmt::format("expected at least rows ({})", rows));
-    if (node.contains("runtime_filters") && node["runtime_filters"].is_array())
-      for (size_t k = 0; k < node["runtime_filters"].size(); ++k) {
-        const json& rf = node["runtime_filters"][k];
-        const std::string rp = fmt::format("{}.runtime_filters[{}]", path, k);
-        RuntimeFilterSpec spec;
-        if (!rf.is_object()) {
-          err.add(rp, fmt::format("expected {{\"join\": id, \"keep\": fraction}}, got {}", json_kind(rf)));
-          continue;
-        }
-        for (const auto& [key, value] : rf.items())
-          if (key != "join" && key != "keep") err.add(join_path(rp, key), "unknown key; expected one of: join, keep");
-        if (!rf.contains("join") || !rf["join"].is_string() || rf["join"].get<std::string>().empty())
-          err.add(rp + ".join", "required: the id of the hash join whose build produces the filter");
-        else
-          spec.join = rf["join"].get<std::string>();
-        // A join's filter applies to a scan once: listed twice, its rows would be filtered twice.
-        for (size_t m = 0; m < me.runtime_filters.size(); ++m)
-          if (!spec.join.empty() && me.runtime_filters[m].join == spec.join)
-            err.add(rp + ".join", fmt::format("the filter of join \"{}\" is already listed at runtime_filters[{}]; "
-                                              "expected each join's filter once per scan",
-                                              spec.join, m));
-        if (!rf.contains("keep") || !rf["keep"].is_number())
-          err.add(rp + ".keep", "required: the fraction of the scan's rows the filter keeps, in (0, 1]");
-        else if (!(rf["keep"].get<double>() > 0 && rf["keep"].get<double>() <= 1))
-          err.add(rp + ".keep", fmt::format("expected a fraction in (0, 1], got {}", show(rf["keep"])));
-        else
-          spec.keep = rf["keep"].get<double>();
-        qp.filter_refs.push_back({rp, fi, index, me.runtime_filters.size()});
-        me.runtime_filters.push_back(std::move(spec));
-      }
+    read_runtime_filters(node, path, fi, index, me, qp, err);
     break;
   case OpKind::exchange:
-    if (need("exchange") && node["exchange"].is_string()) {
-      const std::string id = node["exchange"].get<std::string>();
-      auto it = qp.exchange_index.find(id);
-      if (it == qp.exchange_index.end()) {
-        err.add(path + ".exchange", fmt::format("no exchange of this plan has id \"{}\"", id));
-      } else {
-        me.exchange = it->second;
-        qp.leaf_uses[static_cast<size_t>(it->second)]++;
-        q.exchanges[static_cast<size_t>(it->second)].receiver_fragment = fi;
-      }
-    }
+    if (need("exchange") && node["exchange"].is_string())
+      read_exchange_leaf(node["exchange"].get<std::string>(), path, fi, me, qp, q, err);
     break;
   case OpKind::hash_join:
   case OpKind::nested_loop_join: {
@@ -173,15 +184,12 @@ int parse_op(const json& node, const std::string& path, int fi, FragmentSpec& f,
   return index;
 }
 
-// `counts`: check what depends on the instance counts (weights per instance, the DIRECTED fanout);
-// false for a plan checked at an mt_dop it may not run at.
-void parse_plan(const json& plan, const std::string& plan_path, QuerySpec& q, const json& defaults,
-                const json& global_flags, const ClusterSpec& cluster, int mt_dop, int version, int& exchange_index,
-                json& settings, Errors& err, bool counts = true) {
-  QueryParse qp;
-  qp.path = plan_path;
-  // Exchanges first: the operators refer to them.
-  json xs_settings = json::array();
+// The plan's exchanges, read first (the operators refer to them): ids indexed in `qp`, specs in
+// q.exchanges numbered from `exchange_index` on. Returns each exchange's keys with the defaults
+// of exchange_defaults merged in, for the checks that need the instance counts.
+std::vector<json> read_plan_exchanges(const json& plan, const std::string& plan_path, QuerySpec& q, QueryParse& qp,
+                                      const json& defaults, const json& global_flags, int version, int& exchange_index,
+                                      Errors& err) {
   const json& xs = plan.contains("exchanges") ? plan["exchanges"] : json::array();
   std::vector<json> filled;
   for (size_t i = 0; i < xs.size(); ++i) {
@@ -214,9 +222,13 @@ void parse_plan(const json& plan, const std::string& plan_path, QuerySpec& q, co
     e.query = q.name;
     e.index = exchange_index++;
   }
-  qp.leaf_uses.assign(q.exchanges.size(), 0);
-  qp.sink_uses.assign(q.exchanges.size(), 0);
-  // Fragments and their operators.
+  return filled;
+}
+
+// The plan's fragments: ids, sinks, and operator trees. Returns, per fragment, the join it builds
+// ("" if none).
+std::vector<std::string> read_fragments(const json& plan, const std::string& plan_path, QuerySpec& q, QueryParse& qp,
+                                        int version, Errors& err) {
   const json& fs = plan.at("fragments");
   std::vector<std::string> sink_join; // per fragment: the join it builds, if any
   for (size_t i = 0; i < fs.size(); ++i) {
@@ -264,8 +276,11 @@ void parse_plan(const json& plan, const std::string& plan_path, QuerySpec& q, co
     }
     f.root = parse_op(fj.at("root"), fp + ".root", static_cast<int>(i), f, qp, q, err, version);
   }
-  err.throw_if_any();
-  // Every exchange has one sending and one receiving fragment.
+  return sink_join;
+}
+
+// Every exchange has one sending and one receiving fragment; the plan has one result.
+void check_ends(const std::string& plan_path, const QuerySpec& q, const QueryParse& qp, Errors& err) {
   for (size_t x = 0; x < q.exchanges.size(); ++x) {
     const std::string xp = fmt::format("{}.exchanges[{}]", plan_path, x);
     if (qp.sink_uses[x] != 1)
@@ -279,7 +294,10 @@ void parse_plan(const json& plan, const std::string& plan_path, QuerySpec& q, co
   if (results != 1)
     err.add(plan_path + ".fragments",
             fmt::format("expected exactly one fragment whose sink is {{\"result\": true}}, found {}", results));
-  // Joins built by another fragment, and the fragments that build them, name each other.
+}
+
+// Joins built by another fragment, and the fragments that build them, name each other.
+void resolve_builds(QuerySpec& q, const QueryParse& qp, const std::vector<std::string>& sink_join, Errors& err) {
   for (const auto& [join_path_text, frag] : qp.build_refs) {
     auto fit = qp.fragment_index.find(frag);
     if (fit == qp.fragment_index.end()) {
@@ -300,7 +318,10 @@ void parse_plan(const json& plan, const std::string& plan_path, QuerySpec& q, co
           b.sink_join_op = static_cast<int>(oi);
         }
   }
-  // Runtime filters name the join producing them, in any fragment of the plan.
+}
+
+// Runtime filters name the join producing them, in any fragment of the plan.
+void resolve_filters(QuerySpec& q, const QueryParse& qp, Errors& err) {
   for (const QueryParse::FilterRef& r : qp.filter_refs) {
     RuntimeFilterSpec& rf =
         q.fragments[static_cast<size_t>(r.fragment)].ops[static_cast<size_t>(r.op)].runtime_filters[r.k];
@@ -333,14 +354,22 @@ void parse_plan(const json& plan, const std::string& plan_path, QuerySpec& q, co
       err.add(r.path + ".join", fmt::format("the scan is on the build side of join \"{}\", whose filter needs its rows",
                                             rf.join));
   }
+}
+
+// A fragment whose sink builds a join is that join's build.
+void check_join_build_sinks(const QuerySpec& q, const QueryParse& qp, const std::vector<std::string>& sink_join,
+                            Errors& err) {
   for (size_t i = 0; i < q.fragments.size(); ++i)
     if (q.fragments[i].sink == SinkKind::join_build && q.fragments[i].sink_join_fragment < 0)
       err.add(qp.fragment_paths[i] + ".sink.join_build",
               fmt::format("no join of this plan has its build in this fragment (expected a join with id \"{}\" "
                           "whose build is {{\"fragment\": \"{}\"}})",
                           sink_join[i], q.fragments[i].id));
-  err.throw_if_any();
-  // Placement, then checks that need the instance counts.
+}
+
+// Placement, then checks that need the instance counts (`counts`), then each sender's configuration.
+void place_plan(const std::string& plan_path, QuerySpec& q, const QueryParse& qp, const std::vector<json>& filled,
+                const ClusterSpec& cluster, int mt_dop, bool counts, Errors& err) {
   try {
     place_fragments(q, cluster.executors, mt_dop);
   } catch (const PlanError& e) {
@@ -372,13 +401,17 @@ void parse_plan(const json& plan, const std::string& plan_path, QuerySpec& q, co
   err.throw_if_any();
   for (ExchangeSpec& e : q.exchanges)
     configure_sender(e);
-  // What ran, for the results.
+}
+
+// What ran, for the results.
+json plan_settings(const std::string& plan_path, const QuerySpec& q) {
   json frag_settings = json::array();
   for (const FragmentSpec& f : q.fragments)
     frag_settings.push_back({{"id", f.id},
                              {"executors", f.executors},
                              {"first_executor", f.first_executor},
                              {"instances_per_executor", f.instances_per_executor}});
+  json xs_settings = json::array();
   for (const ExchangeSpec& e : q.exchanges)
     xs_settings.push_back({{"id", e.id},
                            {"partitioning", to_string(e.partitioning)},
@@ -386,9 +419,31 @@ void parse_plan(const json& plan, const std::string& plan_path, QuerySpec& q, co
                            {"senders", e.senders()},
                            {"receivers", e.receivers()},
                            {"k", e.sender.k}});
-  settings = {{"plan", plan_path.find(".parallel") != std::string::npos ? "parallel" : "fragments"},
+  return {{"plan", plan_path.find(".parallel") != std::string::npos ? "parallel" : "fragments"},
               {"fragments", frag_settings},
               {"exchanges", xs_settings}};
+}
+
+// `counts`: check what depends on the instance counts (weights per instance, the DIRECTED fanout);
+// false for a plan checked at an mt_dop it may not run at.
+void parse_plan(const json& plan, const std::string& plan_path, QuerySpec& q, const json& defaults,
+                const json& global_flags, const ClusterSpec& cluster, int mt_dop, int version, int& exchange_index,
+                json& settings, Errors& err, bool counts = true) {
+  QueryParse qp;
+  qp.path = plan_path;
+  const std::vector<json> filled =
+      read_plan_exchanges(plan, plan_path, q, qp, defaults, global_flags, version, exchange_index, err);
+  qp.leaf_uses.assign(q.exchanges.size(), 0);
+  qp.sink_uses.assign(q.exchanges.size(), 0);
+  const std::vector<std::string> sink_join = read_fragments(plan, plan_path, q, qp, version, err);
+  err.throw_if_any();
+  check_ends(plan_path, q, qp, err);
+  resolve_builds(q, qp, sink_join, err);
+  resolve_filters(q, qp, err);
+  check_join_build_sinks(q, qp, sink_join, err);
+  err.throw_if_any();
+  place_plan(plan_path, q, qp, filled, cluster, mt_dop, counts, err);
+  settings = plan_settings(plan_path, q);
 }
 
 } // namespace

@@ -62,15 +62,11 @@ void check_channel_count(const Scenario& sc, size_t exchange_only_groups, Errors
 }
 
 
-} // namespace
-
-Scenario load_scenario(const std::string& path, const std::vector<Override>& overrides) {
-  return build_scenario(json(read_scenario_json(path)), path, overrides);
-}
-
-Scenario build_scenario(json doc, const std::string& file, const std::vector<Override>& overrides) {
+// Applies every --set; all bad ones are reported at once, so that a sweep's names are fixed in one
+// go. Returns (JSON path written, NAME=VALUE) of each, for messages about a value a --set wrote.
+std::vector<std::pair<std::string, std::string>> apply_overrides(json& doc, const std::vector<Override>& overrides) {
   std::vector<std::pair<std::string, std::string>> overridden;
-  std::string override_errors; // every bad --set at once, so that a sweep's names are fixed in one go
+  std::string override_errors;
   for (const auto& o : overrides) {
     try {
       overridden.emplace_back(apply_override(doc, o), fmt::format("{}={}", o.first, o.second));
@@ -79,26 +75,33 @@ Scenario build_scenario(json doc, const std::string& file, const std::vector<Ove
     }
   }
   if (!override_errors.empty()) throw InputError(override_errors);
-  if (is_remote_scan(doc)) return load_remote_scan(std::move(doc), file);
+  return overridden;
+}
 
-  Errors err(file, overridden);
+// The version decides which keys exist.
+int read_version(const json& doc, Errors& err) {
   if (!doc.is_object()) {
     err.add("", fmt::format("expected an object, got {}", json_kind(doc)));
     err.throw_if_any();
   }
-  // The version decides which keys exist.
-  int version = kSchemaVersion;
-  {
-    const ParamSpec& p = *find_param(Section::scenario, "schema_version", kSchemaVersion);
-    if (!doc.contains("schema_version"))
-      err.add("schema_version", "required key is missing; expected " + describe_expectation(p));
-    else
-      check_value(p, doc["schema_version"], "schema_version", err);
-    err.throw_if_any();
-    version = static_cast<int>(doc["schema_version"].get<double>());
-  }
+  const ParamSpec& p = *find_param(Section::scenario, "schema_version", kSchemaVersion);
+  if (!doc.contains("schema_version"))
+    err.add("schema_version", "required key is missing; expected " + describe_expectation(p));
+  else
+    check_value(p, doc["schema_version"], "schema_version", err);
+  err.throw_if_any();
+  return static_cast<int>(doc["schema_version"].get<double>());
+}
 
-  // Phase 1: structure, against the parameter table.
+// The two forms' lists, structure checked, the exchanges with exchange_defaults merged in.
+struct Forms {
+  json defaults;  // exchange_defaults
+  json exchanges; // the exchange-only form
+  json queries;   // whole queries (schema 2)
+};
+
+// Phase 1: structure, against the parameter table.
+Forms check_structure(const json& doc, int version, Errors& err) {
   check_object(Section::scenario, doc, "", err, version);
   err.throw_if_any();
   if (doc.contains("cluster")) check_object(Section::cluster, doc["cluster"], "cluster", err, version);
@@ -111,72 +114,95 @@ Scenario build_scenario(json doc, const std::string& file, const std::vector<Ove
       check_object(Section::flags, d["flags"], "exchange_defaults.flags", err, version);
   }
   err.throw_if_any();
-  const json defaults = doc.value("exchange_defaults", json::object());
-  json exchanges = doc.value("exchanges", json::array());
-  for (size_t i = 0; i < exchanges.size(); ++i) {
-    json& x = exchanges[i];
+  Forms forms{doc.value("exchange_defaults", json::object()), doc.value("exchanges", json::array()),
+              version >= 2 ? doc.value("queries", json::array()) : json::array()};
+  for (size_t i = 0; i < forms.exchanges.size(); ++i) {
+    json& x = forms.exchanges[i];
     const std::string xp = fmt::format("exchanges[{}]", i);
     if (!x.is_object()) {
       err.add(xp, fmt::format("expected an object, got {}", json_kind(x)));
       continue;
     }
-    apply_exchange_defaults(x, defaults, false, version);
+    apply_exchange_defaults(x, forms.defaults, false, version);
     check_object(Section::exchange, x, xp, err, version);
     if (x.contains("flags")) check_object(Section::flags, x["flags"], xp + ".flags", err, version);
     if (x.contains("faults") && x["faults"].is_array())
       for (size_t f = 0; f < x["faults"].size(); ++f)
         check_object(Section::fault, x["faults"][f], fmt::format("{}.faults[{}]", xp, f), err, version);
   }
-  const json queries_json = version >= 2 ? doc.value("queries", json::array()) : json::array();
-  for (size_t i = 0; i < queries_json.size(); ++i) {
+  for (size_t i = 0; i < forms.queries.size(); ++i) {
     const std::string qp = fmt::format("queries[{}]", i);
-    check_object(Section::query, queries_json[i], qp, err, version);
-    if (queries_json[i].is_object() && queries_json[i].contains("parallel"))
-      check_object(Section::plan, queries_json[i]["parallel"], qp + ".parallel", err, version);
+    check_object(Section::query, forms.queries[i], qp, err, version);
+    if (forms.queries[i].is_object() && forms.queries[i].contains("parallel"))
+      check_object(Section::plan, forms.queries[i]["parallel"], qp + ".parallel", err, version);
   }
   err.throw_if_any();
-  if (exchanges.empty() && queries_json.empty())
+  if (forms.exchanges.empty() && forms.queries.empty())
     err.add(version >= 2 ? "queries" : "exchanges", "expected at least one query or exchange to simulate");
   err.throw_if_any();
+  return forms;
+}
 
-  // Defaults, then phase 2: meaning.
-  Scenario sc;
-  sc.file = file;
+// The scenario-wide sections, defaults filled in, as the results echo them.
+struct Sections {
+  json cluster, flags, costs;
+};
+
+// The top-level keys and the scenario-wide sections, bound into `sc`.
+Sections bind_sections(const json& doc, int version, Scenario& sc, Errors& err) {
   sc.schema_version = version;
-  sc.name = doc.contains("name") ? doc["name"].get<std::string>() : default_scenario_name(file);
+  sc.name = doc.contains("name") ? doc["name"].get<std::string>() : default_scenario_name(sc.file);
   sc.description = doc.value("description", std::string());
   sc.query_order = doc.value("query_order", std::string("concurrent")) == "sequential" ? QueryOrder::sequential
                                                                                        : QueryOrder::concurrent;
   sc.seed = read_seed(doc);
-
-  json cluster = doc.value("cluster", json::object());
+  Sections out;
+  out.cluster = doc.value("cluster", json::object());
   if (version == 1) { // schema 1 knew cores only, 16 by default, every one a full thread
-    if (!cluster.contains("threads_per_core")) cluster["threads_per_core"] = 1;
-    if (!cluster.contains("cores_per_executor")) cluster["cores_per_executor"] = 16;
+    if (!out.cluster.contains("threads_per_core")) out.cluster["threads_per_core"] = 1;
+    if (!out.cluster.contains("cores_per_executor")) out.cluster["cores_per_executor"] = 16;
   }
-  cluster = with_defaults(Section::cluster, cluster, version);
-  normalise_integers(Section::cluster, cluster, version);
-  bind_fields(Section::cluster, cluster, sc.cluster);
+  out.cluster = with_defaults(Section::cluster, out.cluster, version);
+  normalise_integers(Section::cluster, out.cluster, version);
+  bind_fields(Section::cluster, out.cluster, sc.cluster);
 
-  json global_flags = with_defaults(Section::flags, doc.value("flags", json::object()), version);
-  normalise_integers(Section::flags, global_flags, version);
-  bind_fields(Section::flags, global_flags, sc.flags);
+  out.flags = with_defaults(Section::flags, doc.value("flags", json::object()), version);
+  normalise_integers(Section::flags, out.flags, version);
+  bind_fields(Section::flags, out.flags, sc.flags);
   check_window_flags(sc.flags, "flags", err);
 
-  json costs = with_defaults(Section::costs, doc.value("costs", json::object()), version);
-  bind_fields(Section::costs, costs, sc.costs);
+  out.costs = with_defaults(Section::costs, doc.value("costs", json::object()), version);
+  bind_fields(Section::costs, out.costs, sc.costs);
+  return out;
+}
 
-  // The exchange-only form.
-  const ExchangeOnlyForm exchange_only = read_exchange_only(exchanges, global_flags, version, sc, err);
+} // namespace
+
+Scenario load_scenario(const std::string& path, const std::vector<Override>& overrides) {
+  return build_scenario(json(read_scenario_json(path)), path, overrides);
+}
+
+Scenario build_scenario(json doc, const std::string& file, const std::vector<Override>& overrides) {
+  const auto overridden = apply_overrides(doc, overrides);
+  if (is_remote_scan(doc)) return load_remote_scan(std::move(doc), file);
+
+  Errors err(file, overridden);
+  const int version = read_version(doc, err);
+  const Forms forms = check_structure(doc, version, err);
+
+  // Defaults, then phase 2: meaning.
+  Scenario sc;
+  sc.file = file;
+  const Sections sections = bind_sections(doc, version, sc, err);
+  const ExchangeOnlyForm exchange_only = read_exchange_only(forms.exchanges, sections.flags, version, sc, err);
   // Schema 1's formula for the time outside the exchanges is gone: that time is simulated.
   if (version == 1)
     for (const std::string& key : outside_formula_keys(doc))
       err.add(key, outside_formula_removed(key));
   err.throw_if_any();
-
-  // Whole queries.
-  const json query_settings = read_queries(queries_json, defaults, global_flags, version,
-                                           static_cast<int>(exchanges.size()), exchange_only.query_names, sc, err);
+  const json query_settings = read_queries(forms.queries, forms.defaults, sections.flags, version,
+                                           static_cast<int>(forms.exchanges.size()), exchange_only.query_names, sc,
+                                           err);
   err.throw_if_any();
   check_channel_count(sc, exchange_only.query_names.size(), err);
   err.throw_if_any();
@@ -184,11 +210,11 @@ Scenario build_scenario(json doc, const std::string& file, const std::vector<Ove
   sc.settings = {{"schema_version", version},
                  {"seed", sc.seed},
                  {"query_order", sc.query_order == QueryOrder::sequential ? "sequential" : "concurrent"},
-                 {"cluster", cluster},
-                 {"flags", global_flags},
+                 {"cluster", sections.cluster},
+                 {"flags", sections.flags},
                  {"exchanges", exchange_only.settings}};
   if (version >= 2) {
-    sc.settings["costs"] = costs;
+    sc.settings["costs"] = sections.costs;
     sc.settings["queries"] = query_settings;
   }
   return sc;

@@ -6,16 +6,19 @@
 
 namespace exsim::param_rows {
 
-void add_exchange_rows(std::vector<ParamSpec>& t) {
+namespace {
+
+// An exchange: its kind and where its senders and receivers run.
+void add_kind_and_placement_rows(std::vector<ParamSpec>& t) {
   using S = Section;
   using T = ParamType;
   const json null;
   const auto none = std::nullopt;
   // Exchange. Its rows bind ExchangeSpec, BatchShape, CpuCosts and (the exchange-only form's
-  // producer and consumer) StandaloneEnds; input/exchange_keys.cpp and input/exchange_only.cpp resolve the derived defaults (the
-  // placement's zeros, the weights of 1, the fanout of 1 unless DIRECTED). `source` is not read;
-  // `after` (ids of exchanges), `flags` (its own section), `faults` (their section) and `expected`
-  // (kept as its text) are read by the parser.
+  // producer and consumer) StandaloneEnds; input/exchange_keys.cpp and input/exchange_only.cpp
+  // resolve the derived defaults (the placement's zeros, the weights of 1, the fanout of 1 unless
+  // DIRECTED). `source` is not read; `after` (ids of exchanges), `flags` (its own section),
+  // `faults` (their section) and `expected` (kept as its text) are read by the parser.
   t.push_back(
       binds(required(P(S::exchange, "id", T::string, "", null, none, none, "unique name of the exchange")),
             &ExchangeSpec::id));
@@ -56,6 +59,13 @@ void add_exchange_rows(std::vector<ParamSpec>& t) {
                                  0, 1024, "receiver fragment instances per executor; 0 means max(1, mt_dop)"),
                                "0 = max(1, mt_dop)")),
             &ExchangeSpec::receiver_instances_per_executor));
+}
+
+// Its rows: how many, their bytes, how they spread over the receivers.
+void add_shape_rows(std::vector<ParamSpec>& t) {
+  using S = Section;
+  using T = ParamType;
+  const json null;
   t.push_back(binds(standalone(required(P(S::exchange, "rows_total", T::integer, "rows", null, 0, 1e15,
                                           "rows sent by all sender instances together, split evenly"))),
                     &ExchangeSpec::rows_total));
@@ -90,6 +100,13 @@ void add_exchange_rows(std::vector<ParamSpec>& t) {
   t.push_back(binds(P(S::exchange, "directed_fanout", T::integer, "channels", 2, 1, 1024,
                       "DIRECTED: channels each row is sent to"),
                     &ExchangeSpec::directed_fanout));
+}
+
+// Its CPU costs per row and byte, when it starts, and the keys its parser reads.
+void add_cost_and_order_rows(std::vector<ParamSpec>& t) {
+  using S = Section;
+  using T = ParamType;
+  const auto none = std::nullopt;
   t.push_back(binds(standalone(P(S::exchange, "producer_ns_per_row", T::number, "ns", 0, 0, 1e9,
                                  "CPU per row of the producer below the sender (on the sender's thread)")),
                     &StandaloneEnds::producer_ns_per_row));
@@ -124,7 +141,14 @@ void add_exchange_rows(std::vector<ParamSpec>& t) {
   t.push_back(only_since(P(S::exchange, "expected", T::object, "", json::object(), none, none,
                            "measured counters to compare with (keys as in the results); copied to the results"),
                          2));
+}
 
+// Its faults.
+void add_fault_rows(std::vector<ParamSpec>& t) {
+  using S = Section;
+  using T = ParamType;
+  const json null;
+  const auto none = std::nullopt;
   // Faults. Which kinds need a sender or a receiver, and the bound of each index (the exchange's
   // instances), are checked by input/exchange_only.cpp.
   t.push_back(
@@ -145,6 +169,15 @@ void add_exchange_rows(std::vector<ParamSpec>& t) {
                               "receiver instance index (receiver_close, rpc_error)"),
                             "required for receiver_close and rpc_error"),
                     &FaultSpec::receiver, -1));
+}
+
+} // namespace
+
+void add_exchange_rows(std::vector<ParamSpec>& t) {
+  add_kind_and_placement_rows(t);
+  add_shape_rows(t);
+  add_cost_and_order_rows(t);
+  add_fault_rows(t);
 }
 
 } // namespace exsim::param_rows

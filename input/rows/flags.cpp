@@ -6,7 +6,10 @@
 
 namespace exsim::param_rows {
 
-void add_flags_rows(std::vector<ParamSpec>& t) {
+namespace {
+
+// The exchanges' flags.
+void add_sender_and_receiver_flags(std::vector<ParamSpec>& t) {
   using S = Section;
   using T = ParamType;
   const auto none = std::nullopt;
@@ -58,6 +61,13 @@ void add_flags_rows(std::vector<ParamSpec>& t) {
   t.push_back(binds(P(S::flags, "compression", T::boolean, "", true, none, none,
                       "LZ4-compress batches sent to another daemon"),
                     &Flags::compression));
+}
+
+// The daemon's service pools, end of stream, scans and runtime filters.
+void add_daemon_and_scan_flags(std::vector<ParamSpec>& t) {
+  using S = Section;
+  using T = ParamType;
+  const auto none = std::nullopt;
   t.push_back(
       binds(daemon_wide(P(S::flags, "datastream_service_num_svc_threads", T::integer, "threads", 0, 0, 1024,
                           "service threads per daemon, deserializing admitted batches; 0 means one per "
@@ -105,6 +115,13 @@ void add_flags_rows(std::vector<ParamSpec>& t) {
                             "by the build's distinct values between 1 MiB and 16 MiB)")),
           2),
       &Flags::runtime_bloom_filter_size));
+}
+
+} // namespace
+
+void add_flags_rows(std::vector<ParamSpec>& t) {
+  add_sender_and_receiver_flags(t);
+  add_daemon_and_scan_flags(t);
 }
 
 } // namespace exsim::param_rows

@@ -5,7 +5,10 @@
 
 namespace exsim::param_rows {
 
-void add_query_rows(std::vector<ParamSpec>& t) {
+namespace {
+
+// A query (and schema 1's per-query rows).
+void add_query_level_rows(std::vector<ParamSpec>& t) {
   using S = Section;
   using T = ParamType;
   const json null;
@@ -35,7 +38,14 @@ void add_query_rows(std::vector<ParamSpec>& t) {
                 "measured values to compare with (e.g. runtime_s); copied to the results"));
   t.push_back(required(P(S::plan, "fragments", T::array, "", null, 1, none, "the fragments of the plan")));
   t.push_back(P(S::plan, "exchanges", T::array, "", json::array(), none, none, "the exchanges of the plan"));
+}
 
+// A fragment.
+void add_fragment_rows(std::vector<ParamSpec>& t) {
+  using S = Section;
+  using T = ParamType;
+  const json null;
+  const auto none = std::nullopt;
   // Fragment. `source` is not read; `root` and `sink` are the tree and a reference the parser
   // walks; the placement's zeros are resolved by models/query/plan.
   t.push_back(
@@ -68,7 +78,14 @@ void add_query_rows(std::vector<ParamSpec>& t) {
   t.push_back(P(S::sink, "result", T::boolean, "", null, none, none, "returns the query's rows (the root)"));
   t.push_back(P(S::sink, "join_build", T::string, "", null, none, none,
                 "builds the hash table of the join with this id (a join-build fragment)"));
+}
 
+// An operator.
+void add_op_rows(std::vector<ParamSpec>& t) {
+  using S = Section;
+  using T = ParamType;
+  const json null;
+  const auto none = std::nullopt;
   // Operators. Which keys an operator's kind takes is op_keys() in input/query_form.cpp; every
   // bound member is set whatever the kind (a key the kind does not take is refused, so there the
   // row's default stands). `source` is not read; `runtime_filters`, `exchange`, `input`, `inputs`,
@@ -141,6 +158,14 @@ void add_query_rows(std::vector<ParamSpec>& t) {
               "rows per partition key): each instance outputs at most its share of `rows`, "
               "ceil(rows / instances), at least one; it then takes no `limit`"),
             &OpSpec::partitioned));
+}
+
+} // namespace
+
+void add_query_rows(std::vector<ParamSpec>& t) {
+  add_query_level_rows(t);
+  add_fragment_rows(t);
+  add_op_rows(t);
 }
 
 } // namespace exsim::param_rows

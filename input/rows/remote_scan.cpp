@@ -6,10 +6,12 @@
 
 namespace exsim::param_rows {
 
-void add_remote_scan_rows(std::vector<ParamSpec>& t) {
+namespace {
+
+// The remote scan's top level and its cluster.
+void add_scan_and_cluster_rows(std::vector<ParamSpec>& t) {
   using S = Section;
   using T = ParamType;
-  const json null;
   const auto none = std::nullopt;
   // Remote scan ("kind": "remote_scan"): executors reading Parquet splits from S3 through Velox's
   // executor-global split prefetch. Where each default was read: scenarios/velox_s3_q1/README.md.
@@ -40,7 +42,13 @@ void add_remote_scan_rows(std::vector<ParamSpec>& t) {
   t.push_back(binds(P(S::remote_scan_cluster, "nic_bandwidth_gbps", T::number, "Gbit/s", 25, kMinGbps,
                       kMaxGbps, "inbound NIC bandwidth of each host (an assumption unless measured)"),
                     &RemoteScanScenario::nic_bandwidth_gbps));
+}
 
+// S3: time to first byte and stream rate.
+void add_s3_rows(std::vector<ParamSpec>& t) {
+  using S = Section;
+  using T = ParamType;
+  const auto none = std::nullopt;
   t.push_back(binds_scaled(P(S::remote_scan_s3, "data_ttfb_p50_ms", T::number, "ms", 100, 1e-3, 1e6,
                              "median time to first byte of a data GET (up to part_bytes), lognormal (the S3 "
                              "performance guide: 100-200 ms for larger requests)"),
@@ -77,7 +85,14 @@ void add_remote_scan_rows(std::vector<ParamSpec>& t) {
                       "throughput of one GET stream once its first byte arrived (the S3 guide: "
                       "85-90 MB/s per connection)"),
                     &RemoteScanScenario::stream_mb_per_s));
+}
 
+// The splits, and the executor-global prefetch.
+void add_splits_and_prefetch_rows(std::vector<ParamSpec>& t) {
+  using S = Section;
+  using T = ParamType;
+  const json null;
+  const auto none = std::nullopt;
   t.push_back(derived(P(S::remote_scan_splits, "count", T::integer, "splits", null, 1, 1e7,
                         "number of splits (with data_bytes_total; or give `bytes`)"),
                       "the length of `bytes`"));
@@ -134,7 +149,13 @@ void add_remote_scan_rows(std::vector<ParamSpec>& t) {
               "largest data GET: a split's data is fetched in ceil(bytes / part_bytes) near-equal GETs, "
               "all issued at once (8 MiB: Velox's load quantum, the AWS CRT client's part size)"),
             &PrefetchConfig::part_bytes));
+}
 
+// The scan drivers.
+void add_scan_driver_rows(std::vector<ParamSpec>& t) {
+  using S = Section;
+  using T = ParamType;
+  const auto none = std::nullopt;
   t.push_back(binds(P(S::remote_scan_scan, "drivers", T::integer, "drivers", 4, 1, 1024,
                       "scan drivers per executor; each takes a split, hands it to the consumer, then takes "
                       "the next"),
@@ -153,6 +174,15 @@ void add_remote_scan_rows(std::vector<ParamSpec>& t) {
   t.push_back(binds(P(S::remote_scan_scan, "startup_s", T::number, "s", 0, 0, 1e6,
                       "time from the query's start to the first footer GET"),
                     &PrefetchConfig::startup_s));
+}
+
+} // namespace
+
+void add_remote_scan_rows(std::vector<ParamSpec>& t) {
+  add_scan_and_cluster_rows(t);
+  add_s3_rows(t);
+  add_splits_and_prefetch_rows(t);
+  add_scan_driver_rows(t);
 }
 
 } // namespace exsim::param_rows
