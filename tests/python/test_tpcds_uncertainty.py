@@ -8,9 +8,11 @@ Run: /usr/bin/python3 -m pytest tests/python/test_tpcds_uncertainty.py -q
 import copy
 import math
 import os
+import shutil
 import subprocess
 import sys
 
+import matplotlib.pyplot as plt
 import pytest
 from conftest import REPO
 
@@ -208,7 +210,6 @@ def test_tornado_panels_share_one_x_scale_that_holds_every_swing():
 
 
 def test_tornado_key_is_a_legend_and_no_title_is_clipped():
-    import matplotlib.pyplot as plt
     fig = u.tornado_figure(committed_rows())
     assert len(fig._suptitle.get_text()) <= 100
     assert "blue" not in fig._suptitle.get_text() and "orange" not in fig._suptitle.get_text()
@@ -247,7 +248,6 @@ def test_signed_change_has_no_negative_zero():
 
 
 def test_replot_redraws_the_committed_figure_without_a_simulator(tmp_path):
-    import shutil
     shutil.copy(COMMITTED_RUNS, tmp_path / "tpcds_uncertainty.csv")
     r = subprocess.run([sys.executable, os.path.join(REPO, "tools", "tpcds_uncertainty.py"), "--replot",
                         "--out", str(tmp_path), "--exsim", "/nonexistent/exsim"], capture_output=True, text=True)
