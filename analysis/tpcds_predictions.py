@@ -168,7 +168,7 @@ SETTINGS_HEAD = ["mt_dop", "K (HASH, RANDOM)", "buffer (KiB)", "LZ4", "end of st
 
 
 def markdown(rows):
-    head = SETTINGS_HEAD + ["runtime, sum of 104 queries (s)", "vs K=1", "vs baseline", "geomean of per-query "
+    head = SETTINGS_HEAD + ["runtime, sum of %d queries (s)" % query_count_of(rows), "vs K=1", "vs baseline", "geomean of per-query "
                             "ratios vs baseline", "blocked, non-pushback hash (s)", "blocked, all exchanges (s)",
                             "hash RPCs (M)", "non-pushback hash exchanges", "memory estimate, peak query (MiB)"]
     out = []

@@ -216,3 +216,18 @@ def test_predictions_plot_labels_every_configuration_once_without_overlap(exsim)
         assert len(bars) == sum(1 for k in intervals if cfg_has_mt(k, str(mt)))
     assert "K=2, 128 KiB, no LZ4" in [t.get_text() for t in panels[1].texts]
     plt.close(fig)
+
+
+def test_table_header_counts_the_queries_of_the_sweeps(exsim):
+    configs = committed_configs()
+    for result in configs.values():
+        del result["queries"][3:]   # three queries: the header says so, not a fixed 104
+    head = tp.markdown(tp.rows_of(configs)).splitlines()[0]
+    assert "| runtime, sum of 3 queries (s) |" in head
+    del next(iter(configs.values()))["queries"][2:]   # sweeps of different workloads: no count
+    try:
+        tp.markdown(tp.rows_of(configs))
+    except ValueError as e:
+        assert "different numbers of queries" in str(e)
+    else:
+        raise AssertionError("a table of sweeps with different query counts was written")
