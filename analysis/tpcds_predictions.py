@@ -13,12 +13,18 @@ Reads one or more sweep directories of scenarios/tpcds_sf100/workload.json
     OUT/figures/tpcds_blocked_cdf.png
                                 CDF of the per-exchange slowest-sender blocked time of
                                 the hash exchanges, K=1 against K=2 (baseline otherwise)
+    OUT/figures/tpcds_predictions.png
+                                the summed runtime against the peak query's memory estimate of
+                                the K, buffer size and compression configurations at each mt_dop,
+                                with the intervals of tools/tpcds_uncertainty.py as bars where a
+                                configuration has one (--intervals)
 
 With --readme FILE the two tables also replace the block between the lines
 `<!-- tpcds-predictions:begin -->` and `<!-- tpcds-predictions:end -->` of FILE.
 
 Usage:
     analysis/tpcds_predictions.py SWEEP_DIR [SWEEP_DIR ...] [--out docs] [--readme README.md]
+                                  [--intervals docs/tpcds_uncertainty.csv]
 
 A configuration is the set of --set overrides of a point with the baseline's
 values filled in (K=1, 16 KiB, LZ4 on, mt_dop=0, pipelined end of stream, RTT
@@ -40,15 +46,19 @@ if not __package__:  # run as a script: the repository root on sys.path, as for 
 import matplotlib  # noqa: E402
 
 matplotlib.use("Agg")  # no display needed; must precede pyplot
+import matplotlib.lines  # noqa: E402
 import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.ticker  # noqa: E402
 
 from analysis import results  # noqa: E402
 from common import atomic, exsim_runner  # noqa: E402
 from common import tables  # noqa: E402
 from common.tables import csv_text, markdown_table  # noqa: E402
 from common.figures import png_bytes  # noqa: E402
+from tools.tpcds import uncertainty  # noqa: E402  (the intervals, from its runs CSV)
 
 MIB = 1 << 20
+DEFAULT_INTERVALS = Path(__file__).resolve().parents[1] / "docs" / "tpcds_uncertainty.csv"
 # The settings a configuration of the table is made of, as a sweep's grid names them.
 SETTINGS = ("rpcs_in_flight_per_channel", "data_stream_sender_buffer_size", "compression", "mt_dop", "eos_flush",
             "cluster.rtt_us")
@@ -158,7 +168,7 @@ SETTINGS_HEAD = ["mt_dop", "K (HASH, RANDOM)", "buffer (KiB)", "LZ4", "end of st
 
 
 def markdown(rows):
-    head = SETTINGS_HEAD + ["runtime, sum of 104 queries (s)", "vs K=1", "vs baseline", "geomean of per-query "
+    head = SETTINGS_HEAD + ["runtime, sum of %d queries (s)" % query_count_of(rows), "vs K=1", "vs baseline", "geomean of per-query "
                             "ratios vs baseline", "blocked, non-pushback hash (s)", "blocked, all exchanges (s)",
                             "hash RPCs (M)", "non-pushback hash exchanges", "memory estimate, peak query (MiB)"]
     out = []
@@ -277,12 +287,162 @@ def cdf_png(configs):
     return png_bytes(fig, dpi=100, tight=True)
 
 
+def _key(cfg):
+    return tuple(sorted(cfg.items()))
+
+
+def intervals_of(path, configs):
+    """({configuration: (low s, high s, prediction)}, [why an interval was left out]): each interval
+    of tools/tpcds_uncertainty.py's runs (its CSV at `path`), a change against K=1 at the same
+    mt_dop, applied to that K=1 runtime of the sweeps. An interval is used only where the sweeps'
+    K=1 runtime is the one its runs were made against (the same workload and simulator)."""
+    nominal, by_input = uncertainty.runs_from_csv(path)
+    sets = dict(uncertainty.CONFIGS)
+    out, left = {}, []
+    for r in uncertainty.summarize(nominal, by_input):
+        change = dict(s.split("=", 1) for s in sets[r["prediction"]])
+        unknown = sorted(set(change) - set(baseline()))
+        if unknown:
+            left.append("%s: %s is not a setting of the table" % (r["prediction"], ", ".join(unknown)))
+            continue
+        mt = str(r["mt_dop"])
+        base = configs.get(_key(dict(baseline(), mt_dop=mt)))
+        cfg = _key(dict(baseline(), mt_dop=mt, **{k: _setting_text(v) for k, v in change.items()}))
+        if base is None or cfg not in configs:
+            continue
+        t = base["summary"]["runtime_s_total"]
+        ref = nominal[(r["prediction"], r["mt_dop"])][0]
+        if abs(t - ref) > 1e-3:
+            left.append("%s at mt_dop=%s: its K=1 run took %.3f s, the sweeps' %.3f s" % (r["prediction"], mt, ref, t))
+            continue
+        out[cfg] = (t * (1 + r["low"] / 100), t * (1 + r["high"] / 100), r["prediction"])
+    return out, left
+
+
+def _differs(r):
+    """The settings of a row other than the baseline's, mt_dop aside: {setting: value}."""
+    return {k: v for k, v in r["cfg"].items() if k != "mt_dop" and v != baseline()[k]}
+
+
+def _label(r):
+    parts = []
+    d = _differs(r)
+    if "rpcs_in_flight_per_channel" in d or "compression" in d or not d:
+        parts.append("K=%d" % r["K"])
+    if "data_stream_sender_buffer_size" in d:
+        parts.append("%d KiB" % r["buffer_kib"])
+    if "compression" in d:
+        parts.append("no LZ4" if r["lz4"] == "off" else "LZ4")
+    return ", ".join(parts)
+
+
+# The series of the plot: (name, the settings its rows may differ from the baseline in, style,
+# where a point's label goes in points from the point).
+SERIES = (
+    ("K (16 KiB, LZ4)", {"rpcs_in_flight_per_channel"}, dict(color="tab:blue", marker="o", ls="-"), (5, -11)),
+    ("buffer size (K=1, LZ4)", {"data_stream_sender_buffer_size"}, dict(color="tab:orange", marker="s", ls="-"),
+     (4, 6)),
+    ("LZ4 off", {"compression", "rpcs_in_flight_per_channel", "data_stream_sender_buffer_size"},
+     dict(color="tab:green", marker="^", ls=""), (7, -3)),
+)
+
+
+def predictions_figure(rows, intervals):
+    """Per mt_dop: the summed runtime against the peak query's memory estimate of the configurations
+    that differ from the baseline in K, buffer size or compression only. Both panels show the same
+    span of change against their baseline (right axis), so a 1% change is as tall in each."""
+    rows = [r for r in rows if not set(_differs(r)) - SERIES[-1][1]]
+    mts = sorted({r["mt_dop"] for r in rows})
+    if not rows:
+        raise results.SweepError("no configuration of K, buffer size or compression to plot")
+    base = {}
+    for r in rows:
+        if not _differs(r):
+            base[r["mt_dop"]] = r["runtime_s"]
+    pct = []   # every drawn value as a change against its panel's baseline
+    for r in rows:
+        if r["mt_dop"] in base:
+            iv = intervals.get(_key(r["cfg"]))
+            for y in (r["runtime_s"],) + (iv[:2] if iv else ()):
+                pct.append(100.0 * (y / base[r["mt_dop"]] - 1))
+    lo, hi = (min(pct), max(pct)) if pct else (0.0, 0.0)
+    pad = 0.08 * (hi - lo or 1.0)
+    lo, hi = lo - pad, hi + pad
+    fig, axes = plt.subplots(1, len(mts), figsize=(6.2 * len(mts), 5.0), squeeze=False)
+    axes = axes[0]
+    for ax, mt in zip(axes, mts):
+        here = [r for r in rows if r["mt_dop"] == mt]
+        xs = [r["memory_peak_query_mib"] for r in here]
+        x0, x1 = min(xs) / 1.3, max(xs) * 1.6
+        for name, allowed, style, offset in SERIES:
+            members = [r for r in here if set(_differs(r)) <= allowed and (name != SERIES[-1][0]) == (r["lz4"] == "on")]
+            members.sort(key=lambda r: r["memory_peak_query_mib"])
+            if not any(_differs(r) for r in members) and name != SERIES[0][0]:
+                continue   # the baseline alone: drawn on the K line
+            ax.plot([r["memory_peak_query_mib"] for r in members], [r["runtime_s"] for r in members], label=name,
+                    markersize=6, zorder=3, **style)
+            for r in members:
+                if not _differs(r) and name != SERIES[0][0]:
+                    continue   # the baseline is labelled once, on the K line
+                label = _label(r)
+                # a long label in the right half of the panel goes to the left of its point, inside
+                last = len(label) > 8 and math.log(r["memory_peak_query_mib"] / x0) > 0.5 * math.log(x1 / x0)
+                ax.annotate(label, (r["memory_peak_query_mib"], r["runtime_s"]), textcoords="offset points",
+                            xytext=(-offset[0], offset[1]) if last else offset, ha="right" if last else "left",
+                            fontsize=7.5, color=style["color"])
+        for r in here:
+            iv = intervals.get(_key(r["cfg"]))
+            if iv:
+                ax.errorbar([r["memory_peak_query_mib"]], [r["runtime_s"]], fmt="none", color="black", lw=1,
+                            capsize=4, zorder=2, yerr=[[r["runtime_s"] - iv[0]], [iv[1] - r["runtime_s"]]])
+        ax.set_xscale("log")
+        ax.xaxis.set_major_locator(matplotlib.ticker.LogLocator(subs=(1, 2, 5)))
+        ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: format(v, ",.0f")))
+        ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+        ax.set_xlim(x0, x1)
+        ax.set_xlabel("sender memory estimate of the peak query (MiB, log scale)", fontsize=9)
+        ax.set_ylabel("runtime, sum of the %d queries (s)" % query_count_of(here), fontsize=9)
+        ax.set_title("mt_dop=%d" % mt, fontsize=10)
+        ax.grid(alpha=0.3)
+        ax.tick_params(labelsize=8)
+        b = base.get(mt)
+        if b is not None:
+            ax.set_ylim(max(0.0, b * (1 + lo / 100)), b * (1 + hi / 100))
+            right = ax.secondary_yaxis("right", functions=(lambda y, b=b: 100.0 * (y / b - 1),
+                                                            lambda p, b=b: b * (1 + p / 100.0)))
+            right.set_ylabel("change vs K=1, 16 KiB, LZ4 at mt_dop=%d (%%)" % mt, fontsize=9)
+            right.tick_params(labelsize=8)
+        else:
+            ax.set_ylim(bottom=0)
+    handles, labels = axes[0].get_legend_handles_labels()
+    if intervals:
+        handles.append(matplotlib.lines.Line2D([], [], color="black", lw=1, marker="_", markersize=8))
+        labels.append("interval from the inputs' ranges (docs/tpcds_uncertainty.md)")
+    fig.legend(handles, labels, loc="lower center", ncol=len(handles), fontsize=8, frameon=False)
+    fig.suptitle("TPC-DS SF100: runtime against sender memory, K, buffer size and LZ4 (predictions of the model)",
+                 fontsize=11)
+    fig.tight_layout(rect=(0, 0.06, 1, 1))
+    return fig
+
+
+def query_count_of(rows):
+    """The number of queries the rows' runtimes sum; ValueError when the rows disagree."""
+    counts = {len(r["per_query"]) for r in rows}
+    if len(counts) != 1:
+        raise ValueError("the configurations sum different numbers of queries: %s" % sorted(counts))
+    return counts.pop()
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("sweeps", nargs="+", metavar="SWEEP_DIR", help="sweep directories of the TPC-DS workload")
     ap.add_argument("--out", default="docs", help="output folder (default: docs)")
     ap.add_argument("--readme", help="also replace the predictions block of this Markdown file")
+    ap.add_argument("--intervals", default=str(DEFAULT_INTERVALS),
+                    help="runs CSV of tools/tpcds_uncertainty.py whose intervals the predictions plot draws as bars "
+                    "(default: docs/tpcds_uncertainty.csv; '' for none); an interval is drawn only where its K=1 "
+                    "run is the sweeps' one")
     args = ap.parse_args(argv)
     try:
         configs = {}
@@ -305,6 +465,13 @@ def main(argv=None):
         if per_query:
             atomic.write_text(out / "tpcds_predictions_per_query.csv", per_query)
         atomic.write_bytes(out / "figures" / "tpcds_blocked_cdf.png", cdf_png(configs))
+        intervals = {}
+        if args.intervals:
+            intervals, left = intervals_of(args.intervals, configs)
+            for why in left:
+                print(f"tpcds_predictions: interval left out of the plot: {why}", file=sys.stderr)
+        atomic.write_bytes(out / "figures" / "tpcds_predictions.png",
+                           png_bytes(predictions_figure(rows, intervals), dpi=100, tight=True))
         if args.readme:
             block = table + "\nWhere the time goes (the queries' breakdowns summed, s):\n\n" + breakdown_markdown(rows)
             tables.replace_block_in_file(args.readme, BEGIN, END, block)

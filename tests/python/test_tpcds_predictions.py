@@ -8,7 +8,11 @@ import csv
 import json
 import math
 
+import matplotlib.pyplot as plt
 from conftest import REPO, read_manifest, run_script
+
+from analysis import tpcds_predictions as tp
+from tools.tpcds import uncertainty as u
 
 
 def summaries(sweep_dir):
@@ -106,3 +110,124 @@ def test_per_query_runtimes_and_their_geometric_mean(exsim, tmp_path):
     with open(tmp_path / "docs" / "tpcds_predictions.csv", newline="") as f:
         row = next(r for r in csv.DictReader(f) if r["K"] == "2")
     assert abs(float(row["geomean_ratio_vs_baseline"]) - expected) < 1e-12
+
+
+# --------------------------------------------------------------------------
+# The predictions plot (runtime against memory, the intervals as bars), on configurations made from
+# the committed table (docs/tpcds_predictions.csv) and the committed intervals
+# --------------------------------------------------------------------------
+
+MIB = 1 << 20
+QUERIES = 104
+
+
+def committed_configs():
+    """{configuration: result} with the committed table's runtime and peak-query memory estimate
+    per configuration, the runtime spread evenly over QUERIES queries."""
+    configs = {}
+    with open(REPO / "docs" / "tpcds_predictions.csv", newline="") as f:
+        for r in csv.DictReader(f):
+            cfg = dict(tp.baseline(), mt_dop=r["mt_dop"], rpcs_in_flight_per_channel=r["K"],
+                       data_stream_sender_buffer_size=str(int(r["buffer_kib"]) * 1024),
+                       compression="true" if r["lz4"] == "on" else "false", eos_flush=r["eos_flush"],
+                       **{"cluster.rtt_us": "%g" % float(r["rtt_us"])})
+            t = float(r["runtime_s"])
+            configs[tuple(sorted(cfg.items()))] = {
+                "summary": {"runtime_s_total": t, "nonpushback_slowest_sender_blocked_s_total": 0.0,
+                            "slowest_sender_blocked_s_total": 0.0, "hash_rpcs": 0, "nonpushback_hash_exchanges": 0},
+                "exchanges": [{"query": "q0", "memory_estimate_bytes": float(r["memory_peak_query_mib"]) * MIB}],
+                "queries": [{"query": "q%d" % i, "runtime_s": t / QUERIES} for i in range(QUERIES)]}
+    return configs
+
+
+def committed_figure():
+    configs = committed_configs()
+    rows = tp.rows_of(configs)
+    intervals, left = tp.intervals_of(REPO / "docs" / "tpcds_uncertainty.csv", configs)
+    return rows, intervals, tp.predictions_figure(rows, intervals)
+
+
+def panel_base(rows, mt):
+    return next(r["runtime_s"] for r in rows if r["mt_dop"] == mt and not tp._differs(r))
+
+
+def test_intervals_are_the_uncertainty_tools_applied_to_the_sweeps_k1_runtime(exsim, tmp_path):
+    configs = committed_configs()
+    intervals, left = tp.intervals_of(REPO / "docs" / "tpcds_uncertainty.csv", configs)
+    assert left == []
+    rows = {(r["prediction"], r["mt_dop"]): r for r in u.summarize(*u.runs_from_csv(REPO / "docs" /
+                                                                                    "tpcds_uncertainty.csv"))}
+    k2 = tuple(sorted(dict(tp.baseline(), rpcs_in_flight_per_channel="2").items()))
+    base = configs[tuple(sorted(tp.baseline().items()))]["summary"]["runtime_s_total"]
+    lo, hi, name = intervals[k2]
+    assert name == "K=2" and lo == base * (1 + rows[("K=2", 0)]["low"] / 100) and hi > configs[k2]["summary"][
+        "runtime_s_total"] > lo
+    # 64 KiB at mt_dop=8 was not swept: no bar; the two configurations with an interval at both mt_dop have two
+    assert sum(1 for v in intervals.values() if v[2] == "64 KiB") == 1 and len(intervals) == 5
+    # intervals whose K=1 run is not the sweeps' (another workload or simulator) are left out, said why
+    text = (REPO / "docs" / "tpcds_uncertainty.csv").read_text().replace("373.482,", "370.000,")
+    other = tmp_path / "runs.csv"
+    other.write_text(text)
+    intervals, left = tp.intervals_of(other, configs)
+    assert all(not cfg_has_mt(k, "0") for k in intervals) and len(left) == len(u.CONFIGS)
+    assert "370.000 s, the sweeps' 373.482 s" in left[0]
+
+
+def cfg_has_mt(key, mt):
+    return dict(key)["mt_dop"] == mt
+
+
+def test_predictions_plot_panels_show_the_same_span_of_change_from_above_zero(exsim):
+    rows, intervals, fig = committed_figure()
+    panels = [ax for ax in fig.axes if ax.get_title().startswith("mt_dop=")]
+    assert [ax.get_title() for ax in panels] == ["mt_dop=0", "mt_dop=8"]
+    spans = []
+    for ax, mt in zip(panels, (0, 8)):
+        b = panel_base(rows, mt)
+        y0, y1 = ax.get_ylim()
+        assert y0 >= 0
+        spans.append((round(100 * (y0 / b - 1), 6), round(100 * (y1 / b - 1), 6)))
+        assert ax.get_ylabel() == "runtime, sum of the %d queries (s)" % QUERIES
+    assert spans[0] == spans[1]   # a 1% change is as tall in both panels
+    # every bar inside its panel: the +21% of no LZ4 at mt_dop=8 is not cut off
+    for (key, (lo, hi, _)) in intervals.items():
+        ax = panels[int(dict(key)["mt_dop"]) // 8]
+        assert ax.get_ylim()[0] < lo < hi < ax.get_ylim()[1]
+    plt.close(fig)
+
+
+def test_predictions_plot_labels_every_configuration_once_without_overlap(exsim):
+    rows, intervals, fig = committed_figure()
+    panels = [ax for ax in fig.axes if ax.get_title().startswith("mt_dop=")]
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    for ax, mt in zip(panels, (0, 8)):
+        wanted = sorted(tp._label(r) for r in rows if r["mt_dop"] == mt
+                        and r["eos_flush"] == "pipelined" and r["rtt_us"] == 390)
+        notes = [t for t in ax.texts]
+        assert sorted(t.get_text() for t in notes) == wanted   # the serial end of stream and 50 us are not drawn
+        boxes = [t.get_window_extent(renderer) for t in notes]
+        for i, a in enumerate(boxes):
+            assert ax.bbox.x0 <= a.x0 and a.x1 <= ax.bbox.x1, notes[i].get_text()   # inside its panel
+            for j, b in enumerate(boxes[:i]):
+                assert not a.overlaps(b), (notes[i].get_text(), notes[j].get_text())
+        # the bars: one per configuration with an interval at this mt_dop
+        bars = [c for c in ax.collections if c.__class__.__name__ == "LineCollection"]
+        assert len(bars) == sum(1 for k in intervals if cfg_has_mt(k, str(mt)))
+    assert "K=2, 128 KiB, no LZ4" in [t.get_text() for t in panels[1].texts]
+    plt.close(fig)
+
+
+def test_table_header_counts_the_queries_of_the_sweeps(exsim):
+    configs = committed_configs()
+    for result in configs.values():
+        del result["queries"][3:]   # three queries: the header says so, not a fixed 104
+    head = tp.markdown(tp.rows_of(configs)).splitlines()[0]
+    assert "| runtime, sum of 3 queries (s) |" in head
+    del next(iter(configs.values()))["queries"][2:]   # sweeps of different workloads: no count
+    try:
+        tp.markdown(tp.rows_of(configs))
+    except ValueError as e:
+        assert "different numbers of queries" in str(e)
+    else:
+        raise AssertionError("a table of sweeps with different query counts was written")

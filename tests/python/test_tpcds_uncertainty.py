@@ -8,9 +8,11 @@ Run: /usr/bin/python3 -m pytest tests/python/test_tpcds_uncertainty.py -q
 import copy
 import math
 import os
+import shutil
 import subprocess
 import sys
 
+import matplotlib.pyplot as plt
 import pytest
 from conftest import REPO
 
@@ -175,3 +177,88 @@ def test_union_counts_an_exchange_input_at_its_senders_rows():
     scan = next(s for s in scans if s["id"] == "s")
     assert u.scale_filter_path(parents, senders, scan, "j", 2.0) is True
     assert f1["root"]["rows"] == 250
+
+
+# --------------------------------------------------------------------------
+# The tornado plot, drawn from the committed runs (docs/tpcds_uncertainty.csv)
+# --------------------------------------------------------------------------
+
+COMMITTED_RUNS = os.path.join(REPO, "docs", "tpcds_uncertainty.csv")
+
+
+def committed_rows():
+    return u.summarize(*u.runs_from_csv(COMMITTED_RUNS))
+
+
+def test_tornado_panels_share_one_x_scale_that_holds_every_swing():
+    rows = committed_rows()
+    fig = u.tornado_figure(rows)
+    axes = [ax for ax in fig.axes]
+    assert len(axes) == len(u.CONFIGS) * len(u.MT_DOPS)
+    lims = {ax.get_xlim() for ax in axes}
+    assert len(lims) == 1, lims   # one scale: a 0.2-point swing never looks like a 3-point one
+    lo, hi = lims.pop()
+    for r in rows:
+        assert lo < r["low"] <= r["high"] < hi
+        for a, b in r["swings"].values():
+            assert lo < a <= b < hi
+    assert lo < 0.0 < hi   # "as fast as K=1" is on the scale
+    # the same input on the same row of every panel
+    assert all(axes[0].get_shared_y_axes().joined(axes[0], ax) for ax in axes)
+    labels = {tuple(t.get_text() for t in ax.get_yticklabels()) for ax in axes[::len(u.CONFIGS)]}
+    assert len(labels) == 1 and set(labels.pop()) == set(rows[0]["swings"])
+
+
+def test_tornado_key_is_a_legend_and_no_title_is_clipped():
+    fig = u.tornado_figure(committed_rows())
+    assert len(fig._suptitle.get_text()) <= 100
+    assert "blue" not in fig._suptitle.get_text() and "orange" not in fig._suptitle.get_text()
+    assert len(fig.legends) == 1
+    keys = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert any("lowers" in k for k in keys) and any("raises" in k for k in keys) and "nominal" in keys
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    page = fig.bbox
+    texts = [fig._suptitle, fig.legends[0]] + [ax.title for ax in fig.axes]
+    for t in texts:
+        box = t.get_window_extent(renderer)
+        assert page.x0 <= box.x0 and box.x1 <= page.x1 and page.y0 <= box.y0 and box.y1 <= page.y1, t
+    # the titles of neighbouring panels do not run into each other
+    titles = sorted((ax.title.get_window_extent(renderer) for ax in fig.axes), key=lambda b: (round(b.y0), b.x0))
+    for a, b in zip(titles, titles[1:]):
+        if round(a.y0) == round(b.y0):
+            assert a.x1 < b.x0
+    plt.close(fig)
+
+
+def test_runs_csv_read_back_gives_the_committed_nominal_predictions():
+    nominal, by_input = u.runs_from_csv(COMMITTED_RUNS)
+    with open(os.path.join(REPO, "docs", "tpcds_uncertainty.md"), encoding="utf-8") as f:
+        table = [cells for cells in (line.split(" | ") for line in f)
+                 if cells[0][2:] in [c for c, _ in u.CONFIGS] and cells[1] in [str(m) for m in u.MT_DOPS]]
+    assert len(table) == len(u.CONFIGS) * len(u.MT_DOPS)
+    for cells in table:
+        name, mt, nom = cells[0][2:], int(cells[1]), float(cells[2].rstrip("%"))
+        assert nominal[(name, mt)][2] == pytest.approx(nom, abs=0.05)
+    assert len(by_input) == 6 and all(len(ends) in (1, 2) for ends in by_input.values())
+
+
+def test_signed_change_has_no_negative_zero():
+    assert [u.signed(v) for v in (-0.03, 0.04, -6.05, 21.397, 0.0)] == ["0.0", "0.0", "-6.0", "+21.4", "0.0"]
+
+
+def test_replot_redraws_the_committed_figure_without_a_simulator(tmp_path):
+    shutil.copy(COMMITTED_RUNS, tmp_path / "tpcds_uncertainty.csv")
+    r = subprocess.run([sys.executable, os.path.join(REPO, "tools", "tpcds_uncertainty.py"), "--replot",
+                        "--out", str(tmp_path), "--exsim", "/nonexistent/exsim"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    png = (tmp_path / "figures" / "tpcds_tornado.png").read_bytes()
+    with open(os.path.join(REPO, "docs", "figures", "tpcds_tornado.png"), "rb") as f:
+        assert png == f.read()   # the committed figure is what --replot draws from the committed runs
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["figures", "tpcds_uncertainty.csv"]
+    r = subprocess.run([sys.executable, os.path.join(REPO, "tools", "tpcds_uncertainty.py"), "--replot",
+                        "--out", str(tmp_path / "none")], capture_output=True, text=True)
+    assert r.returncode == 2 and "tpcds_uncertainty.csv" in r.stderr
+    h = subprocess.run([sys.executable, os.path.join(REPO, "tools", "tpcds_uncertainty.py"), "--help"],
+                       capture_output=True, text=True).stdout
+    assert "--replot" in h

@@ -10,16 +10,21 @@ bytes the senders actually held at their peaks. Runs are cached by scenario, ove
 
     tools/tpcds_policies.py                 # 36 workload runs (about 25 min here), then the outputs
     tools/tpcds_policies.py --dry-run       # what would run, and what is cached
+    tools/tpcds_policies.py --replot        # the table, README block and plot again from
+                                            # docs/tpcds_window_policies.csv; simulates nothing
 """
 
 import argparse
+import csv
 import os
 import sys
 
 import matplotlib
 
 matplotlib.use("Agg")
+import matplotlib.lines  # noqa: E402
 import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.ticker  # noqa: E402
 
 from common import atomic, exsim_runner  # noqa: E402
 from common.figures import png_bytes  # noqa: E402
@@ -56,7 +61,17 @@ def figures(results):
             k_max = max(k_max, x["k_window"]["k_max"])
     return {"runtime_s": results["summary"]["runtime_s_total"], "memory_estimate_bytes": max(est.values()),
             "held_peak_bytes": max(held.values()), "k_mean": sum(k_means) / len(k_means) if k_means else None,
-            "k_max": k_max or None}
+            "k_max": k_max or None, "queries": results["summary"]["queries"]}
+
+
+def query_count(points):
+    """The number of queries whose runtimes every configuration sums; ValueError when the runs
+    disagree (runs of different workloads) or say nothing."""
+    counts = {f.get("queries") for by_config in points.values() for f in by_config.values()}
+    if len(counts) != 1 or None in counts:
+        raise ValueError("the runs do not agree on the number of queries they sum: %s" % sorted(
+            counts, key=lambda c: (c is None, c)))
+    return counts.pop()
 
 
 def pct(a, b):
@@ -84,50 +99,146 @@ def rows_of(points):
     return rows
 
 
-HEADER = ["mt_dop", "round trip us", "K", "runtime s (99 queries)", "vs best fixed K", "vs K=2",
-          "memory estimate MiB (largest query)", "held at peak MiB (largest query)",
-          "K kept: mean over exchanges / max", "note"]
+def header(queries):
+    return ["mt_dop", "round trip us", "K", "runtime s (%d queries)" % queries, "vs best fixed K", "vs K=2",
+            "memory estimate MiB (largest query)", "held at peak MiB (largest query)",
+            "K kept: mean over exchanges / max", "note"]
 
 
 def markdown(points):
-    return markdown_table(HEADER, rows_of(points))
+    return markdown_table(header(query_count(points)), rows_of(points))
+
+
+CSV_COLUMNS = ["mt_dop", "rtt_us", "config", "runtime_s", "memory_estimate_bytes", "held_peak_bytes", "k_mean",
+               "k_max", "queries"]
 
 
 def runs_csv(points):
     rows = [[mt, rtt, name, "%.6f" % f["runtime_s"], f["memory_estimate_bytes"], f["held_peak_bytes"],
-             None if f["k_mean"] is None else "%.4f" % f["k_mean"], f["k_max"]]
+             None if f["k_mean"] is None else "%.4f" % f["k_mean"], f["k_max"], f["queries"]]
             for (mt, rtt), by_config in points.items() for name, f in by_config.items()]
-    return csv_text(["mt_dop", "rtt_us", "config", "runtime_s", "memory_estimate_bytes", "held_peak_bytes",
-                     "k_mean", "k_max"], rows)
+    return csv_text(CSV_COLUMNS, rows)
 
 
-def plot(points):
-    """Per mt_dop: runtime against the largest query's sender memory estimate, fixed K as a line per
-    round trip, the policies as their own markers."""
-    fig, axes = plt.subplots(1, len(MT_DOPS), figsize=(11, 4.2))
+def points_from_csv(path, queries=None):
+    """{(mt_dop, rtt): {config: figures}} from a CSV that runs_csv wrote (the tool's committed
+    output). A CSV written before it had a queries column takes `queries` (the number of queries of
+    the workload it was run on); ValueError when neither says it, or a point lacks a configuration."""
+    points = {}
+    with open(path, "r", encoding="utf-8", newline="") as f:
+        for rec in csv.DictReader(f):
+            n = rec.get("queries") or queries
+            if not n:
+                raise ValueError("%s has no queries column: the number of queries summed is not known" % path)
+            points.setdefault((int(rec["mt_dop"]), int(rec["rtt_us"])), {})[rec["config"]] = {
+                "runtime_s": float(rec["runtime_s"]), "memory_estimate_bytes": int(rec["memory_estimate_bytes"]),
+                "held_peak_bytes": int(rec["held_peak_bytes"]),
+                "k_mean": float(rec["k_mean"]) if rec["k_mean"] else None,
+                "k_max": int(rec["k_max"]) if rec["k_max"] else None, "queries": int(n)}
+    names = [n for n, _ in configurations()]
+    for (mt, rtt), by_config in points.items():
+        missing = [n for n in names if n not in by_config]
+        if missing:
+            raise ValueError("%s: mt_dop=%d rtt=%d us has no %s" % (path, mt, rtt, ", ".join(missing)))
+    if not points:
+        raise ValueError("%s has no runs" % path)
+    return points
+
+
+def memory_ticks(points, mt):
+    """(x positions in MiB, labels) of one mt_dop's panel: each fixed K's sender memory estimate,
+    labelled with its K (the estimate does not depend on the round trip)."""
+    xs, labels = [], []
+    for k in FIXED_KS:
+        at = sorted({round(points[(mt, rtt)]["K=%d" % k]["memory_estimate_bytes"] / MIB) for rtt in RTTS_US})
+        for x in at:
+            xs.append(x)
+            labels.append("%s\nK=%d" % (format(x, ","), k))
+    return xs, labels
+
+
+def plot_figure(points):
+    """Per mt_dop: the summed runtime against the largest query's sender memory estimate, fixed K
+    as a line per round trip, the policies as hollow markers (their estimate is K_max's); both
+    panels on one runtime scale from 0, the spread of each panel's runtimes written in it."""
+    queries = query_count(points)
+    fig, axes = plt.subplots(1, len(MT_DOPS), figsize=(12, 4.8), sharey=True)
     colors = dict(zip(RTTS_US, ("tab:green", "tab:blue", "tab:red")))
-    markers = dict(zip(POLICIES, ("s", "^")))
+    markers = dict(zip(POLICIES, (("s", 9), ("^", 13))))
     for ax, mt in zip(axes, MT_DOPS):
         for rtt in RTTS_US:
             by = points[(mt, rtt)]
             xs = [by["K=%d" % k]["memory_estimate_bytes"] / MIB for k in FIXED_KS]
             ys = [by["K=%d" % k]["runtime_s"] for k in FIXED_KS]
-            ax.plot(xs, ys, "o-", color=colors[rtt], label="fixed K=1,2,4,8, %d us" % rtt)
-            for k, x, y in zip(FIXED_KS, xs, ys):
-                ax.annotate("K=%d" % k, (x, y), textcoords="offset points", xytext=(4, 4), fontsize=7)
+            ax.plot(xs, ys, "o-", color=colors[rtt], markersize=5)
             for p in POLICIES:
                 f = by[p]
-                ax.plot([f["memory_estimate_bytes"] / MIB], [f["runtime_s"]], markers[p], color=colors[rtt],
-                        markerfacecolor="none", markersize=10, label="%s, %d us" % (p, rtt))
+                ax.plot([f["memory_estimate_bytes"] / MIB], [f["runtime_s"]], markers[p][0], color=colors[rtt],
+                        markerfacecolor="none", markersize=markers[p][1])
         ax.set_xscale("log")
-        ax.set_xlabel("sender memory estimate of the largest query (MiB)")
-        ax.set_ylabel("runtime of the 99 queries (s)")
-        ax.set_title("mt_dop=%d" % mt)
-        ax.grid(alpha=0.3, which="both")
-    axes[0].legend(fontsize=7, loc="upper right")
-    fig.suptitle("TPC-DS SF100: adaptive K (from 1, K_max = 8) against fixed K (predictions)", fontsize=10)
-    fig.tight_layout()
-    return png_bytes(fig, dpi=100)
+        ticks, labels = memory_ticks(points, mt)
+        ax.xaxis.set_minor_locator(matplotlib.ticker.NullLocator())
+        ax.set_xticks(ticks, labels, fontsize=8)
+        lo, hi = min(ticks), max(ticks)
+        ax.set_xlim(lo / 1.25, hi * 1.25)
+        ax.set_xlabel("sender memory estimate of the largest query (MiB, log scale)", fontsize=9)
+        runtimes = [f["runtime_s"] for rtt in RTTS_US for f in points[(mt, rtt)].values()]
+        ax.text(0.03, 0.05, "its %d runs between %s and %s s" % (
+                    len(runtimes), format(round(min(runtimes)), ","), format(round(max(runtimes)), ",")),
+                transform=ax.transAxes, fontsize=8, va="bottom")
+        ax.set_title("mt_dop=%d" % mt, fontsize=10)
+        ax.tick_params(axis="y", labelsize=8)
+        ax.grid(alpha=0.3)
+    axes[0].set_ylabel("runtime, sum of the %d queries (s)" % queries, fontsize=9)
+    axes[0].set_ylim(bottom=0)   # one scale from 0 in both panels: a 3% spread looks like one
+    handles = [matplotlib.lines.Line2D([], [], color=colors[rtt], marker="o", markersize=5,
+                                       label="fixed K, round trip %s us" % format(rtt, ",")) for rtt in RTTS_US]
+    handles += [matplotlib.lines.Line2D([], [], ls="", marker=markers[p][0], markersize=markers[p][1] * 0.8,
+                                        markerfacecolor="none", color="black", label="%s, K from 1 to %d" % (p, K_MAX))
+                for p in POLICIES]
+    fig.legend(handles=handles, loc="lower center", ncol=len(handles), fontsize=8, frameon=False)
+    fig.suptitle("TPC-DS SF100: adaptive K (from 1, K_max = %d) against fixed K (predictions of the model)" % K_MAX,
+                 fontsize=11)
+    fig.tight_layout(rect=(0, 0.06, 1, 1))
+    return fig
+
+
+def plot(points):
+    return png_bytes(plot_figure(points), dpi=100)
+
+
+def write_outputs(points, out, readme):
+    """The table (OUT/tpcds_window_policies.md), the plot and the README block from the points."""
+    md = markdown(points)
+    os.makedirs(os.path.join(out, "figures"), exist_ok=True)
+    atomic.write_text(os.path.join(out, "tpcds_window_policies.md"),
+                      "# Adaptive in-flight windows on TPC-DS\n\nGenerated by tools/tpcds_policies.py. Predictions "
+                      "of the model, not measurements.\n\n" + md)
+    atomic.write_bytes(os.path.join(out, "figures", "tpcds_window_policies.png"), plot(points))
+    if readme:
+        replace_block_in_file(readme, "<!-- %s:begin -->" % BLOCK, "<!-- %s:end -->" % BLOCK, md + "\n")
+    return md
+
+
+def replot(args):
+    """Table, plot and README block again from OUT/tpcds_window_policies.csv, simulating nothing."""
+    path = os.path.join(args.out, "tpcds_window_policies.csv")
+    try:
+        with open(path, "r", encoding="utf-8", newline="") as f:
+            has_count = "queries" in (next(csv.reader(f), None) or [])
+        queries = None
+        if not has_count:   # written before the column: the runs were of this workload
+            queries = len(calibrate.load_workload(args.workload)["queries"])
+            sys.stderr.write("tpcds_policies: %s has no queries column; the count, %d, is that of %s\n" % (
+                path, queries, args.workload))
+        points = points_from_csv(path, queries)
+        write_outputs(points, args.out, args.readme)
+    except (OSError, KeyError, ValueError) as e:
+        sys.stderr.write("tpcds_policies: --replot: %s\n" % e)
+        return 2
+    print("tpcds_policies: wrote the table, the plot%s from %s" % (" and the README block" if args.readme else "",
+                                                                   path))
+    return 0
 
 
 def main(argv=None):
@@ -135,7 +246,12 @@ def main(argv=None):
                                  formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
     calibrate.study_arguments(ap, "policies", "tpcds_window_policies.{md,csv} and figures/tpcds_window_policies.png",
                               "window-policies")
+    ap.add_argument("--replot", action="store_true",
+                    help="write the table, the README block and the plot again from the runs in "
+                    "OUT/tpcds_window_policies.csv (what a full run wrote); simulate nothing and need no simulator")
     args = ap.parse_args(argv)
+    if args.replot:
+        return replot(args)
     scenario, runner = calibrate.open_study(ap, args, "tpcds_policies")
     points, to_run = {}, 0
     for mt in MT_DOPS:
@@ -157,15 +273,7 @@ def main(argv=None):
     if args.dry_run:
         print("%d runs, %d to run" % (len(MT_DOPS) * len(RTTS_US) * len(configurations()), to_run))
         return 0
-    md = markdown(points)
     os.makedirs(args.out, exist_ok=True)
-    atomic.write_text(os.path.join(args.out, "tpcds_window_policies.md"),
-                      "# Adaptive in-flight windows on TPC-DS\n\nGenerated by tools/tpcds_policies.py. Predictions "
-                      "of the model, not measurements.\n\n" + md)
     atomic.write_text(os.path.join(args.out, "tpcds_window_policies.csv"), runs_csv(points))
-    os.makedirs(os.path.join(args.out, "figures"), exist_ok=True)
-    atomic.write_bytes(os.path.join(args.out, "figures", "tpcds_window_policies.png"), plot(points))
-    if args.readme:
-        replace_block_in_file(args.readme, "<!-- %s:begin -->" % BLOCK, "<!-- %s:end -->" % BLOCK, md + "\n")
-    print(md)
+    print(write_outputs(points, args.out, args.readme))
     return 0

@@ -37,10 +37,12 @@ interrupted run resumes. Order: the nominal predictions, then the inputs in the 
 
     tools/tpcds_uncertainty.py            # all 88 runs (80 without ../shared; about 35 minutes here), then the outputs
     tools/tpcds_uncertainty.py --dry-run  # list the runs, simulate nothing
+    tools/tpcds_uncertainty.py --replot   # redraw the tornado plot from docs/tpcds_uncertainty.csv, simulate nothing
 """
 
 import argparse
 import copy
+import csv
 import json
 import math
 import os
@@ -355,33 +357,124 @@ def runs_csv(nominal, by_input):
     return csv_text(["prediction", "mt_dop", "input", "end", "baseline_runtime_s", "runtime_s", "change_pct"], rows)
 
 
-def tornado(rows, path):
+def runs_from_csv(path):
+    """(nominal, by_input) as summarize takes them, from a runs CSV that runs_csv wrote (the tool's
+    committed output): each change recomputed from its baseline and runtime, the inputs in the
+    order the CSV lists them."""
+    nominal, by_input = {}, {}
+    with open(path, "r", encoding="utf-8", newline="") as f:
+        for rec in csv.DictReader(f):
+            b, t = float(rec["baseline_runtime_s"]), float(rec["runtime_s"])
+            value = (b, t, 100.0 * (t / b - 1.0))
+            key = (rec["prediction"], int(rec["mt_dop"]))
+            if rec["input"] == "nominal":
+                nominal[key] = value
+                continue
+            ends = by_input.setdefault(rec["input"], [])
+            if not ends or ends[-1][0] != rec["end"]:
+                ends.append((rec["end"], {}))
+            ends[-1][1][key] = value
+    missing = [(n, m) for n, _ in CONFIGS for m in MT_DOPS if (n, m) not in nominal]
+    if missing:
+        raise ValueError("%s: no nominal run of %s" % (path, ", ".join("%s mt_dop=%d" % k for k in missing)))
+    return nominal, by_input
+
+
+def signed(v):
+    """A change in percent to one decimal, signed, without a -0.0 or +0.0."""
+    s = "%+.1f" % v
+    return "0.0" if s in ("+0.0", "-0.0") else s
+
+
+TORNADO_LOWER, TORNADO_RAISE = "#4c72b0", "#dd8452"
+
+
+def tornado_order(rows):
+    """The inputs from the widest swing over all predictions (drawn at the top) to the narrowest,
+    one order for every panel so that a row of bars is the same input everywhere."""
+    width = {}
+    for r in rows:
+        for name, (lo, hi) in r["swings"].items():
+            width[name] = max(width.get(name, 0.0), hi - lo)
+    return sorted(width, key=lambda k: (width[k], k))   # barh draws y=0 at the bottom
+
+
+def tornado_limits(rows):
+    """The one x range of every panel: every swing, interval and 0 (no change), padded."""
+    vals = [0.0]
+    for r in rows:
+        vals += [r["low"], r["high"], r["nominal"]] + [v for sw in r["swings"].values() for v in sw]
+    lo, hi = min(vals), max(vals)
+    pad = 0.04 * (hi - lo or 1.0)
+    return lo - pad, hi + pad
+
+
+def tornado_figure(rows):
+    """The tornado plot: a panel per prediction (columns) and mt_dop (rows), all on one x scale."""
     import matplotlib  # here, not at the top: the runs and the table need no matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    fig, axes = plt.subplots(len(MT_DOPS), len(CONFIGS), figsize=(5.2 * len(CONFIGS), 3.4 * len(MT_DOPS)),
-                             squeeze=False)
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+    names = [c[0] for c in CONFIGS]
+    order = tornado_order(rows)
+    fig, axes = plt.subplots(len(MT_DOPS), len(CONFIGS), figsize=(4.6 * len(CONFIGS), 2.9 * len(MT_DOPS) + 1.0),
+                             sharex=True, sharey=True, squeeze=False)
     for r in rows:
-        ax = axes[MT_DOPS.index(r["mt_dop"])][[c[0] for c in CONFIGS].index(r["prediction"])]
-        items = sorted(r["swings"].items(), key=lambda kv: kv[1][1] - kv[1][0])
-        for y, (name, (lo, hi)) in enumerate(items):
-            ax.barh(y, lo - r["nominal"], left=r["nominal"], color="#4c72b0")
-            ax.barh(y, hi - r["nominal"], left=r["nominal"], color="#dd8452")
-        ax.set_yticks(range(len(items)), [k for k, _ in items], fontsize=8)
-        ax.axvline(r["nominal"], color="black", lw=0.8)
-        ax.axvspan(r["low"], r["high"], color="grey", alpha=0.15, lw=0)
-        ax.set_title("%s, mt_dop=%d: %+.1f%% (%+.1f .. %+.1f)" % (r["prediction"], r["mt_dop"], r["nominal"],
-                                                                  r["low"], r["high"]), fontsize=9)
-        ax.set_xlabel("runtime vs K=1 (%)", fontsize=8)
-    fig.suptitle("TPC-DS SF100: how far each input's range moves a prediction, runtime vs K=1 at the same "
-                 "mt_dop (blue: the end of its range that lowers it, orange: the end that raises it; black: nominal; "
-                 "grey: the interval)", fontsize=10)
-    fig.tight_layout()
-    atomic.write_bytes(path, png_bytes(fig, dpi=110))
+        ax = axes[MT_DOPS.index(r["mt_dop"])][names.index(r["prediction"])]
+        nom = r["nominal"]
+        ax.axvspan(r["low"], r["high"], color="grey", alpha=0.18, lw=0)
+        ax.axvline(0.0, color="grey", lw=0.8, ls=":")
+        for y, name in enumerate(order):
+            if name not in r["swings"]:
+                continue
+            lo, hi = r["swings"][name]
+            ax.barh(y, lo - nom, left=nom, color=TORNADO_LOWER, height=0.7)
+            ax.barh(y, hi - nom, left=nom, color=TORNADO_RAISE, height=0.7)
+        ax.axvline(nom, color="black", lw=1.0)
+        ax.set_title("%s, mt_dop=%d\n%s%% (interval %s .. %s)" % (r["prediction"], r["mt_dop"], signed(nom),
+                                                                  signed(r["low"]), signed(r["high"])), fontsize=9)
+        ax.grid(axis="x", alpha=0.3)
+    axes[0][0].set_xlim(*tornado_limits(rows))
+    axes[0][0].set_yticks(range(len(order)), order)
+    for row in axes:
+        row[0].tick_params(axis="y", labelsize=8)
+    for ax in axes[-1]:
+        ax.set_xlabel("runtime vs K=1 at the same mt_dop (%)", fontsize=8)
+        ax.tick_params(axis="x", labelsize=8)
+    handles = [Patch(color=TORNADO_LOWER, label="the end of an input's range that lowers the prediction"),
+               Patch(color=TORNADO_RAISE, label="the end that raises it"),
+               Line2D([], [], color="black", lw=1.0, label="nominal"),
+               Patch(color="grey", alpha=0.18, label="interval (swings in quadrature)"),
+               Line2D([], [], color="grey", lw=0.8, ls=":", label="0: as fast as K=1")]
+    fig.legend(handles=handles, loc="lower center", ncol=len(handles), fontsize=8, frameon=False)
+    fig.suptitle("TPC-DS SF100: how far each input's range moves a prediction (one scale in every panel)",
+                 fontsize=11)
+    fig.tight_layout(rect=(0, 0.05, 1, 1))
+    return fig
+
+
+def tornado(rows, path):
+    atomic.write_bytes(path, png_bytes(tornado_figure(rows), dpi=110))
 
 
 def update_readme(path, block):
     replace_block_in_file(path, BEGIN, END, block)
+
+
+def replot(out):
+    """The tornado plot again from the committed runs (OUT/tpcds_uncertainty.csv)."""
+    path = os.path.join(out, "tpcds_uncertainty.csv")
+    try:
+        nominal, by_input = runs_from_csv(path)
+    except (OSError, KeyError, ValueError) as e:
+        sys.stderr.write("tpcds_uncertainty: --replot: %s\n" % e)
+        return 2
+    figure = os.path.join(out, "figures", "tpcds_tornado.png")
+    os.makedirs(os.path.dirname(figure), exist_ok=True)
+    tornado(summarize(nominal, by_input), figure)
+    print("tpcds_uncertainty: wrote %s from %s" % (figure, path))
+    return 0
 
 
 def main(argv=None):
@@ -389,7 +482,12 @@ def main(argv=None):
                                  formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
     calibrate.study_arguments(ap, "uncertainty", "tpcds_uncertainty.{md,csv} and figures/tpcds_tornado.png",
                               "uncertainty")
+    ap.add_argument("--replot", action="store_true",
+                    help="redraw OUT/figures/tpcds_tornado.png from the runs in OUT/tpcds_uncertainty.csv (what a "
+                    "full run wrote); simulate nothing and need no simulator; the tables are left as they are")
     args = ap.parse_args(argv)
+    if args.replot:
+        return replot(args.out)
     scenario, runner = calibrate.open_study(ap, args, "tpcds_uncertainty")
     listed = []
 
