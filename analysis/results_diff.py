@@ -204,36 +204,69 @@ def diff(a, b):
     return rows
 
 
-def headline(rows):
-    """One line: each query's runtime A -> B, and the figure that moved most (relatively)."""
-    parts = []
+# How many figures the short form shows after the tables of queries: those that matter most.
+SHORT_ROWS = 8
+
+
+def _runtimes(rows):
+    """{query: the longer of its runtimes A and B} (a remote scan: its makespan, under "")."""
+    out = {}
     for r in rows:
         if (r[0], r[3]) in (("query", "runtime_s"), ("scan", "makespan_s")):
-            parts.append((f"query {r[1]}: " if r[1] else "") +
-                         f"runtime A {tables.fmt_seconds(r[4])}, B {tables.fmt_seconds(r[5])}"
-                         + (f" ({_pct(r[7])})" if r[7] is not None else ""))
-    moved = [r for r in rows if r[7] is not None and r[7] != 0]
-    if moved:
-        r = max(moved, key=lambda r: abs(r[7]))
-        where = f"{r[0]} {r[2]}" if r[0] in ("exchange", "executor") else r[0]
-        if r[1] and len({x[1] for x in rows}) > 1:
-            where += f" of {r[1]}"
-        parts.append(f"moved most: {where} {r[3]} {tables.fmt_value(r[3], r[4])} -> "
-                     f"{tables.fmt_value(r[3], r[5])} ({_pct(r[7])})")
+            out[r[1]] = max((v for v in (r[4], r[5]) if isinstance(v, (int, float))), default=None)
+    return out
+
+
+def ranked(rows):
+    """The rows that moved, most decisive first (tables.decision_rank: seconds, then RPCs, then
+    bytes), leaving out each query's runtime (the headline gives it) and the query totals of what
+    its exchanges have (their exchange rows say which exchange moved)."""
+    runtimes = _runtimes(rows)
+    detailed = {r[1] for r in rows if r[0] in ("exchange", "executor")}
+    keep = [r for r in rows if (r[0], r[3]) not in (("query", "runtime_s"), ("scan", "makespan_s"))
+            and not (r[0] == "query" and r[1] in detailed) and not (r[0] == "scan" and "" in detailed)]
+    keyed = [(tables.decision_rank(r[3], r[4], r[5], runtimes.get(r[1])), r) for r in keep]
+    return [r for k, r in sorted(keyed, key=lambda t: t[0], reverse=True) if k[0] >= 0]
+
+
+def _moved_text(r, many_queries):
+    where = f"{r[0]} {r[2]}" if r[0] in ("exchange", "executor") else r[0]
+    if r[1] and many_queries:
+        where += f" of {r[1]}"
+    if r[4] is not None and r[5] is not None and tables.figure_kind(r[3]) == "seconds":
+        how = ("+" if r[6] >= 0 else "-") + tables.fmt_seconds(abs(r[6]))
     else:
-        parts.append("no figure moved")
-    return "; ".join(parts)
+        how = _pct(r[7])
+    return f"{where} {r[3]} {tables.fmt_value(r[3], r[4])} -> {tables.fmt_value(r[3], r[5])} ({how})"
+
+
+def headline(rows):
+    """One line a query: its runtime A -> B, and the figure that moved most by what a user decides on
+    (seconds of runtime or wait, then RPCs, then bytes: tables.decision_rank)."""
+    queries = list(dict.fromkeys(r[1] for r in rows))
+    moved = ranked(rows)
+    lines = []
+    for q in queries:
+        parts = []
+        for r in rows:
+            if r[1] == q and (r[0], r[3]) in (("query", "runtime_s"), ("scan", "makespan_s")):
+                parts.append((f"query {r[1]}: " if r[1] else "") +
+                             f"runtime A {tables.fmt_seconds(r[4])}, B {tables.fmt_seconds(r[5])}"
+                             + (f" ({_pct(r[7])})" if r[7] is not None else ""))
+        mine = [r for r in moved if r[1] == q]
+        parts.append(f"moved most: {_moved_text(mine[0], len(queries) > 1)}" if mine else "no figure moved")
+        lines.append("; ".join(parts))
+    return "\n".join(lines)
 
 
 def select(rows, changed_tol=None, top=None):
     """Only the figures that changed by more than changed_tol (relative; a figure present on one side
-    only counts as changed), and/or the `top` that moved most."""
+    only counts as changed), and/or the `top` that moved most (ranked())."""
     if changed_tol is not None:
         rows = [r for r in rows if (r[4] is None) != (r[5] is None) or
                 (r[6] not in (None, 0) and (r[7] is None or abs(r[7]) > changed_tol))]
     if top is not None:
-        rows = sorted(rows, key=lambda r: -(abs(r[7]) if r[7] is not None else
-                                            (math.inf if (r[4] is None) != (r[5] is None) else -1)))[:top]
+        rows = ranked(rows)[:top]
     return rows
 
 
@@ -255,8 +288,22 @@ def settings_line(doc):
 HEADER = ["level", "query", "exchange", "figure", "A", "B", "change", "relative_change"]
 
 
-def render(rows, a_path, b_path, a, b, fmt, head=None):
-    """head: the headline of every row (before a selection), else that of `rows`."""
+def _cells(r):
+    """A row's A, B and change in the unit its figure's name says."""
+    change = r[6]
+    if change is not None and tables.figure_kind(r[3]) == "seconds":
+        change = ("+" if change >= 0 else "-") + tables.fmt_seconds(abs(change))
+    elif change is not None and tables.figure_kind(r[3]) == "bytes":
+        change = ("+" if change >= 0 else "-") + tables.fmt_bytes(abs(change))
+    else:
+        change = tables.fmt_number(change)
+    return [tables.fmt_value(r[3], r[4]), tables.fmt_value(r[3], r[5]), change, _pct(r[7])]
+
+
+def render(rows, a_path, b_path, a, b, fmt, head=None, full=True):
+    """head: the headline of every row (before a selection), else that of `rows`. full: every row
+    in tables by level; else the short form: the queries' figures, then the SHORT_ROWS figures that
+    moved most."""
     head = headline(rows) if head is None else head
     if fmt == "json":
         return tables.json_text({"headline": head,
@@ -266,6 +313,8 @@ def render(rows, a_path, b_path, a, b, fmt, head=None):
     if fmt == "csv":
         return tables.csv_text(HEADER, rows)
     out = [head + "\n", f"A: {a_path} ({settings_line(a)})\n", f"B: {b_path} ({settings_line(b)})\n"]
+    if not full:
+        return "".join(out) + _short(rows)
     by_query = [r for r in rows if r[0] == "query"]
     if by_query:
         out.append("\nPer query\n")
@@ -283,6 +332,24 @@ def render(rows, a_path, b_path, a, b, fmt, head=None):
         out.append("\nPer exchange\n")
         out.append(tables.text_table(["query", "exchange", "figure", "A", "B", "change", "change %"],
                                      [[r[1] or "-", r[2], r[3], r[4], r[5], r[6], _pct(r[7])] for r in by_x]))
+    return "".join(out)
+
+
+def _short(rows):
+    """Each query's (or the scan's) figures, its id said once, then the figures that moved most."""
+    out = []
+    for q in dict.fromkeys(r[1] for r in rows if r[0] in ("query", "scan")):
+        part = [r for r in rows if r[0] in ("query", "scan") and r[1] == q]
+        out.append(f"\n{'query ' + q if q else ('the scan' if part[0][0] == 'scan' else 'the exchanges')}\n")
+        out.append(tables.text_table(["figure", "A", "B", "change", "change %"], [[r[3]] + _cells(r) for r in part]))
+    top = ranked(rows)[:SHORT_ROWS]
+    many = len({r[1] for r in rows}) > 1
+    if top:
+        out.append(f"\nMoved most (seconds, then RPCs, then bytes; {len(top)} of {len(rows)} figures: --full "
+                   "for every one)\n")
+        out.append(tables.text_table((["query"] if many else []) + ["where", "figure", "A", "B", "change", "change %"],
+                                     [([r[1] or "-"] if many else []) + [f"{r[0]} {r[2]}".strip(), r[3]] + _cells(r)
+                                      for r in top]))
     return "".join(out)
 
 

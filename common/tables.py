@@ -53,9 +53,73 @@ def fmt_ratio(v):
     return "-" if v is None else f"{v:.3f}"
 
 
+def fmt_bytes(v):
+    """A size in B, KiB, MiB or GiB, whichever reads best; '-' for None."""
+    if v is None:
+        return "-"
+    a = abs(v)
+    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if a >= size:
+            return f"{v / size:,.2f} {unit}" if unit != "KiB" else f"{v / size:,.1f} {unit}"
+    return f"{int(v) if v == int(v) else v} B"
+
+
+def figure_kind(name):
+    """What a figure counts, read from its name (the results name each figure with its unit):
+    "seconds" (..._s, ..._s_total, ..._s_mean, ...), "requests" (RPCs, GETs), "bytes", else "other"."""
+    low = name.lower()
+    if low.endswith("_s") or "_s_" in low:
+        return "seconds"
+    if "bytes" in low or "size" in low:
+        return "bytes"
+    if "rpc" in low or "gets" in low:
+        return "requests"
+    return "other"
+
+
 def fmt_value(name, v):
-    """Seconds for names ending in _s, numbers otherwise."""
-    return fmt_seconds(v) if name.endswith("_s") else fmt_number(v)
+    """A figure's value in the unit its name says: seconds in s, ms or us; bytes in B to GiB;
+    numbers otherwise."""
+    kind = figure_kind(name)
+    if kind == "seconds":
+        return fmt_seconds(v)
+    if kind == "bytes" and isinstance(v, (int, float)) and not isinstance(v, bool):
+        return fmt_bytes(v)
+    return fmt_number(v)
+
+
+# A difference of seconds smaller than this, or than this share of its query's runtime, is not what
+# a headline is about: the requests or bytes that moved are.
+NEGLIGIBLE_S = 1e-3
+NEGLIGIBLE_SHARE = 0.01
+_KIND_ORDER = {"seconds": 4, "requests": 3, "bytes": 2, "other": 1}
+# Spans (when an exchange or an executor ended, how long it lasted) follow their query's runtime,
+# which the headline gives: they rank after the waits and times that explain it, before requests.
+SPANS = ("duration_s", "end_s")
+
+
+def decision_rank(name, a, b, runtime_s=None):
+    """How much the difference between a and b matters to someone deciding on K, a buffer size or a
+    code change, as a sort key (larger first): seconds first, by the seconds gained or lost; then
+    RPCs, then bytes, then the rest, each by its relative change (|log(b / a)|); spans (SPANS) after
+    the other seconds; seconds that moved less than NEGLIGIBLE_S or NEGLIGIBLE_SHARE of `runtime_s`
+    come last. A figure on one side only
+    ranks first of its kind; one that did not move, or is not a number, ranks below every other."""
+    num = [isinstance(v, (int, float)) and not isinstance(v, bool) for v in (a, b)]
+    kind = figure_kind(name)
+    if not any(num):
+        return (-1, 0.0)
+    if not all(num):
+        return (_KIND_ORDER[kind], math.inf)
+    if a == b:
+        return (-1, 0.0)
+    if kind == "seconds":
+        d = abs(b - a)
+        if d < max(NEGLIGIBLE_S, NEGLIGIBLE_SHARE * (runtime_s or 0)):
+            return (0, d)
+        return (_KIND_ORDER[kind] - (0.5 if name in SPANS else 0), d)
+    rel = abs(math.log(b / a)) if a > 0 and b > 0 else math.inf
+    return (_KIND_ORDER[kind], rel)
 
 
 def text_table(header, rows, indent="  "):

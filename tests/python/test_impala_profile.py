@@ -744,8 +744,18 @@ def test_compare_lines_up_measured_and_simulated(q72, tmp_path):
     csv_proc = run_cli("compare", res, Q72, "--format", "csv")
     rows = list(csv.DictReader(io.StringIO(csv_proc.stdout)))
     assert rows[0]["counter"] == "runtime_s" and len(rows) > 13 * 13
-    text = run_cli("compare", res, Q72).stdout
+    text = run_cli("compare", res, Q72, "--full").stdout
     assert "exchange x28  HASH_PARTITIONED" in text and "16,380,000 / 16,380,000" in text
+    # The short form (the default): the runtime, then the 8 counters furthest off by seconds (the
+    # blocked times, x3 here), largest difference in seconds first, in a few lines.
+    short = run_cli("compare", res, Q72).stdout
+    table = [line.split() for line in short.splitlines() if line.startswith("    x")]
+    assert len(table) == 8 and len(short.splitlines()) < 20 and "--full" in short
+    assert all(r[1] in ("slowest_sender_blocked_s", "InactiveTotalTime_s") and r[-1] == "3.000" for r in table)
+    doc = json.loads(run_cli("compare", res, Q72, "--format", "json").stdout)
+    cells = {(x["id"], n): c for x in doc["queries"][0]["exchanges"] for n, c in x["counters"].items()}
+    gaps = [abs(cells[(r[0], r[1])]["simulated"] - cells[(r[0], r[1])]["measured"]) for r in table]
+    assert gaps == sorted(gaps, reverse=True)
     # An exchange missing from the results is reported, not skipped silently.
     partial = _results_from_profile(q72, 1.0)
     partial["exchanges"] = [x for x in partial["exchanges"] if x["id"] != "x28"]
@@ -816,17 +826,22 @@ def test_diff_of_two_runs(tmp_path):
     assert rows[("query", "", "runtime_s")]["change"] < 0
     text = run_cli("diff", a, b).stdout
     assert "K=1" in text and "K=2" in text and "+50.0%" in text
-    # The headline: the runtime A -> B and the figure that moved most (the blocked time, -88%).
+    # The headline: the runtime A -> B and the figure that moved most in seconds: the exchange's
+    # blocked time (K=2 overlaps round trips the sender waited for one at a time), not the query's
+    # sum of it, and not the relative change of a count.
     first = text.splitlines()[0]
     print(first)
-    assert first.startswith("runtime A ") and "moved most: query slowest_sender_blocked_s " in first, first
+    assert first.startswith("runtime A ") and "moved most: exchange hash slowest_sender_blocked_s " in first, first
+    # The short form is the default: the query's figures, then what moved most, memory in MiB.
+    assert "--full" in text and "MiB" in text and len(text.splitlines()) < 25
+    assert len(run_cli("diff", a, b, "--full").stdout.splitlines()) > len(text.splitlines())
     changed = json.loads(run_cli("diff", a, b, "--format", "json", "--changed", "0.01").stdout)["rows"]
     assert changed and all(r["figure"] != "rpcs" for r in changed)  # rpcs unchanged
     assert all(r["relative_change"] is None or abs(r["relative_change"]) > 0.01 for r in changed)
+    # --top ranks by seconds first: the two rows are times, the larger change in seconds first.
     top = json.loads(run_cli("diff", a, b, "--format", "json", "--top", "2").stdout)["rows"]
-    allrows = json.loads(run_cli("diff", a, b, "--format", "json").stdout)["rows"]
-    biggest = sorted((abs(r["relative_change"]) for r in allrows if r["relative_change"] is not None), reverse=True)
-    assert len(top) == 2 and [abs(r["relative_change"]) for r in top] == biggest[:2]
+    assert len(top) == 2 and all(r["figure"].endswith("_s") for r in top)
+    assert abs(top[0]["change"]) >= abs(top[1]["change"]) and top[0]["figure"] == "slowest_sender_blocked_s"
     assert run_cli("diff", a, b, "--top", "0").returncode == 2
     assert run_cli("diff", a, tmp_path / "missing.json").returncode == 2
 

@@ -20,8 +20,8 @@ from .tree import ProfileError
 
 USAGE = """\
 exsim profile import PROFILE [--output SCENARIO] [--query ID] [--executors N]
-exsim compare RESULTS PROFILE [--format text|json|csv] [--query ID] [--changed [TOL]] [--top N] [--output FILE]
-exsim diff A.json B.json [--format text|json|csv] [--changed [TOL]] [--top N] [--output FILE]
+exsim compare RESULTS PROFILE [--format text|json|csv] [--query ID] [--full | --changed [TOL] | --top N] [--output FILE]
+exsim diff A.json B.json [--format text|json|csv] [--full | --changed [TOL] | --top N] [--output FILE]
 exsim diff A.json B.json --rel-tol X [--ignore DOTTED.PATH]... (exit 0: identical or within X, 1: different)"""
 
 EXIT_BAD_INPUT = 2
@@ -64,6 +64,7 @@ def _parsers():
     cmp_.add_argument("--output", "-o")
     cmp_.add_argument("--changed", nargs="?", type=float, const=0.05, default=None)
     cmp_.add_argument("--top", type=int, default=None)
+    cmp_.add_argument("--full", action="store_true")
     dif = Parser(prog="exsim diff", add_help=False)
     dif.add_argument("a")
     dif.add_argument("b")
@@ -73,6 +74,7 @@ def _parsers():
     dif.add_argument("--ignore", action="append", default=[])
     dif.add_argument("--changed", nargs="?", type=float, const=0.05, default=None)
     dif.add_argument("--top", type=int, default=None)
+    dif.add_argument("--full", action="store_true")
     return imp, cmp_, dif
 
 
@@ -166,7 +168,8 @@ def cmd_compare(args):
         doc = compare.select(doc, args.changed, args.top)
     except MALFORMED as e:
         raise _malformed(f"{args.results} or {args.profile}", e) from None
-    _emit(compare.render(doc, args.format, args.results, args.profile), args.output)
+    full = args.full or args.changed is not None or args.top is not None
+    _emit(compare.render(doc, args.format, args.results, args.profile, full=full), args.output)
 
 
 def cmd_diff(args):
@@ -188,7 +191,8 @@ def cmd_diff(args):
     rows = results_diff.diff(a, b)
     head = results_diff.headline(rows)
     rows = results_diff.select(rows, args.changed, args.top)
-    _emit(results_diff.render(rows, args.a, args.b, a, b, args.format, head), args.output)
+    full = args.full or args.changed is not None or args.top is not None
+    _emit(results_diff.render(rows, args.a, args.b, a, b, args.format, head, full=full), args.output)
     return 0
 
 

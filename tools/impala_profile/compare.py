@@ -230,25 +230,30 @@ def compare(results, queries, profiled_cluster=None):
     return doc
 
 
-NEGLIGIBLE_S = 1e-3  # times under a millisecond on both sides are not what a headline is about
-
-
 def _moved(c):
     r = c.get("ratio")
     return abs(math.log(r)) if isinstance(r, (int, float)) and r > 0 else (math.inf if r == 0 else -1.0)
 
 
-def _rank(name, c):
-    """How far off a counter is, for the headline and --top: |log(simulated / measured)|, with times
-    below NEGLIGIBLE_S on both sides ranked after every other."""
-    m = _moved(c)
-    if name.endswith("_s") and max(abs(c.get("measured") or 0), abs(c.get("simulated") or 0)) < NEGLIGIBLE_S:
-        return m - 1e6 if m >= 0 else m
-    return m
+def _rank(name, c, runtime_s):
+    """How far off a counter is, for the headline, --top and the short form: by what a user decides
+    on (tables.decision_rank: the seconds between measured and simulated, then RPCs, then bytes);
+    a counter without a ratio (not comparable here) ranks last."""
+    if _moved(c) < 0:
+        return (-2, 0.0)
+    return tables.decision_rank(name, c.get("measured"), c.get("simulated"), runtime_s)
+
+
+def _cells(q):
+    """(exchange, counter, cell) of a query's exchanges, most decisive difference first."""
+    runtime = q["runtime_s"]["measured"]
+    cells = [(x["id"], n, c) for x in q["exchanges"] for n, c in x["counters"].items() if n != "receivers"]
+    return sorted(cells, key=lambda t: _rank(t[1], t[2], runtime), reverse=True)
 
 
 def headline(doc):
-    """One line: each query's runtime measured / simulated, and the counter furthest from its measure."""
+    """One line a query: its runtime measured / simulated, and the counter furthest from its measure
+    by what a user decides on (seconds, then RPCs, then bytes)."""
     parts = []
     for q in doc["queries"]:
         r = q["runtime_s"]
@@ -262,14 +267,13 @@ def headline(doc):
             if what == "no ratios":
                 parts.append(text)
                 continue
-        worst = max(((x["id"], n, c) for x in q["exchanges"] for n, c in x["counters"].items()
-                     if n != "receivers" and _moved(c) >= 0), key=lambda t: _rank(t[1], t[2]), default=None)
+        worst = next((t for t in _cells(q) if _moved(t[2]) >= 0), None)
         if worst is not None:
             xid, n, c = worst
             text += (f"; furthest off: {xid} {n} x{tables.fmt_ratio(c['ratio'])} (measured "
                      f"{tables.fmt_value(n, c['measured'])}, simulated {tables.fmt_value(n, c['simulated'])})")
         parts.append(text)
-    return "; ".join(parts) or "no query compared"
+    return "\n".join(parts) or "no query compared"
 
 
 def select(doc, changed_tol=None, top=None):
@@ -284,7 +288,8 @@ def select(doc, changed_tol=None, top=None):
                     cells.append((x, n, c))
     keep = [t for t in cells if changed_tol is None or (_moved(t[2]) > math.log1p(changed_tol))]
     if top is not None:
-        keep = sorted(keep, key=lambda t: -_rank(t[1], t[2]))[:top]
+        runtime = {id(x): q["runtime_s"]["measured"] for q in doc["queries"] for x in q["exchanges"]}
+        keep = sorted(keep, key=lambda t: _rank(t[1], t[2], runtime[id(t[0])]), reverse=True)[:top]
     kept = {(id(x), n) for x, n, _ in keep}
     for q in doc["queries"]:
         xs = []
@@ -324,12 +329,43 @@ def _fmt_measured(name, cell):
     return cell["note"] if cell.get("note") else tables.fmt_value(name, cell["measured"])
 
 
-def render(doc, fmt, results_path, profile_path):
+# How many counters the short form shows a query: those furthest off.
+SHORT_ROWS = 8
+
+
+def _short(doc):
+    """Each query's runtime, then its SHORT_ROWS counters furthest off in one table."""
+    out = []
+    for q in doc["queries"]:
+        r = q["runtime_s"]
+        out.append(f"\nquery {q['query']}: runtime measured {tables.fmt_seconds(r['measured'])}, simulated "
+                   f"{tables.fmt_seconds(r['simulated'])} (simulated / measured {tables.fmt_ratio(r['ratio'])})\n")
+        cells = _cells(q)
+        runtime = q["runtime_s"]["measured"]
+        top = [t for t in cells if _rank(t[1], t[2], runtime)[0] >= 0][:SHORT_ROWS]
+        if not top:
+            out.append("  no counter differs from its measure" + (" where they can be compared (another cluster)"
+                                                                   if q.get("cluster_differs") else "") + "\n")
+        else:
+            out.append(f"  furthest off (seconds, then RPCs, then bytes; {len(top)} of {len(cells)} counters of "
+                       f"{len(q['exchanges'])} exchange{'s' if len(q['exchanges']) != 1 else ''}: --full for every one, with each sender)\n")
+            out.append(tables.text_table(["exchange", "counter", "measured", "simulated", "sim/meas"],
+                                         [[xid, n, _fmt_measured(n, c), tables.fmt_value(n, c["simulated"]),
+                                           tables.fmt_ratio(c["ratio"])] for xid, n, c in top], indent="    "))
+    if doc["notes"]:
+        out.append("\nnotes:\n" + "".join(f"  - {n}\n" for n in doc["notes"]))
+    return "".join(out)
+
+
+def render(doc, fmt, results_path, profile_path, full=True):
+    """full: every exchange's counters and senders; else the short form (_short)."""
     if fmt == "json":
         return tables.json_text({"results": results_path, "profile": profile_path, **doc})
     if fmt == "csv":
         return tables.csv_text(CSV_HEADER, rows(doc))
     out = [f"{doc['headline']}\nmeasured: {profile_path}\nsimulated: {results_path}\n"]
+    if not full:
+        return out[0] + _short(doc)
     for q in doc["queries"]:
         r = q["runtime_s"]
         out.append(f"\nquery {q['query']}: runtime measured {tables.fmt_seconds(r['measured'])}, simulated "
