@@ -489,6 +489,10 @@ def main(argv=None):
             print(f"run_sweep: point {p.id} failed: {p.error}", file=sys.stderr)
     print(f"{sweep_dir}: {len(points)} points: {counts['ok']} ok, {counts['failed']} failed, "
           f"{counts['pending']} not run")
+    if counts["ok"] and not interrupted:
+        print(f"run_sweep: next: analysis/report.py {sweep_dir} --output {sweep_dir / 'report.html'} "
+              f"(runtime against memory, what is bound where; --memory-budget-mb N to mark a budget)",
+              file=sys.stderr)
     if interrupted:
         print("run_sweep: interrupted; finished points are kept, rerun the same command to resume",
               file=sys.stderr)

@@ -389,6 +389,8 @@ int run(const Args& a) {
     kind.print_summary(results, a.summary_options);
   else if (a.output.empty())
     std::cout << text;
+  else // what was written, and what reads it
+    std::cerr << fmt::format("exsim run: results in {}; `exsim summary {}` says what they show\n", a.output, a.output);
   if (a.timing) {
     // The largest process of the run: this one, or a query's process when a workload ran in several.
     rusage ru{}, children{};

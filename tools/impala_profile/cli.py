@@ -145,7 +145,9 @@ def cmd_import(args):
         n_x = sum(len((e.get("parallel") or e)["exchanges"]) for e in q)
         sys.stderr.write(f"exsim profile import: {args.output}: {len(q)} query(ies), {n_x} exchange(s), "
                          f"{scenario['cluster']['executors']} executor(s); "
-                         f"{len(scenario['provenance']['ignored'])} item(s) in provenance.ignored\n")
+                         f"{len(scenario['provenance']['ignored'])} item(s) in provenance.ignored\n"
+                         f"exsim profile import: next: exsim run {args.output} --output RESULTS.json, then "
+                         f"exsim compare RESULTS.json {args.profile} (does the model reproduce the run?)\n")
 
 
 def cmd_compare(args):
