@@ -302,7 +302,9 @@ def class_table(choices, configs, unit):
             continue
         xs = class_exchanges(ch)
         best = ch.choice.best
-        k_applies = any(x["k"] > 1 for c in configs for x in c.exchanges if x["id"] in ch.exchange_ids)
+        # K applies where some configuration gave the class's exchanges more than one RPC in flight,
+        # at a fixed K or under an adaptive policy: the rule of needs_new_code.
+        k_applies = needs_new_code([x for c in configs for x in c.exchanges if x["id"] in ch.exchange_ids])
         recommended = ch.config.label() if k_applies else ch.config.label(with_k=False) + " (K does not apply)"
         rows.append([ch.partitioning, ch.size, str(len(ch.exchange_ids)), recommended,
                      distinct(x["k"] for x in xs), distinct(buffer_text(x["buffer_bytes"]) for x in xs),

@@ -121,6 +121,17 @@ std::string str(const json& j, const char* key) {
   return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
+// An exchange's K as a reader should see it: the fixed K, or an adaptive policy with its start, its
+// cap and the mean K its channels were given ("gradient 1..8, mean 6.15").
+std::string k_text(const json& x) {
+  if (x.contains("k_window") && x["k_window"].is_object()) {
+    const json& w = x["k_window"];
+    return fmt::format("{} {}..{}, mean {:.2f}", str(w, "policy"), integer(w, "k_start"), integer(w, "k_cap"),
+                       num(w, "k_mean"));
+  }
+  return std::to_string(integer(x, "k"));
+}
+
 std::string mib(double bytes) {
   return fmt::format("{:.2f}", bytes / kMiB);
 }
@@ -241,7 +252,7 @@ Table exchange_table(const json& r, bool with_query) {
   for (const json& x : r.at("exchanges")) {
     std::vector<std::string> row{str(x, "id"),
                                  str(x, "partitioning") + (x.value("merging", false) ? "*" : ""),
-                                 std::to_string(integer(x, "k")),
+                                 k_text(x),
                                  fmt::format("{:.4f}", num(x, "duration_s")),
                                  std::to_string(integer(x, "rpcs")),
                                  fmt::format("{:.0f}", num(x, "mean_rpc_bytes")),
@@ -340,7 +351,7 @@ std::string lesson(const json& r, const json& x) {
         "in flight per {:.0f} us round trip). {} would shorten that wait until the sender CPU or the NIC "
         "binds, "
         "at the price of more memory (K+1 batches per channel).",
-        wait, k, num(x, "mean_rpc_bytes"), rtt_us,
+        wait, x.contains("k_window") ? k_text(x) : std::to_string(k), num(x, "mean_rpc_bytes"), rtt_us,
         k_fixed ? "A larger data_stream_sender_buffer_size (K stays 1 here)"
                 // The report's rule: a flag before new code. Which is faster, and what each costs,
                 // only simulating both says (run_sweep.py with a grid over both, then analysis/report.py).
@@ -388,8 +399,8 @@ std::string csv_summary(const json& r, const std::vector<QueryRollup>& qs) {
   }
   Table t{{"exchange", "query", "partitioning", "merging", "k", "k_configured", "duration_s", "rpcs",
            "mean_rpc_bytes", "slowest_sender_blocked_s", "rpcs_deferred", "memory_estimate_bytes", "bound",
-           "status", "error", "k_reason"},
-          std::vector<bool>(16, false),
+           "status", "error", "k_reason", "k_policy", "k_mean"},
+          std::vector<bool>(18, false),
           {}};
   for (const json& x : r.at("exchanges"))
     t.rows.push_back(
@@ -398,7 +409,9 @@ std::string csv_summary(const json& r, const std::vector<QueryRollup>& qs) {
          fmt::format("{}", num(x, "duration_s")), std::to_string(integer(x, "rpcs")),
          fmt::format("{}", num(x, "mean_rpc_bytes")), fmt::format("{}", num(x, "slowest_sender_blocked_s")),
          std::to_string(integer(x, "rpcs_deferred")), std::to_string(integer(x, "memory_estimate_bytes")),
-         str(x, "bound"), str(x, "status"), str(x, "error"), str(x, "k_reason")});
+         str(x, "bound"), str(x, "status"), str(x, "error"), str(x, "k_reason"),
+         x.contains("k_window") ? str(x["k_window"], "policy") : std::string("fixed"),
+         x.contains("k_window") ? fmt::format("{}", num(x["k_window"], "k_mean")) : std::to_string(integer(x, "k"))});
   return render(t, SummaryFormat::csv);
 }
 

@@ -358,3 +358,7 @@ def test_adaptive_policies_are_listed_beside_fixed_k_as_new_code(exsim, tmp_path
         assert row["K"] == f"{policy} 1..8 (mean {mean:.1f})"
         assert row["change"] == "new Impala code (K>1 or adaptive K)"
         assert memory(result) > memory(fixed)
+    # The per-class row: K applies to the hash class, whose K moved under the policies.
+    classes = markdown_table(markdown, "recommended")
+    assert classes and not any(r["recommended"].endswith("(K does not apply)") for r in classes
+                               if r["partitioning"] == "HASH_PARTITIONED"), classes
