@@ -132,6 +132,14 @@ std::string k_text(const json& x) {
   return std::to_string(integer(x, "k"));
 }
 
+// `v` with `decimals` decimals, and no minus sign on a value that rounds to zero (a part of a
+// critical path of -1e-14 s, left by subtracting sums, is 0.000, not -0.000).
+std::string fixed(double v, int decimals) {
+  std::string text = fmt::format("{:.{}f}", v, decimals);
+  if (text.front() == '-' && text.find_first_not_of("-0.") == std::string::npos) text.erase(0, 1);
+  return text;
+}
+
 std::string mib(double bytes) {
   return fmt::format("{:.2f}", bytes / kMiB);
 }
@@ -200,7 +208,7 @@ std::vector<QueryRollup> rollups(const json& r) {
 
 // exact: full precision and bytes, for csv.
 Table query_table(const std::vector<const QueryRollup*>& qs, bool exact = false) {
-  auto secs = [exact](double v) { return exact ? fmt::format("{}", v) : fmt::format("{:.3f}", v); };
+  auto secs = [exact](double v) { return exact ? fmt::format("{}", v) : fixed(v, 3); };
   Table t{{"query", "runtime_s", "exchange_span_s", "blocked_s", "exchanges",
            exact ? "memory_estimate_bytes" : "mem_est_MiB", "bound",
            exact ? "main_exchange" : "main exchange", "status", exact ? "critical_path" : "critical path"},
@@ -228,12 +236,12 @@ Table breakdown_table(const std::vector<const QueryRollup*>& qs) {
     t.right.push_back(true);
   }
   for (const QueryRollup* q : qs) {
-    std::vector<std::string> row{q->name, fmt::format("{:.3f}", q->runtime_s)};
+    std::vector<std::string> row{q->name, fixed(q->runtime_s, 3)};
     for (const std::string& p : parts) {
       double v = 0;
       for (const auto& [name, seconds] : q->breakdown)
         if (name == p) v = seconds;
-      row.push_back(fmt::format("{:.3f}", v));
+      row.push_back(fixed(v, 3));
     }
     t.rows.push_back(row);
   }
@@ -253,10 +261,10 @@ Table exchange_table(const json& r, bool with_query) {
     std::vector<std::string> row{str(x, "id"),
                                  str(x, "partitioning") + (x.value("merging", false) ? "*" : ""),
                                  k_text(x),
-                                 fmt::format("{:.4f}", num(x, "duration_s")),
+                                 fixed(num(x, "duration_s"), 4),
                                  std::to_string(integer(x, "rpcs")),
                                  fmt::format("{:.0f}", num(x, "mean_rpc_bytes")),
-                                 fmt::format("{:.4f}", num(x, "slowest_sender_blocked_s")),
+                                 fixed(num(x, "slowest_sender_blocked_s"), 4),
                                  std::to_string(integer(x, "rpcs_deferred")),
                                  mib(static_cast<double>(integer(x, "memory_estimate_bytes"))),
                                  str(x, "bound"),

@@ -153,3 +153,10 @@ def test_committed_evidence_is_the_simulations(baseline, mt_dop8, doc):
     rows = {r[0] for r in calibrate.evidence_rows(ev, figs)}
     outside = {k for k, f in figs.items() if "tolerance" in f and abs(f["relative"]) > f["tolerance"]}
     assert rows == outside
+
+
+def test_calibration_figures_never_print_in_scientific_notation():
+    """The table's figures: 4 significant digits positional, thousands separated, and a leftover of
+    subtracting sums (-1e-14) as 0, never '-1e-14' or '1.234e-05'."""
+    assert [calibrate.fmtn(v) for v in (374.6, 10_200_000.0, 0.18, 1.2345e-5, -1e-14, 0.000999)] == \
+        ["374.6", "10,200,000", "0.18", "0.00001234", "0", "0.000999"]

@@ -28,6 +28,7 @@ import argparse
 import copy
 import hashlib
 import json
+import math
 import os
 import sys
 import time
@@ -375,7 +376,16 @@ def evidence_rows(ev, figs):
 
 
 def fmtn(v):
-    return "{:,.0f}".format(v) if abs(v) >= 1000 else "{:.4g}".format(v) if isinstance(v, float) else str(v)
+    """A figure of the calibration table: thousands separated from 1,000, else 4 significant digits,
+    never in scientific notation (a value of 1e-5 is 0.00001; one below 5e-7, what subtracting
+    sums leaves of a zero, is 0)."""
+    if isinstance(v, float) and abs(v) < 5e-7:
+        return "0"
+    if abs(v) >= 1000:
+        return "{:,.0f}".format(v)
+    if isinstance(v, float) and abs(v) < 1e-3:
+        return "{:.{}f}".format(v, 3 - math.floor(math.log10(abs(v)))).rstrip("0")
+    return "{:.4g}".format(v) if isinstance(v, float) else str(v)
 
 
 

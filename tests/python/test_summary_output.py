@@ -1,0 +1,53 @@
+"""What `exsim run --summary` and `exsim summary` print: an adaptive K as such in every format (its
+policy, start, cap and the mean K its channels were given, where a fixed K shows the number; `K=1`
+was printed for rpcs_in_flight_policy=gradient, whose mean K was 6.15), and no "-0.000" for a
+critical-path part left at -1e-14 s by subtracting sums.
+
+Run: /usr/bin/python3 -m pytest tests/python/test_summary_output.py -q
+"""
+
+import csv
+import io
+import json
+import subprocess
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+
+ADAPTIVE = ["--set", "rpcs_in_flight_policy=gradient", "--set", "rpcs_in_flight_max=8"]
+
+
+def run(exsim, scenario, *args):
+    proc = subprocess.run([str(exsim), "run", str(scenario), "--no-progress", *args], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
+
+
+def test_an_adaptive_k_is_shown_with_its_policy_in_every_format(exsim, scenario):
+    (x,) = json.loads(run(exsim, scenario, *ADAPTIVE))["exchanges"]
+    w = x["k_window"]
+    label = f"gradient 1..8, mean {w['k_mean']:.2f}"
+    assert w["k_mean"] > 1 and x["k"] == 1   # the start K, which alone would read as "K=1"
+    for fmt in ("text", "md"):
+        out = run(exsim, scenario, *ADAPTIVE, "--summary", "--format", fmt)
+        assert label in out, (fmt, out)
+    (row,) = csv.DictReader(io.StringIO(run(exsim, scenario, *ADAPTIVE, "--summary", "--format", "csv")))
+    assert row["k_policy"] == "gradient" and float(row["k_mean"]) == w["k_mean"]
+    (fixed,) = csv.DictReader(io.StringIO(run(exsim, scenario, "--summary", "--format", "csv")))
+    assert fixed["k_policy"] == "fixed" and fixed["k_mean"] == fixed["k"] == "1"
+    assert "gradient 1..8" not in run(exsim, scenario, "--summary")
+
+
+def test_a_part_that_rounds_to_zero_prints_without_a_sign(exsim, tmp_path):
+    results = json.loads(run(exsim, REPO / "scenarios" / "examples" / "query_broadcast_join.json"))
+    (q,) = results["queries"]
+    part = next(k for k, v in q["breakdown"].items() if v > 1e-3)
+    twin = json.loads(json.dumps(q))
+    twin["query"] = "twin"                 # keeps the part's column in the table
+    results["queries"].append(twin)
+    q["breakdown"][part] = -1e-14          # what a subtraction of sums leaves
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps(results), encoding="utf-8")
+    proc = subprocess.run([str(exsim), "summary", str(path)], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert "-0.000" not in proc.stdout and " 0.000" in proc.stdout
