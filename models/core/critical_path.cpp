@@ -27,7 +27,8 @@ const std::array<PathPartInfo, kPathParts>& path_parts() {
        "RPCs deferred with no reader to blame: a reader's progress lets deferred RPCs in, so time senders "
        "wait on a full receiver is attributed to what that reader did meanwhile"},
       {PathPart::join_build_wait, "join_build_wait_s", "waits for join builds", "waits for join builds",
-       "a probe side waiting for its join's build"},
+       "a probe side waiting for its join's build beyond the build's own path: the probe takes the path "
+       "of a build that finished last, so the build's scans, exchanges and inserts count in their own parts"},
       {PathPart::runtime_filter_wait, "runtime_filter_wait_s", "waits for runtime filters",
        "waits for runtime filters",
        "a scan waiting for its runtime filters (up to runtime_filter_wait_time_ms)"},

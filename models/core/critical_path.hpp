@@ -28,7 +28,7 @@ enum class PathPart : std::size_t {
   rtt,              // route latency of RPCs (request and response)
   bandwidth,        // payload transfer and waits behind other transfers on a connection
   backpressure,     // RPCs deferred by a full receiver
-  join_build_wait,  // a probe waiting for its join build to finish
+  join_build_wait,  // a probe waiting for its join build, beyond the build's own path (which it takes)
   runtime_filter_wait, // a scan waiting for its runtime filters (up to runtime_filter_wait_time_ms)
   count
 };

@@ -99,6 +99,14 @@ public:
     set_ = true;
     wake_all(s);
   }
+  // Set by a thread whose progress the waiters then carry on their critical path (a join build:
+  // the probe that waited for it takes the build's path when the build arrived last).
+  void set(Scheduler& s, const Path& by) {
+    if (set_) return;
+    path_ = by;
+    set(s);
+  }
+  const Path& path() const { return path_; }
   // Wakes the waiters without setting (they check why they were woken).
   void wake_all(Scheduler& s) {
     for (auto h : waiters_)
@@ -115,6 +123,7 @@ public:
 
 private:
   bool set_ = false;
+  Path path_;
   std::vector<std::coroutine_handle<>> waiters_;
 };
 

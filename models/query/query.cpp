@@ -399,6 +399,8 @@ Task QueryRuntime::run_pipeline(Instance& in, const PipelineSpec& p, SimThread& 
       co_await b.wait();
       t.check_stop();
     }
+    // The build's own path when it finished last: its scans, exchanges and hash table, not a wait.
+    t.adopt(b.path());
     t.catch_up(PathPart::join_build_wait);
   }
   // A scan with runtime filters waits for them before it reads, until the wait time counted from
@@ -570,7 +572,7 @@ Task QueryRuntime::close_sink(Instance& in, const PipelineSpec& p, SimThread& t)
       co_await in.sender->close();
     } else if (f.sink == SinkKind::join_build) {
       co_await t.flush();
-      in.build_done.set(cluster_.sched);
+      in.build_done.set(cluster_.sched, t.path);
       if (has_runtime_filters) build_finished(f.sink_join_fragment, f.sink_join_op, in.host);
     } else {
       co_await t.flush();
@@ -603,7 +605,7 @@ Task QueryRuntime::close_sink(Instance& in, const PipelineSpec& p, SimThread& t)
   }
   case PipelineSinkKind::join_build:
     co_await t.flush();
-    in.builds.at(static_cast<size_t>(p.sink_op))->set(cluster_.sched);
+    in.builds.at(static_cast<size_t>(p.sink_op))->set(cluster_.sched, t.path);
     if (has_runtime_filters) build_finished(in.fragment, p.sink_op, in.host);
     break;
   }
