@@ -51,7 +51,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 from analysis import remote_scan_report, results  # noqa: E402
 from analysis.report_base import (DEFAULT_TIE_TOLERANCE, Candidate, Choice, choose, fits, html_table,  # noqa: E402
-                                  html_text, png, sig3)
+                                  html_text, png, runtime_change, sig3)
 from common import atomic  # noqa: E402
 from common.tables import markdown_table  # noqa: E402
 
@@ -266,7 +266,7 @@ def cost_text(other, best, unit):
     parts = []
     if best.runtime_s > 0:
         delta = (other.runtime_s - best.runtime_s) / best.runtime_s
-        parts.append(f"{abs(delta) * 100:.2g}% {'slower' if delta > 0 else 'faster'}" if delta else "as fast")
+        parts.append(runtime_change(delta))
     else:
         parts.append(f"{sig3((other.runtime_s - best.runtime_s) * scale)} {name}")
     mem = (other.memory_bytes - best.memory_bytes) / MIB

@@ -65,6 +65,16 @@ def sig3(value):
     return f"{round(value, 2 - exponent):,.{max(0, 2 - exponent)}f}"
 
 
+def runtime_change(fraction):
+    """How much slower or faster, as a reader can use it: runtimes are not known better than to a
+    tenth of a percent, so below 0.1% 'within 0.1%', else one decimal: '0.3% faster', '1.5% slower'."""
+    if fraction == 0:
+        return "as fast"
+    if abs(fraction) < 0.001:
+        return "within 0.1%"
+    return f"{abs(fraction) * 100:.1f}% {'slower' if fraction > 0 else 'faster'}"
+
+
 def is_number(cell):
     try:
         float(cell.replace(",", ""))

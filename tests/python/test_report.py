@@ -13,6 +13,7 @@ import pytest
 from conftest import REPO, SCENARIO, SMOKE_GRID, read_manifest, run_script
 
 from analysis import report as report_module  # the plot test calls the report's own functions
+from analysis import report_base
 from analysis import results as results_module
 
 MIB = 2 ** 20
@@ -358,3 +359,21 @@ def test_adaptive_policies_are_listed_beside_fixed_k_as_new_code(exsim, tmp_path
         assert row["K"] == f"{policy} 1..8 (mean {mean:.1f})"
         assert row["change"] == "new Impala code (K>1 or adaptive K)"
         assert memory(result) > memory(fixed)
+
+
+def test_runtime_differences_are_rounded_to_what_is_meaningful(tmp_path):
+    """A runner-up 0.00099% slower is 'within 0.1%' (it printed as '0.00099% slower'); above a tenth
+    of a percent, one decimal."""
+    assert report_base.runtime_change(0.0000099) == "within 0.1%"
+    assert report_base.runtime_change(-0.00099) == "within 0.1%"
+    assert report_base.runtime_change(0.001) == "0.1% slower"
+    assert report_base.runtime_change(-0.0031) == "0.3% faster"
+    assert report_base.runtime_change(0.5) == "50.0% slower"
+    assert report_base.runtime_change(0) == "as fast"
+    sweep = fake_sweep(tmp_path, [(1, 65536, 1.0, [("", 10 * MIB)]), (1, 131072, 1.0000099, [("", 20 * MIB)]),
+                                  (2, 16384, 0.997, [("", 5 * MIB)])])
+    _, markdown = report(sweep, tmp_path)
+    assert recommended(markdown) == "K=1, buffer 64 KiB"
+    costs = {r["runner-up"]: r["next to the recommendation"] for r in markdown_table(markdown, "runner-up")}
+    assert costs == {"K=1, buffer 128 KiB": "within 0.1%, 10.0 MiB more memory",
+                     "K=2, buffer 16 KiB": "0.3% faster, 5.00 MiB less memory, needs new Impala code (K>1 or adaptive K)"}
