@@ -24,31 +24,41 @@ def png_bytes(fig, dpi=100, tight=False):
     return buf.getvalue()
 
 
-# Where place_labels tries a label, nearest first: (dx, dy) directions from the point, and the
-# alignment that keeps the text on that side of it; then the same again further out.
+# Where place_labels tries a label: (dx, dy) directions from the point, and the alignment that
+# keeps the text on that side of it. Next to the point any side; further out (with a leader line)
+# straight above or below first, where a column of labels over a row of points stays readable.
 DIRECTIONS = ((0, 1, "center", "bottom"), (0, -1, "center", "top"), (1, 0, "left", "center"),
               (-1, 0, "right", "center"), (1, 1, "left", "bottom"), (1, -1, "left", "top"),
               (-1, 1, "right", "bottom"), (-1, -1, "right", "top"))
 DISTANCES_PT = (6, 16, 28, 40, 52, 64, 76)
-GAP_PX = 2  # the least room between a label and anything else
+CANDIDATES = ([(DISTANCES_PT[0], d) for d in DIRECTIONS]
+              + [(far, d) for far in DISTANCES_PT[1:] for d in DIRECTIONS[:2]]
+              + [(far, d) for far in DISTANCES_PT[1:] for d in DIRECTIONS[2:]])
+GAP_PX = 2  # the least room between a label and anything else, above and below
+SPACE_PX = 5  # and beside it: two labels on one line closer than a space read as one
 
 
-def place_labels(ax, points, texts, *, lines=(), avoid=(), marker_pt=3.5, colors=None, **text_kw):
+def place_labels(ax, points, texts, *, lines=(), avoid=(), marker_pt=3.5, rings=(), colors=None, **text_kw):
     """Label every point of `points` ([(x, y)] in data coordinates) with its text, each where it
     overlaps no other label, no marker, no line of `lines` ([[(x, y), ...], ...]) and no box of
-    `avoid` (display-space Bboxes, e.g. a legend's), and stays inside the axes: the nearest free
-    place around the point, then further out with a thin leader line. A label with no free place
-    goes above its point (the test of a plot can see it). Set the axes' limits first: the places
-    are measured on the figure as drawn. Returns the annotations."""
+    `avoid` (display-space Bboxes, e.g. a legend's) or of `rings` ([(x, y, radius in points)]: larger
+    markers drawn over some points), and stays inside the axes: the nearest free place around the
+    point that is nearer to it than to any other point, else further out with a thin leader line.
+    A label with no free place goes above its point (the test of a plot can see it). Set the axes'
+    limits first: the places are measured on the figure as drawn. Returns the annotations."""
     fig = ax.figure
     fig.canvas.draw()
     renderer = fig.canvas.get_renderer()
     frame = ax.get_window_extent(renderer)
     r = marker_pt * fig.dpi / 72
     obstacles = list(avoid)
-    for x, y in points:
-        px, py = ax.transData.transform((x, y))
+    pixels = [tuple(ax.transData.transform((x, y))) for x, y in points]
+    for px, py in pixels:
         obstacles.append(Bbox.from_extents(px - r, py - r, px + r, py + r))
+    for x, y, radius_pt in rings:
+        px, py = ax.transData.transform((x, y))
+        radius = radius_pt * fig.dpi / 72
+        obstacles.append(Bbox.from_extents(px - radius, py - radius, px + radius, py + radius))
     for line in lines:
         obstacles += _line_boxes(ax.transData.transform(list(line)))
     placed = []
@@ -56,20 +66,19 @@ def place_labels(ax, points, texts, *, lines=(), avoid=(), marker_pt=3.5, colors
     for i, ((x, y), text) in enumerate(zip(points, texts)):
         color = colors[i] if colors else None
         chosen = None
-        for distance in DISTANCES_PT:
-            for dx, dy, ha, va in DIRECTIONS:
-                ann = _annotate(ax, text, (x, y), (dx * distance, dy * distance), ha, va,
-                                leader=distance > DISTANCES_PT[0], color=color, **text_kw)
-                box = _text_box(ann, renderer)
-                free = (frame.x0 <= box.x0 and box.x1 <= frame.x1 and frame.y0 <= box.y0 and box.y1 <= frame.y1
-                        and not any(box.overlaps(o) for o in obstacles)
-                        and not any(b.overlaps(box) for b in placed))
-                if free:
-                    chosen = (ann, box)
-                    break
-                ann.remove()
-            if chosen:
+        for distance, (dx, dy, ha, va) in CANDIDATES:
+            leader = distance > DISTANCES_PT[0]
+            ann = _annotate(ax, text, (x, y), (dx * distance, dy * distance), ha, va, leader=leader, color=color,
+                            **text_kw)
+            box = _text_box(ann, renderer)
+            free = (frame.x0 <= box.x0 and box.x1 <= frame.x1 and frame.y0 <= box.y0 and box.y1 <= frame.y1
+                    and not any(box.overlaps(o) for o in obstacles)
+                    and not any(b.overlaps(box) for b in placed)
+                    and (leader or _nearest(box, pixels) == i))  # else it reads as another point's
+            if free:
+                chosen = (ann, box)
                 break
+            ann.remove()
         if not chosen:
             ann = _annotate(ax, text, (x, y), (0, DISTANCES_PT[0]), "center", "bottom", leader=False,
                             color=color, **text_kw)
@@ -85,10 +94,20 @@ def _annotate(ax, text, xy, offset, ha, va, leader, color, **text_kw):
                        **({"color": color} if color else {}), **(arrow if leader else {}), **text_kw)
 
 
+def _nearest(box, pixels):
+    """The index of the point nearest to a box (display coordinates)."""
+    def gap(p):
+        dx = max(box.x0 - p[0], 0, p[0] - box.x1)
+        dy = max(box.y0 - p[1], 0, p[1] - box.y1)
+        return dx * dx + dy * dy
+    return min(range(len(pixels)), key=lambda k: gap(pixels[k]))
+
+
 def _text_box(ann, renderer):
     """The drawn box of an annotation's text alone (not its leader line), with the gap around it."""
     ann.update_positions(renderer)
-    return Text.get_window_extent(ann, renderer).padded(GAP_PX)
+    box = Text.get_window_extent(ann, renderer)
+    return Bbox.from_extents(box.x0 - SPACE_PX, box.y0 - GAP_PX, box.x1 + SPACE_PX, box.y1 + GAP_PX)
 
 
 def _line_boxes(pixels, step=3.0):
