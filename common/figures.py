@@ -71,12 +71,18 @@ def place_labels(ax, points, texts, *, lines=(), avoid=(), marker_pt=3.5, rings=
             ann = _annotate(ax, text, (x, y), (dx * distance, dy * distance), ha, va, leader=leader, color=color,
                             **text_kw)
             box = _text_box(ann, renderer)
+            px, py = pixels[i]
+            scale = fig.dpi / 72
+            # The leader line, from the point to the text's near edge, crosses no label either.
+            segment = _line_boxes([(px, py), (px + dx * distance * scale, py + dy * distance * scale)]) \
+                if leader else []
             free = (frame.x0 <= box.x0 and box.x1 <= frame.x1 and frame.y0 <= box.y0 and box.y1 <= frame.y1
                     and not any(box.overlaps(o) for o in obstacles)
-                    and not any(b.overlaps(box) for b in placed)
+                    and not any(b.overlaps(box) or any(b.overlaps(o) for o in segment) for b in placed)
                     and (leader or _nearest(box, pixels) == i))  # else it reads as another point's
             if free:
                 chosen = (ann, box)
+                obstacles += segment
                 break
             ann.remove()
         if not chosen:
@@ -134,3 +140,25 @@ def overlapping_labels(ax, texts=None):
         boxes.append(Text.get_window_extent(t, renderer))
     return [(texts[i].get_text(), texts[j].get_text()) for i in range(len(texts)) for j in range(i + 1, len(texts))
             if boxes[i].overlaps(boxes[j])]
+
+
+def crossing_leaders(ax):
+    """[(label, label)] where the first label's leader line crosses the second label's text."""
+    fig = ax.figure
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    texts = [t for t in ax.texts if hasattr(t, "update_positions")]
+    boxes = []
+    for t in texts:
+        t.update_positions(renderer)
+        boxes.append(Text.get_window_extent(t, renderer))
+    out = []
+    for t in texts:
+        if getattr(t, "arrow_patch", None) is None:
+            continue
+        x, y = ax.transData.transform(t.xy)
+        dx, dy = (v * fig.dpi / 72 for v in t.xyann)
+        segment = _line_boxes([(x, y), (x + dx, y + dy)])
+        out += [(t.get_text(), u.get_text()) for u, box in zip(texts, boxes)
+                if u is not t and any(box.overlaps(s) for s in segment)]
+    return out

@@ -5,7 +5,7 @@ import pytest
 from matplotlib.text import Text
 
 from analysis import bench_scaling
-from common.figures import overlapping_labels
+from common.figures import crossing_leaders, overlapping_labels
 
 
 def test_plot_and_bad_input(tmp_path, capsys):
@@ -35,6 +35,7 @@ def test_committed_figure_labels_every_point_without_overlaps():
     expected = sorted(bench_scaling.wall_text(w) for points in series.values() for _, _, w in points)
     assert sorted(t.get_text() for t in ax.texts) == expected  # every point has its label
     assert overlapping_labels(ax) == []
+    assert crossing_leaders(ax) == []
     frame = ax.get_window_extent(renderer)
     legend = ax.get_legend().get_window_extent(renderer)
     for t in ax.texts:

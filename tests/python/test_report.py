@@ -17,7 +17,7 @@ from conftest import REPO, SCENARIO, SMOKE_GRID, read_manifest, run_script
 from analysis import report as report_module  # the plot test calls the report's own functions
 from analysis import report_base
 from analysis import results as results_module
-from common.figures import overlapping_labels
+from common.figures import crossing_leaders, overlapping_labels
 
 MIB = 2 ** 20
 TOLERANCE = 0.02  # the report's default
@@ -337,6 +337,7 @@ def check_runtime_vs_memory_plot(configs, best, budget_bytes, monkeypatch):
     assert len(labels) == len(places)  # one label per place
     assert sorted(x for t in labels for x in t.split(" / ")) == sorted(c.label() for c in configs)
     assert overlapping_labels(ax) == []
+    assert crossing_leaders(ax) == []  # a leader line drawn through another label hid its last word
     assert ax.get_xlim()[0] >= 0  # a memory estimate is never negative
     fig.canvas.draw()
     renderer = fig.canvas.get_renderer()
