@@ -21,7 +21,6 @@ by hand:
     prefetch_concurrency (C), prefetch_bytes, plan_ahead or gets_in_flight.
 """
 
-import html
 from dataclasses import dataclass
 
 from analysis import results
@@ -187,8 +186,8 @@ def build(sweep_dir, manifest, points, budget_bytes, tolerance=DEFAULT_TIE_TOLER
     page = "\n".join([
         "<!DOCTYPE html>", '<html><head><meta charset="utf-8"><title>exsim sweep report (remote scan)</title>',
         f"<style>{STYLE}</style></head><body>",
-        "<h1>exsim sweep report (remote scan)</h1>", f"<p>{html.escape(intro)}</p>",
-        "<h2>Recommendation</h2>", f"<p>{html_text(rec)}</p>",
+        "<h1>exsim sweep report (remote scan)</h1>", f"<p>{html_text(intro)}</p>",
+        "<h2>Recommendation</h2>", f'<p class="recommendation" id="recommendation">{html_text(rec)}</p>',
         "<p>What bounds each regime:</p><ul>" + "".join(f"<li>{html_text(x)}</li>" for x in regime_lines)
         + "</ul>",
         "<h2>Configurations</h2>", html_table(*table),
