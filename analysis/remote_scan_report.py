@@ -21,18 +21,12 @@ by hand:
     prefetch_concurrency (C), prefetch_bytes, plan_ahead or gets_in_flight.
 """
 
-import html
 from dataclasses import dataclass
 
-import matplotlib
-
-matplotlib.use("Agg")  # no display needed; must precede pyplot
-import matplotlib.pyplot as plt  # noqa: E402
-
-from analysis import results  # noqa: E402
-from analysis.report_base import (DEFAULT_TIE_TOLERANCE, Candidate, choose, fits, html_table,  # noqa: E402
-                                  html_text, png, sig3)
-from common.tables import markdown_table  # noqa: E402
+from analysis import results
+from analysis.report_base import (DEFAULT_TIE_TOLERANCE, STYLE, Candidate, choose, fits, html_table, html_text,
+                                  page_wide_axes, png, sig3)
+from common.tables import markdown_table
 
 MIB = 1 << 20
 
@@ -144,7 +138,7 @@ def regimes(configs):
 
 
 def plot(configs, best, budget_bytes):
-    fig, (top, bottom) = plt.subplots(2, 1, figsize=(7, 7), sharex=True)
+    fig, (top, bottom) = page_wide_axes(8, rows=2)
     lines = {}
     for c in configs:
         lines.setdefault(c.others(), []).append(c)
@@ -189,13 +183,11 @@ def build(sweep_dir, manifest, points, budget_bytes, tolerance=DEFAULT_TIE_TOLER
         "# exsim sweep report (remote scan)", intro, "## Recommendation", rec,
         "What bounds each regime:\n\n" + "\n".join(f"- {line}" for line in regime_lines),
         "## Configurations", markdown_table(*table)]) + "\n"
-    style = ("body{font-family:sans-serif;max-width:75em;margin:auto}table{border-collapse:collapse}"
-             "td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}code{background:#eee}")
     page = "\n".join([
         "<!DOCTYPE html>", '<html><head><meta charset="utf-8"><title>exsim sweep report (remote scan)</title>',
-        f"<style>{style}</style></head><body>",
-        "<h1>exsim sweep report (remote scan)</h1>", f"<p>{html.escape(intro)}</p>",
-        "<h2>Recommendation</h2>", f"<p>{html_text(rec)}</p>",
+        f"<style>{STYLE}</style></head><body>",
+        "<h1>exsim sweep report (remote scan)</h1>", f"<p>{html_text(intro)}</p>",
+        "<h2>Recommendation</h2>", f'<p class="recommendation" id="recommendation">{html_text(rec)}</p>',
         "<p>What bounds each regime:</p><ul>" + "".join(f"<li>{html_text(x)}</li>" for x in regime_lines)
         + "</ul>",
         "<h2>Configurations</h2>", html_table(*table),

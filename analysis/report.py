@@ -44,15 +44,11 @@ from pathlib import Path
 if not __package__:  # run as a script: the repository root on sys.path, as for every entry point
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import matplotlib  # noqa: E402
-
-matplotlib.use("Agg")  # no display needed; must precede pyplot
-import matplotlib.pyplot as plt  # noqa: E402
-
 from analysis import remote_scan_report, results  # noqa: E402
-from analysis.report_base import (DEFAULT_TIE_TOLERANCE, Candidate, Choice, choose, fits, html_table,  # noqa: E402
-                                  html_text, png, sig3)
+from analysis.report_base import (DEFAULT_TIE_TOLERANCE, STYLE, Candidate, Choice, choose, fits,  # noqa: E402
+                                  html_table, html_text, page_wide_axes, png, runtime_change, sig3)
 from common import atomic  # noqa: E402
+from common.figures import place_labels  # noqa: E402
 from common.tables import markdown_table  # noqa: E402
 
 MIB = 1 << 20
@@ -266,7 +262,7 @@ def cost_text(other, best, unit):
     parts = []
     if best.runtime_s > 0:
         delta = (other.runtime_s - best.runtime_s) / best.runtime_s
-        parts.append(f"{abs(delta) * 100:.2g}% {'slower' if delta > 0 else 'faster'}" if delta else "as fast")
+        parts.append(runtime_change(delta))
     else:
         parts.append(f"{sig3((other.runtime_s - best.runtime_s) * scale)} {name}")
     mem = (other.memory_bytes - best.memory_bytes) / MIB
@@ -349,7 +345,7 @@ def plot_blocked_vs_k(configs, unit):
     for c in configs:
         label = c.label(with_k=False)  # K is the x axis (an adaptive policy's: where it starts)
         lines.setdefault(label, []).append((c.k, c.blocked_s * scale))
-    fig, ax = plt.subplots(figsize=(7, 4.5))
+    fig, ax = page_wide_axes(5)
     n = len(lines)
     for i, ((label, xy), marker, style) in enumerate(zip(lines.items(), itertools.cycle(MARKERS),
                                                           itertools.cycle(LINESTYLES))):
@@ -363,35 +359,24 @@ def plot_blocked_vs_k(configs, unit):
     ax.set_xlabel("K (rpcs_in_flight_per_channel)")
     ax.set_ylabel(f"slowest-sender blocked time, summed ({name})")
     ax.set_title("Blocked time vs K")
-    ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(0, -0.15))  # below: it covers no line
+    # Below the axes, where it covers no line.
+    ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(0, -0.12), ncols=min(n, 4))
     ax.grid(alpha=0.3)
     return png(fig)
 
 
 def plot_runtime_vs_memory(configs, best, budget_bytes, unit):
-    """Every configuration as a point; the Pareto front and the recommended one are labelled with
-    what varies (the others are in the table: labelling all of them made the labels overlap near
-    the front); points at the same place share one label. Labels stay inside the axes, the legend
-    below them. When the recommendation lies off the front, the plot says why."""
+    """Every configuration as a point, each labelled with what varies (points at the same place share
+    one label), each label where it overlaps no other label, point or line (common.figures.place_labels);
+    the memory axis starts at 0; the Pareto front, the budget and the recommendation marked, the
+    legend below the axes. When the recommendation lies off the front, the plot says why."""
     name, scale = unit
-    fig, ax = plt.subplots(figsize=(8, 5.5))
+    fig, ax = page_wide_axes(6.5)
     ax.scatter([c.memory_bytes / MIB for c in configs], [c.runtime_s * scale for c in configs],
-               label="configuration (all in the table)", zorder=2)
+               label="configuration", zorder=2)
     front = pareto_front(configs)
-    labelled = {c.point.id for c in front} | ({best.point.id} if best else set())
-    places = {}
-    for c in configs:
-        if c.point.id in labelled:
-            places.setdefault((c.memory_bytes, c.runtime_s), []).append(c.label())
-    front_places = {(c.memory_bytes, c.runtime_s) for c in front}
-    for (memory, runtime), labels in places.items():
-        # The front falls to the right, so above-right of a front point is free; the recommendation,
-        # when off the front, is labelled below-right.
-        on_front = (memory, runtime) in front_places
-        ax.annotate(" / ".join(labels), (memory / MIB, runtime * scale), textcoords="offset points",
-                    xytext=(6, 10 if on_front else -14), fontsize="x-small", annotation_clip=True)
-    ax.margins(x=0.25, y=0.2)  # room for the labels inside the axes, away from the title
-    ax.step([c.memory_bytes / MIB for c in front], [c.runtime_s * scale for c in front], where="post",
+    front_xy = [(c.memory_bytes / MIB, c.runtime_s * scale) for c in front]
+    ax.step([x for x, _ in front_xy], [y for _, y in front_xy], where="post",
             color="tab:red", marker="s", markerfacecolor="none", label="Pareto front", zorder=1)
     if budget_bytes is not None:
         ax.axvline(budget_bytes / MIB, color="grey", linestyle="--", label="memory budget")
@@ -401,14 +386,25 @@ def plot_runtime_vs_memory(configs, best, budget_bytes, unit):
     ax.set_xlabel("memory estimate (MiB)")
     ax.set_ylabel(f"runtime ({name})")
     ax.set_title("Runtime vs memory")
-    legend_below = -0.15
+    legend_below = -0.12
     if best and best.point.id not in {c.point.id for c in front}:
-        ax.text(0, -0.13, "The recommendation lies off the front: within the tie tolerance of the fastest,\n"
-                "a flag-only change (K=1) comes before a faster or smaller one that needs new Impala code (K>1 or adaptive K).",
+        ax.text(0, -0.1, "The recommendation lies off the front: within the tie tolerance of the fastest, a flag-only "
+                "change (K=1)\ncomes before a faster or smaller one that needs new Impala code (K>1 or adaptive K).",
                 transform=ax.transAxes, fontsize="small", va="top")
-        legend_below = -0.25
-    ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(0, legend_below), ncols=2)
+        legend_below = -0.2
+    ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(0, legend_below), ncols=4)
     ax.grid(alpha=0.3)
+    ax.margins(y=0.25)  # room for the labels above and below the points, inside the axes
+    right = max([c.memory_bytes / MIB for c in configs] + ([budget_bytes / MIB] if budget_bytes else []))
+    ax.set_xlim(0, right * 1.12 if right > 0 else 1)  # a memory estimate is never negative
+    places = {}
+    for c in sorted(configs, key=lambda c: (c.memory_bytes, c.runtime_s)):
+        places.setdefault((c.memory_bytes / MIB, c.runtime_s * scale), []).append(c.label())
+    lines = [[xy for a, b in zip(front_xy, front_xy[1:]) for xy in (a, (b[0], a[1]))] + front_xy[-1:]]  # the steps
+    if budget_bytes is not None:
+        lines.append([(budget_bytes / MIB, y) for y in ax.get_ylim()])
+    place_labels(ax, list(places), [" / ".join(labels) for labels in places.values()], fontsize="small", lines=lines,
+                 rings=[(best.memory_bytes / MIB, best.runtime_s * scale, 9)] if best else [])
     return png(fig)
 
 
@@ -429,7 +425,7 @@ def chosen_configs(configs, best, choices):
 def plot_blocked_cdf(chosen, skipped, unit):
     """Over the exchanges that the classes cover (see left_out)."""
     name, scale = unit
-    fig, ax = plt.subplots(figsize=(7, 4.5))
+    fig, ax = page_wide_axes(5)
     for (c, roles), style in zip(chosen, itertools.cycle(LINESTYLES)):
         values = sorted(x["slowest_sender_blocked_s"] * scale for x in c.exchanges if x["id"] not in skipped)
         if not values:
@@ -464,13 +460,6 @@ def plots(configs, choice, choices, skipped, budget_bytes, unit):
         dropped.append(f"the CDF of per-exchange blocked time (the classes cover {len(covered)} exchange)")
     note = f"Not plotted, as it would carry no information: {'; '.join(dropped)}." if dropped else ""
     return out, note
-
-
-STYLE = ("body{font-family:sans-serif;max-width:75em;margin:auto;padding:0 1em}"
-         ".table{max-width:100%;overflow-x:auto}table{border-collapse:collapse;font-size:90%}"
-         "td,th{border:1px solid #ccc;padding:2px 6px;text-align:left}th{background:#f4f4f4}td.num{text-align:right}"
-         "code{background:#eee;overflow-wrap:anywhere}"
-         "img{max-width:100%;height:auto}p.recommendation{font-size:110%}")
 
 
 def build(sweep_dir, budget_bytes, tolerance=DEFAULT_TIE_TOLERANCE):

@@ -13,9 +13,22 @@ import html
 import math
 from dataclasses import dataclass
 
-from common.figures import png_bytes
+import matplotlib
+
+matplotlib.use("Agg")  # no display needed; must precede pyplot
+import matplotlib.pyplot as plt  # noqa: E402
+
+from common.figures import png_bytes  # noqa: E402
 
 DEFAULT_TIE_TOLERANCE = 0.02
+PAGE_WIDTH_PX = 1200  # the body's max-width below (75em of 16 px)
+FIGURE_DPI = 100
+FIGURE_WIDTH_IN = PAGE_WIDTH_PX / FIGURE_DPI  # a plot as wide as the page's text
+STYLE = ("body{font-family:sans-serif;max-width:75em;margin:auto;padding:0 1em}"
+         ".table{max-width:100%;overflow-x:auto}table{border-collapse:collapse;font-size:90%}"
+         "td,th{border:1px solid #ccc;padding:2px 6px;text-align:left}th{background:#f4f4f4}td.num{text-align:right}"
+         "code{background:#eee;overflow-wrap:anywhere}"
+         "img{display:block;width:100%;height:auto}p.recommendation{font-size:110%}")  # a plot spans the page
 
 
 @dataclass(frozen=True)
@@ -65,6 +78,16 @@ def sig3(value):
     return f"{round(value, 2 - exponent):,.{max(0, 2 - exponent)}f}"
 
 
+def runtime_change(fraction):
+    """How much slower or faster, as a reader can use it: runtimes are not known better than to a
+    tenth of a percent, so below 0.1% 'within 0.1%', else one decimal: '0.3% faster', '1.5% slower'."""
+    if fraction == 0:
+        return "as fast"
+    if abs(fraction) < 0.001:
+        return "within 0.1%"
+    return f"{abs(fraction) * 100:.1f}% {'slower' if fraction > 0 else 'faster'}"
+
+
 def is_number(cell):
     try:
         float(cell.replace(",", ""))
@@ -87,6 +110,13 @@ def html_text(markdown_line):
     return "".join(f"<code>{part}</code>" if i % 2 else part for i, part in enumerate(parts))
 
 
+def page_wide_axes(height_in, rows=1):
+    """A figure as wide as the page's text whose axes span it (the axis labels in the margin left)."""
+    fig, axes = plt.subplots(rows, 1, figsize=(FIGURE_WIDTH_IN, height_in), sharex=rows > 1)
+    fig.subplots_adjust(left=0.07, right=0.985)
+    return fig, axes
+
+
 def png(fig):
     """A figure as an inline data URI; fixed metadata keeps the bytes reproducible."""
-    return "data:image/png;base64," + base64.b64encode(png_bytes(fig, dpi=100, tight=True)).decode("ascii")
+    return "data:image/png;base64," + base64.b64encode(png_bytes(fig, dpi=FIGURE_DPI, tight=True)).decode("ascii")

@@ -52,9 +52,9 @@ Usage:
                           print every field of the results with its unit, meaning and the counter it
                           reads (json: for other programs)
   exsim profile import PROFILE [--output SCENARIO] [--query ID] [--executors N]
-  exsim compare RESULTS PROFILE [--format text|json|csv] [--query ID] [--changed [TOL]] [--top N]
+  exsim compare RESULTS PROFILE [--format text|json|csv] [--query ID] [--full | --changed [TOL] | --top N]
                 [--output FILE]
-  exsim diff A.json B.json [--format text|json|csv] [--changed [TOL]] [--top N] [--output FILE]
+  exsim diff A.json B.json [--format text|json|csv] [--full | --changed [TOL] | --top N] [--output FILE]
   exsim diff A.json B.json --rel-tol X [--ignore DOTTED.PATH]...
   exsim --help | --version
 
@@ -79,13 +79,15 @@ Commands:
              --executors N re-places fragments pinned to the profiled daemons on N
              executors as Impala's scheduler would (for a smaller cluster); otherwise
              retarget with run --set cluster.rtt_us=390 --set cluster.executors=N.
-  compare    A one-line verdict, then per exchange and sender instance: the profile's
-             counters, the simulated ones (RESULTS of running the imported scenario) and
-             their ratio, and the query time. --changed [TOL] keeps the counters off by
-             more than TOL (default 0.05), --top N the N furthest off.
-  diff       A one-line verdict, then two results side by side, per query and per exchange:
-             runtime, blocked time, RPCs, memory estimate, and the change from A to B
-             (--changed [TOL], --top N as for compare). With --rel-tol, a
+  compare    A verdict, one line a query, then the 8 counters furthest off: the profile's,
+             the simulated ones (RESULTS of running the imported scenario) and their ratio,
+             ranked by what you decide on (seconds between the two first, then RPCs, then
+             bytes). --full: every exchange and sender instance; --changed [TOL] keeps the
+             counters off by more than TOL (default 0.05), --top N the N furthest off.
+  diff       A verdict, one line a query, then two results side by side: each query's
+             runtime, blocked time, RPCs and memory estimate, and the 8 figures that moved
+             most by the same ranking (--full: every exchange's; --changed [TOL], --top N
+             as for compare). With --rel-tol, a
              verdict on every figure of the two: identical, within X (relative), or
              different (the worst listed; exit 1); --ignore leaves a key out.
   summary    Print the summary of a results file written earlier by `run --output`.

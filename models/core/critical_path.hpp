@@ -43,6 +43,7 @@ struct PathPartInfo {
   const char* label;
   const char* group;
   const char* meaning;
+  bool exchange = false; // a part of the exchanges', which K, the buffer size and compression act on
 };
 // Every part, in the order of the enum.
 const std::array<PathPartInfo, kPathParts>& path_parts();

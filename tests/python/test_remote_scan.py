@@ -87,7 +87,11 @@ def test_small_sweep_and_report(exsim, tmp_path):
     md = (tmp_path / "b.md").read_text()
     assert "(C=8)" in md.split("## Configurations")[0]
     assert "window (" in md  # each configuration names its bound, and which window for a window bound
-    assert "<img" in (tmp_path / "b.html").read_text()
+    page = (tmp_path / "b.html").read_text()
+    assert "<img" in page
+    assert "`" not in page  # the intro's code spans became <code> (they showed as backticks)
+    assert 'id="recommendation"' in page  # where tools/render_report.py looks for the recommendation
+    assert "img{display:block;width:100%" in page  # the plot at the page's width, as in the exchange report
 
 
 def test_fit_record_matches_the_scenario():

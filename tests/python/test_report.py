@@ -4,8 +4,10 @@ The expected values are computed here straight from the result files, not
 through analysis/, so a bug there cannot hide in both places.
 """
 
+import base64
 import json
 import re
+import struct
 from pathlib import Path
 
 import pytest
@@ -13,7 +15,9 @@ import pytest
 from conftest import REPO, SCENARIO, SMOKE_GRID, read_manifest, run_script
 
 from analysis import report as report_module  # the plot test calls the report's own functions
+from analysis import report_base
 from analysis import results as results_module
+from common.figures import crossing_leaders, overlapping_labels
 
 MIB = 2 ** 20
 TOLERANCE = 0.02  # the report's default
@@ -168,6 +172,10 @@ def check_report(sweep_dir, tmp_path):
     covered = {x["id"] for _, r in points for x in r["exchanges"]} - faulty
     assert len(images) == (3 if len(covered) >= 2 else 2)
     assert all(src.startswith("data:image/png;base64,") for src in images)
+    for src in images:  # drawn as wide as the page's text (they were 700 px, shown at a third of the page)
+        width = struct.unpack(">I", base64.b64decode(src.split(",", 1)[1])[16:20])[0]
+        assert width >= 1000, width
+    assert "img{display:block;width:100%" in page  # and shown at the page's width
     assert "http" not in page.replace("http-equiv", "")  # self-contained: nothing fetched
     assert "`" not in page  # Markdown code spans became <code>
     return faulty
@@ -315,9 +323,34 @@ def test_labels_name_only_what_varies(tmp_path):
     assert re.search(r"Recommended for the whole workload: K=1, buffer 64 KiB, seed=2 ", markdown), markdown
 
 
-def test_runtime_vs_memory_plot_labels_the_front_and_says_why_the_pick_is_off_it(tmp_path, monkeypatch):
-    """Labels only on the Pareto front and the recommendation (all the others are in the table), the
-    legend below the axes, and a note when the recommendation lies off the front."""
+def check_runtime_vs_memory_plot(configs, best, budget_bytes, monkeypatch):
+    """The plot as a reader needs it: every configuration's point labelled (points at one place share a
+    label), no two labels overlapping, the memory axis from 0, the axes as wide as the page's text
+    and nothing drawn past it (a wider image is shrunk to fit the page). Returns the axes."""
+    monkeypatch.setattr(report_module, "png", lambda fig: fig)
+    fig = report_module.plot_runtime_vs_memory(configs, best, budget_bytes, report_module.time_unit([1.0]))
+    ax = fig.axes[0]
+    places = {}
+    for c in configs:
+        places.setdefault((c.memory_bytes, c.runtime_s), set()).add(c.label())
+    labels = [t.get_text() for t in ax.texts if t.get_text().startswith("K=")]
+    assert len(labels) == len(places)  # one label per place
+    assert sorted(x for t in labels for x in t.split(" / ")) == sorted(c.label() for c in configs)
+    assert overlapping_labels(ax) == []
+    assert crossing_leaders(ax) == []  # a leader line drawn through another label hid its last word
+    assert ax.get_xlim()[0] >= 0  # a memory estimate is never negative
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    page = report_base.PAGE_WIDTH_PX * fig.dpi / report_base.FIGURE_DPI
+    assert ax.get_window_extent(renderer).width >= 0.85 * page
+    assert fig.get_tightbbox(renderer).width * fig.dpi <= page * 1.01
+    return ax
+
+
+def test_runtime_vs_memory_plot_labels_every_point_and_says_why_the_pick_is_off_it(tmp_path, monkeypatch):
+    """Every point labelled (it was the Pareto front and the recommendation only: five of the nine
+    points of the README's sweep had no label), the legend below the axes, and a note when the
+    recommendation lies off the front."""
     sweep = fake_sweep(tmp_path, [(2, 16384, 1.000, [("", 10 * MIB)]),
                                   (1, 65536, 1.015, [("", 20 * MIB)]),
                                   (1, 16384, 1.500, [("", 5 * MIB)]),
@@ -325,13 +358,23 @@ def test_runtime_vs_memory_plot_labels_the_front_and_says_why_the_pick_is_off_it
     configs = report_module.configurations(results_module.load_points(sweep))
     choice = report_module.recommend_workload(configs, None)
     assert choice.best.config.label() == "K=1, buffer 64 KiB"
-    monkeypatch.setattr(report_module, "png", lambda fig: fig)
-    fig = report_module.plot_runtime_vs_memory(configs, choice.best.config, None, (report_module.time_unit([1.0])))
-    ax = fig.axes[0]
-    labels = sorted(t.get_text() for t in ax.texts if t.get_text().startswith("K="))
-    assert labels == ["K=1, buffer 16 KiB", "K=1, buffer 64 KiB", "K=2, buffer 16 KiB"]  # not K=2, 64 KiB
+    ax = check_runtime_vs_memory_plot(configs, choice.best.config, None, monkeypatch)
     assert any("lies off the front" in t.get_text() for t in ax.texts)
     assert ax.get_legend().get_bbox_to_anchor().y0 < ax.get_window_extent().y0  # below the axes
+
+
+def test_runtime_vs_memory_plot_of_the_readme_sweep(exsim, tmp_path, monkeypatch):
+    """The README's sweep: seven of its nine points lie in one row at 110 ms, 3.6 MiB apart, and the
+    memory axis began at -10 MiB (its margin). Every point labelled without overlaps, the axis from 0."""
+    sweep_dir = tmp_path / "sweep"
+    proc = run_script("run_sweep.py", SCENARIO, "--grid", "rpcs_in_flight_per_channel=1,2,4",
+                      "--grid", "data_stream_sender_buffer_size=16384,65536,131072", "--exsim", exsim, "--out", sweep_dir)
+    assert proc.returncode == 0, proc.stderr
+    configs = report_module.configurations(results_module.load_points(sweep_dir))
+    budget = 64 * MIB
+    choice = report_module.recommend_workload(configs, budget)
+    assert len(configs) == 9
+    check_runtime_vs_memory_plot(configs, choice.best.config, budget, monkeypatch)
 
 
 def test_adaptive_policies_are_listed_beside_fixed_k_as_new_code(exsim, tmp_path):
@@ -362,3 +405,21 @@ def test_adaptive_policies_are_listed_beside_fixed_k_as_new_code(exsim, tmp_path
     classes = markdown_table(markdown, "recommended")
     assert classes and not any(r["recommended"].endswith("(K does not apply)") for r in classes
                                if r["partitioning"] == "HASH_PARTITIONED"), classes
+
+
+def test_runtime_differences_are_rounded_to_what_is_meaningful(tmp_path):
+    """A runner-up 0.00099% slower is 'within 0.1%' (it printed as '0.00099% slower'); above a tenth
+    of a percent, one decimal."""
+    assert report_base.runtime_change(0.0000099) == "within 0.1%"
+    assert report_base.runtime_change(-0.00099) == "within 0.1%"
+    assert report_base.runtime_change(0.001) == "0.1% slower"
+    assert report_base.runtime_change(-0.0031) == "0.3% faster"
+    assert report_base.runtime_change(0.5) == "50.0% slower"
+    assert report_base.runtime_change(0) == "as fast"
+    sweep = fake_sweep(tmp_path, [(1, 65536, 1.0, [("", 10 * MIB)]), (1, 131072, 1.0000099, [("", 20 * MIB)]),
+                                  (2, 16384, 0.997, [("", 5 * MIB)])])
+    _, markdown = report(sweep, tmp_path)
+    assert recommended(markdown) == "K=1, buffer 64 KiB"
+    costs = {r["runner-up"]: r["next to the recommendation"] for r in markdown_table(markdown, "runner-up")}
+    assert costs == {"K=1, buffer 128 KiB": "within 0.1%, 10.0 MiB more memory",
+                     "K=2, buffer 16 KiB": "0.3% faster, 5.00 MiB less memory, needs new Impala code (K>1 or adaptive K)"}

@@ -33,6 +33,7 @@ def test_readme_report_renders_with_its_recommendation_plots_and_tables(exsim, t
     assert "Runner-ups, equally fast within 2%" in m["text"]
     assert len(m["images"]) == 2  # blocked vs K, runtime vs memory (one exchange: no CDF)
     assert all(img["complete"] and img["naturalWidth"] > 0 for img in m["images"]), m["images"]
+    assert all(img["width"] >= 1000 for img in m["images"]), m["images"]  # the page's width, not a third of it
     assert len(m["tables"]) == 3
     assert all(t["width"] <= m["viewport"] for t in m["tables"]), m["tables"]
     assert m["pageWidth"] <= m["viewport"]

@@ -51,3 +51,20 @@ def test_a_part_that_rounds_to_zero_prints_without_a_sign(exsim, tmp_path):
     proc = subprocess.run([str(exsim), "summary", str(path)], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     assert "-0.000" not in proc.stdout and " 0.000" in proc.stdout
+
+
+def test_whole_queries_end_with_a_lesson_on_their_critical_paths(exsim):
+    """The lesson of whole queries: the breakdown's groups summed over the queries, and the share of
+    the exchanges' parts (sender CPU, deserialization, round trips, bandwidth, backpressure), which is
+    what K, the buffer size or compression can act on."""
+    example = REPO / "scenarios" / "examples" / "query_broadcast_join.json"
+    results = json.loads(run(exsim, example))
+    b = results["summary"]["breakdown_s_total"]
+    exchange = sum(b[k] for k in ("cpu_exchange_send_s", "cpu_deserialize_s", "rtt_s", "bandwidth_s",
+                                  "backpressure_s"))
+    share = 100 * exchange / sum(b.values())
+    lesson = run(exsim, example, "--summary").strip().splitlines()[-1]
+    assert lesson.startswith("Lesson: along the queries' critical paths"), lesson
+    assert f"({share:.0f}%)" in lesson and "operators' CPU" in lesson
+    # A single exchange keeps its own lesson (what bounds it).
+    assert "critical paths" not in run(exsim, example.parent / "hash_5x5.json", "--summary")

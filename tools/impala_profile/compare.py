@@ -352,6 +352,12 @@ def _short(doc):
             out.append(tables.text_table(["exchange", "counter", "measured", "simulated", "sim/meas"],
                                          [[xid, n, _fmt_measured(n, c), tables.fmt_value(n, c["simulated"]),
                                            tables.fmt_ratio(c["ratio"])] for xid, n, c in top], indent="    "))
+        notes = {}
+        for _, n, c in cells:
+            if c.get("note"):
+                notes.setdefault(c["note"], []).append(n)
+        for note, names in notes.items():
+            out.append(f"  {note}: {', '.join(dict.fromkeys(names))}\n")
     if doc["notes"]:
         out.append("\nnotes:\n" + "".join(f"  - {n}\n" for n in doc["notes"]))
     return "".join(out)
