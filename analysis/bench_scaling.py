@@ -5,9 +5,9 @@ Reads the CSV scripts/bench.sh writes (executors, network_model, rpcs, wall_s,
 rpcs_per_wall_s, peak_rss_mib) and writes a PNG:
 
     analysis/bench_scaling.py out/bench_scaling.csv out/bench_scaling.png
-    analysis/bench_scaling.py --replot    # the README's figure again, from its committed data
+    analysis/bench_scaling.py --replot    # docs/speed.md's figure again, from its committed data
 
-The README's figure is drawn from docs/figures/bench_scaling.csv: the run of the README's scaling
+The figure of docs/speed.md is drawn from docs/figures/bench_scaling.csv: the run of its scaling
 table (its wall times and rates; peak RSS was not kept per model), so that it can be redrawn
 without running the benchmark again.
 """

@@ -97,7 +97,7 @@ def main(argv=None):
     ap.add_argument("--cases", nargs="+", default=["examples", "scaling"])
     ap.add_argument("--model", default="approx", help="the network model compared with exsim's exact one")
     ap.add_argument("--exsim", default=exsim_runner.default_exsim())
-    ap.add_argument("--markdown", action="store_true", help="a Markdown table (for the README)")
+    ap.add_argument("--markdown", action="store_true", help="a Markdown table (for docs/speed.md)")
     ap.add_argument("--results", nargs=2, metavar=("EXACT", "APPROX"),
                     help="compare two results files instead of running cases")
     args = ap.parse_args(argv)

@@ -19,11 +19,11 @@ Reads one or more sweep directories of scenarios/tpcds_sf100/workload.json
                                 with the intervals of tools/tpcds_uncertainty.py as bars where a
                                 configuration has one (--intervals)
 
-With --readme FILE the two tables also replace the block between the lines
+With --page FILE (docs/tpcds.md) the two tables also replace the block between the lines
 `<!-- tpcds-predictions:begin -->` and `<!-- tpcds-predictions:end -->` of FILE.
 
 Usage:
-    analysis/tpcds_predictions.py SWEEP_DIR [SWEEP_DIR ...] [--out docs] [--readme README.md]
+    analysis/tpcds_predictions.py SWEEP_DIR [SWEEP_DIR ...] [--out docs] [--page docs/tpcds.md]
                                   [--intervals docs/tpcds_uncertainty.csv]
 
 A configuration is the set of --set overrides of a point with the baseline's
@@ -438,7 +438,8 @@ def main(argv=None):
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("sweeps", nargs="+", metavar="SWEEP_DIR", help="sweep directories of the TPC-DS workload")
     ap.add_argument("--out", default="docs", help="output folder (default: docs)")
-    ap.add_argument("--readme", help="also replace the predictions block of this Markdown file")
+    ap.add_argument("--page", "--readme", dest="readme",
+                    help="also replace the predictions block of this Markdown file (docs/tpcds.md)")
     ap.add_argument("--intervals", default=str(DEFAULT_INTERVALS),
                     help="runs CSV of tools/tpcds_uncertainty.py whose intervals the predictions plot draws as bars "
                     "(default: docs/tpcds_uncertainty.csv; '' for none); an interval is drawn only where its K=1 "

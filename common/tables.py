@@ -1,6 +1,6 @@
 """Rendering rows of figures as a readable text table, a Markdown table, CSV or JSON: the one
 place for the look of a table, from `exsim compare` and `exsim diff` to the reports and the
-generated READMEs.
+generated pages.
 
     text = tables.text_table(["counter", "measured"], [["rpcs", 93070]])
     markdown = tables.markdown_table(["C", "makespan s"], [[64, "41.2"]])
@@ -146,7 +146,7 @@ def markdown_table(header, rows):
 
 def replace_block(text, begin, end, block):
     """`text` with what lies between its marker lines `begin` and `end` replaced by `block` (which
-    ends with a newline); ValueError when a marker is missing. How a README's generated tables are
+    ends with a newline); ValueError when a marker is missing. How a page's generated tables are
     kept up to date."""
     if begin not in text or end not in text:
         raise ValueError("no %s ... %s block to replace" % (begin, end))
@@ -156,7 +156,7 @@ def replace_block(text, begin, end, block):
 
 
 def replace_block_in_file(path, begin, end, block):
-    """replace_block on a file (a README), written atomically; the ValueError names the file."""
+    """replace_block on a file (a Markdown page), written atomically; the ValueError names the file."""
     with open(path, "r", encoding="utf-8") as f:
         text = f.read()
     try:

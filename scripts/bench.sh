@@ -20,7 +20,7 @@
 #    each size (analysis/network_model_error.py: makespan, slowest-sender blocked time).
 #    Writes out/bench_scaling.csv, each run's results in out/bench_scaling/ and, with
 #    matplotlib, out/bench_scaling.png.
-# 3. Only with EXSIM_BENCH_SWEEP=1 (it takes minutes): the README's 20-point TPC-DS predictions
+# 3. Only with EXSIM_BENCH_SWEEP=1 (it takes minutes): the 20-point TPC-DS predictions of docs/tpcds.md
 #    sweep (scripts/tpcds-predictions.sh with JOBS=2, from scratch in a temporary directory, no
 #    report written) against the target of 8 minutes.
 # 4. The TPC-DS workload (104 queries, --jobs 2) on 5, 10, 20 and 40 executors: the committed

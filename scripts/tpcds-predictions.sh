@@ -1,5 +1,5 @@
 #!/bin/sh
-# The TPC-DS predictions of the README: sweeps of the calibrated workload around the measured
+# The TPC-DS predictions of docs/tpcds.md: sweeps of the calibrated workload around the measured
 # baseline (K=1, 16 KiB, LZ4 on, mt_dop=0, pipelined end of stream, RTT 390 us), then the table,
 # the per-query CSV and the CDF plot (analysis/tpcds_predictions.py). Each sweep resumes where it
 # stopped (run_sweep.py); DASK=ADDRESS runs the points on a Dask cluster instead of here.
@@ -32,7 +32,7 @@ if [ "${STAGE:-2}" = 2 ]; then
     sweep --out "$S"/tpcds_eos_lan --grid eos_flush=pipelined,serial --grid cluster.rtt_us=50
 fi
 [ "${REPORT:-1}" = 0 ] && exit 0
-/usr/bin/python3 analysis/tpcds_predictions.py "$S"/tpcds_* --out docs --readme README.md
+/usr/bin/python3 analysis/tpcds_predictions.py "$S"/tpcds_* --out docs --page docs/tpcds.md
 if [ "${INTERVALS:-0}" = 1 ]; then
     /usr/bin/python3 tools/tpcds_uncertainty.py --jobs "$J"
 fi

@@ -3,7 +3,7 @@
 // Links carry bandwidth only; the route latency (half the round trip each way) is added by the
 // actors (a request waits it out before its connection transfers it, a response is due that
 // long after it is sent), so that a message costs latency + size / bandwidth share while
-// SimGrid's sharing solver only sees messages that are actually moving bytes (see README).
+// SimGrid's sharing solver only sees messages that are actually moving bytes (docs/model.md).
 //   exsim::configure_engine(engine);
 //   exsim::Platform p = exsim::build_platform(scenario.cluster);
 #pragma once

@@ -7,7 +7,8 @@ Runs run_sweep.py on scenarios/velox_s3_q1/q1_cold.json three times, each over C
   - the other topology: one host for the four executors, its NIC at 50 Gbit/s;
   - the other reading of the drivers: ready_first instead of planned_first.
 Then it writes the table (median makespan over the seeds, its range, the bound of the median run,
-bytes reserved peak) to docs/velox_q1_predictions.md, and into README.md between its markers.
+bytes reserved peak) to docs/velox_q1_predictions.md, and into the pages that quote it between their markers
+(docs/remote_scan.md the C table, docs/window_policies.md the adaptive C's).
 A fourth sweep lets C adapt (split_prefetch_policy bdp and gradient, starting at C = 16 and 32,
 capped by default where no more splits can be registered): its table says whether an adaptive C
 finds what the C sweep finds.
@@ -26,7 +27,7 @@ if not __package__:  # run as a script: the repository root on sys.path, as for 
 
 from analysis import results  # noqa: E402
 from common import atomic  # noqa: E402
-from common.tables import markdown_table, replace_block  # noqa: E402
+from common.tables import markdown_table, replace_block_in_file  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -135,12 +136,9 @@ def main(argv=None):
     atomic.write_text(REPO / "docs" / "velox_q1_predictions.md",
                       f"# Cold TPC-H Q1 from S3: predictions vs executorSplitPrefetchConcurrency\n\n{note}\n\n{text}\n"
                       f"\n## An adaptive C\n\n{adaptive_text}\n")
-    readme = (REPO / "README.md").read_text()
-    for name, block in (("velox-q1-predictions", text), ("velox-q1-adaptive", adaptive_text)):
-        begin, end = f"<!-- {name}:begin -->", f"<!-- {name}:end -->"
-        if begin in readme and end in readme:
-            readme = replace_block(readme, begin, end, block + "\n")
-    atomic.write_text(REPO / "README.md", readme)
+    for page, name, block in (("remote_scan.md", "velox-q1-predictions", text),
+                              ("window_policies.md", "velox-q1-adaptive", adaptive_text)):
+        replace_block_in_file(REPO / "docs" / page, f"<!-- {name}:begin -->", f"<!-- {name}:end -->", block + "\n")
     print(text + "\n\n" + adaptive_text)
     return 0
 

@@ -62,7 +62,7 @@
 // between checks the flows on a link receive in total within s of its capacity of what max-min
 // on the links' current levels would give them. Errors do not compound beyond that: every link is
 // re-solved exactly once its drift passes s. The error on run times is measured, not bounded:
-// README, "The approximate network model".
+// docs/speed.md, "The approximate network model".
 #pragma once
 
 #include <cstddef>

@@ -63,7 +63,7 @@ public:
 
 private:
   // A sender holds one window per channel (1.44 M at 150 executors, mt_dop=8): what a window
-  // keeps is kept small (README, Scaling with the cluster).
+  // keeps is kept small (docs/speed.md, "Scaling with the cluster").
   static constexpr int64_t kFree = -1;
   WindowPolicy policy_;
   std::vector<int64_t> slot_bytes_; // per slot: the bytes it reserved, kFree when not in flight

@@ -25,7 +25,7 @@ def test_plot_and_bad_input(tmp_path, capsys):
 
 
 def test_committed_figure_labels_every_point_without_overlaps():
-    """The README's figure, from its committed data: the exact model and its approximation nearly
+    """The figure of docs/speed.md, from its committed data: the exact model and its approximation nearly
     coincide at 5 and 40 executors, where the wall-time labels used to be drawn over each other."""
     series = bench_scaling.read(bench_scaling.COMMITTED_CSV)
     fig = bench_scaling.figure(series)

@@ -1,4 +1,4 @@
-"""The remote-scan kind as a user meets it: the README's cold Q1 run, --set of C, a small sweep
+"""The remote-scan kind as a user meets it: docs/remote_scan.md's cold Q1 run, --set of C, a small sweep
 and its report, determinism, the documented results schema, and the fit record."""
 
 import json

@@ -50,7 +50,7 @@ def within(simulated, target, tolerance):
 
 
 # Reasons an honest derivation does not reach a check (an xfail each); None: expected to pass. Numbers are
-# those of the committed calibration (calibration.json, README "Calibration").
+# those of the committed calibration (calibration.json, docs/tpcds.md "Calibration").
 XFAIL = {
     "nonpushback_slowest_sender_blocked_s_total": (
         "64% low (54.0 s): with the rows counted on TPC-DS data, the fit fills the 374.6 s by making every "
@@ -58,7 +58,7 @@ XFAIL = {
         "make batches slowly and wait little for round trips (0.076 s per non-pushback exchange against the "
         "published 0.238 s); fitting LZ4 too drove its cost to 0 and reached only 109.5 s. The time the measured run "
         "spent is not the sender pipelines' CPU per row; which mechanism holds it the published figures do not say "
-        "(README 'Where the checks that miss come from')"),
+        "(docs/tpcds.md 'Where the checks that miss come from')"),
     "hash_mean_rpc_bytes": None,
     "hash_rpcs": (
         "17% high (11.89 M, the tolerance is 15%): q67a 3.78 M, q72 2.95 M (its profile's rows), q78, q51a and q4 "
@@ -145,7 +145,7 @@ def test_breakdowns_sum_to_runtimes(baseline):
 
 
 def test_committed_evidence_is_the_simulations(baseline, mt_dop8, doc):
-    # The README's evidence for the checks that miss (calibration.json's miss_evidence) is what these runs say.
+    # The evidence of docs/tpcds.md for the checks that miss (calibration.json's miss_evidence) is what these runs say.
     figs = calibrate.figures(baseline, mt_dop8)
     ev = json.loads(json.dumps(calibrate.miss_evidence(baseline, mt_dop8, figs)))
     assert ev == doc["miss_evidence"]

@@ -1,4 +1,4 @@
-"""analysis/tpcds_predictions.py: table, CSV, CDF plot and README block from sweep directories.
+"""analysis/tpcds_predictions.py: table, CSV, CDF plot and the block of docs/tpcds.md from sweep directories.
 
 Runs on the shared 2x2 smoke sweep of the example scenario (K 1,2 x buffer 16, 128 KiB): the
 script only needs finished points whose overrides are among the table's configuration keys.

@@ -19,7 +19,7 @@ bracketed, until the figure is within tolerance (per parameter in turn, were the
 Runs are cached by the hash of the scenario without its prose and of the simulator binary (a
 rerun resimulates nothing); every run is recorded in calibration.json with its inputs and figures.
 
-    tools/tpcds_calibrate.py --fit        # fit, check, write calibration.json, the READMEs, the workload
+    tools/tpcds_calibrate.py --fit        # fit, check, write calibration.json, docs/tpcds.md and the scenario README, the workload
     tools/tpcds_calibrate.py              # evaluate the committed workload against every figure
     tools/tpcds_calibrate.py --results out/tpcds_sf100.json   # the figures of a baseline run already made
 """
@@ -58,7 +58,7 @@ CHECKS = {
     "q72": (34.5, 0.25), "q51": (5.1, 0.25), "q67a": (4.6, 0.25), "q64": (3.6, 0.25),
 }
 EXAMPLE_QUERIES = ("q72", "q51", "q67a", "q64")
-# Queries whose breakdown the README shows beside the examples (no published figure): those the
+# Queries whose breakdown docs/tpcds.md shows beside the examples (no published figure): those the
 # workload's inputs changed most (rules A3/A4, J3, F1).
 SHOWN_QUERIES = EXAMPLE_QUERIES + ("q22a", "q50", "q78", "q93")
 MT_DOP_8_RUNTIME = (187.0, 0.10)  # runtime_s_total at mt_dop=8, same parameters: a check, never fitted
@@ -135,10 +135,17 @@ def cache_key(scenario, sets, simulator_sha256):
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def study_arguments(ap, work, outputs, block):
+def page_argument(ap, page, block):
+    """--page: the Markdown page (under docs/) whose generated `block` a tool rewrites; '' for none.
+    --readme is its former name, when the blocks were in README.md."""
+    ap.add_argument("--page", "--readme", dest="readme", default=os.path.join(REPO, "docs", page),
+                    help="Markdown page whose %s block is rewritten (default docs/%s; '' for none)" % (block, page))
+
+
+def study_arguments(ap, work, outputs, block, page):
     """The command line of every study of the workload (tools/tpcds_uncertainty.py,
     tools/tpcds_policies.py): the workload, the simulator, jobs, the cache of runs (build/`work`),
-    where the outputs go (`outputs` says which), the README block it rewrites, --dry-run."""
+    where the outputs go (`outputs` says which), the page (docs/`page`) whose block it rewrites, --dry-run."""
     ap.add_argument("--workload", default=WORKLOAD, help="the workload (default: "
                     "scenarios/tpcds_sf100/workload.json); never modified")
     ap.add_argument("--exsim", default=exsim_runner.default_exsim(), help="simulator (default: $EXSIM, else build/exsim)")
@@ -146,8 +153,7 @@ def study_arguments(ap, work, outputs, block):
     ap.add_argument("--work", default=os.path.join(REPO, "build", work),
                     help="cache of simulation runs (default build/%s)" % work)
     ap.add_argument("--out", default=os.path.join(REPO, "docs"), help="where %s go (default docs)" % outputs)
-    ap.add_argument("--readme", default=os.path.join(REPO, "README.md"),
-                    help="README whose %s block is rewritten (default README.md; '' for none)" % block)
+    page_argument(ap, page, block)
     ap.add_argument("--dry-run", action="store_true", help="list the runs and their cache state; simulate nothing")
 
 
@@ -272,7 +278,7 @@ EVIDENCE_TOP = 5  # queries listed per line of the evidence table
 
 
 def miss_evidence(results, results_mt8, figs):
-    """What the simulation itself says about the checks it misses, query by query (README "Calibration").
+    """What the simulation itself says about the checks it misses, query by query (docs/tpcds.md, "Calibration").
     - hash RPCs: the example queries whose check is within tolerance have their example exchange's round
       trips confirmed by a measurement; their hash RPCs are set against the published total, and what that
       leaves for the other queries against what the model sends there (largest first).
@@ -568,7 +574,7 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--fit", action="store_true", help="fit the parameters, run the checks, write calibration.json, "
-                    "the README tables and the workload (else: evaluate the workload as it is)")
+                    "the tables of docs/tpcds.md and the workload (else: evaluate the workload as it is)")
     ap.add_argument("--results", metavar="FILE", help="print the figures of these results of the baseline (exsim "
                     "run's output) instead of simulating; the mt_dop=8 check is left out")
     ap.add_argument("--workload", default=WORKLOAD,
@@ -584,8 +590,7 @@ def main(argv=None):
                     help="cache of simulation runs (default build/calibration)")
     ap.add_argument("--out", default=CALIBRATION, help="calibration file to write with --fit (default: "
                     "scenarios/tpcds_sf100/calibration.json)")
-    ap.add_argument("--readme", default=os.path.join(REPO, "README.md"),
-                    help="README whose calibration block --fit rewrites (default: README.md)")
+    page_argument(ap, "tpcds.md", "calibration")
     args = ap.parse_args(argv)
     if args.results:
         try:
@@ -626,7 +631,7 @@ def main(argv=None):
         return 1
     doc = calibration_doc(values, relative, measured_block(scenario), base, mt8, runner, steps,
                           scenario_sha256(final))
-    # In the document's own order (parameters, figures, examples as the README shows them): deterministic.
+    # In the document's own order (parameters, figures, examples as docs/tpcds.md shows them): deterministic.
     write_text(args.out, json.dumps(doc, indent=1, ensure_ascii=False) + "\n")
     update_readme(args.readme, readme_block(doc))
     print_figures(doc["figures"].values())

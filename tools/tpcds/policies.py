@@ -10,7 +10,7 @@ bytes the senders actually held at their peaks. Runs are cached by scenario, ove
 
     tools/tpcds_policies.py                 # 36 workload runs (about 25 min here), then the outputs
     tools/tpcds_policies.py --dry-run       # what would run, and what is cached
-    tools/tpcds_policies.py --replot        # the table, README block and plot again from
+    tools/tpcds_policies.py --replot        # the table, page block and plot again from
                                             # docs/tpcds_window_policies.csv; simulates nothing
 """
 
@@ -208,7 +208,7 @@ def plot(points):
 
 
 def write_outputs(points, out, readme):
-    """The table (OUT/tpcds_window_policies.md), the plot and the README block from the points."""
+    """The table (OUT/tpcds_window_policies.md), the plot and the block of docs/window_policies.md from the points."""
     md = markdown(points)
     os.makedirs(os.path.join(out, "figures"), exist_ok=True)
     atomic.write_text(os.path.join(out, "tpcds_window_policies.md"),
@@ -221,7 +221,7 @@ def write_outputs(points, out, readme):
 
 
 def replot(args):
-    """Table, plot and README block again from OUT/tpcds_window_policies.csv, simulating nothing."""
+    """Table, plot and page block again from OUT/tpcds_window_policies.csv, simulating nothing."""
     path = os.path.join(args.out, "tpcds_window_policies.csv")
     try:
         with open(path, "r", encoding="utf-8", newline="") as f:
@@ -236,8 +236,8 @@ def replot(args):
     except (OSError, KeyError, ValueError) as e:
         sys.stderr.write("tpcds_policies: --replot: %s\n" % e)
         return 2
-    print("tpcds_policies: wrote the table, the plot%s from %s" % (" and the README block" if args.readme else "",
-                                                                   path))
+    page = " and the block of %s" % os.path.relpath(args.readme, calibrate.REPO) if args.readme else ""
+    print("tpcds_policies: wrote the table, the plot%s from %s" % (page, path))
     return 0
 
 
@@ -245,9 +245,9 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
     calibrate.study_arguments(ap, "policies", "tpcds_window_policies.{md,csv} and figures/tpcds_window_policies.png",
-                              "window-policies")
+                              "window-policies", "window_policies.md")
     ap.add_argument("--replot", action="store_true",
-                    help="write the table, the README block and the plot again from the runs in "
+                    help="write the table, the page's block and the plot again from the runs in "
                     "OUT/tpcds_window_policies.csv (what a full run wrote); simulate nothing and need no simulator")
     args = ap.parse_args(argv)
     if args.replot:

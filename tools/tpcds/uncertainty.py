@@ -11,7 +11,7 @@ the swings in quadrature (the inputs are taken as independent):
     low  = nominal - sqrt(sum over inputs of (nominal - lowest end)^2,  ends below nominal)
     high = nominal + sqrt(sum over inputs of (highest end - nominal)^2, ends above nominal)
 
-The inputs and why each range (the README block and docs/tpcds_uncertainty.md repeat it):
+The inputs and why each range (the block of docs/tpcds.md and docs/tpcds_uncertainty.md repeat it):
 - LZ4 ratio of every exchange x (1 -/+ the relative RMS residual of the fitted evidence of
   compression.EVIDENCE, the derived ratio against the q72 profile's measured one), capped at 1.
 - cpu_scale: the fit gives the runtime that the model cannot place elsewhere to the operators' CPU.
@@ -481,7 +481,7 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
     calibrate.study_arguments(ap, "uncertainty", "tpcds_uncertainty.{md,csv} and figures/tpcds_tornado.png",
-                              "uncertainty")
+                              "uncertainty", "tpcds.md")
     ap.add_argument("--replot", action="store_true",
                     help="redraw OUT/figures/tpcds_tornado.png from the runs in OUT/tpcds_uncertainty.csv (what a "
                     "full run wrote); simulate nothing and need no simulator; the tables are left as they are")
