@@ -19,8 +19,8 @@ from .to_scenario import build_scenario, retarget, select_queries
 from .tree import ProfileError
 
 USAGE = """\
-exsim profile import PROFILE [--output SCENARIO] [--query ID] [--executors N]
-exsim compare RESULTS PROFILE [--format text|json|csv] [--query ID] [--full | --changed [TOL] | --top N] [--output FILE]
+exsim profile import PROFILE... [--output SCENARIO] [--query ID] [--executors N]
+exsim compare RESULTS PROFILE... [--format text|json|csv] [--query ID] [--full | --changed [TOL] | --top N] [--output FILE]
 exsim diff A.json B.json [--format text|json|csv] [--full | --changed [TOL] | --top N] [--output FILE]
 exsim diff A.json B.json --rel-tol X [--ignore DOTTED.PATH]... (exit 0: identical or within X, 1: different)"""
 
@@ -52,13 +52,13 @@ def _executors(text):
 
 def _parsers():
     imp = Parser(prog="exsim profile import", add_help=False)
-    imp.add_argument("profile")
+    imp.add_argument("profile", nargs="+")
     imp.add_argument("--output", "-o")
     imp.add_argument("--query")
     imp.add_argument("--executors", type=_executors)
     cmp_ = Parser(prog="exsim compare", add_help=False)
     cmp_.add_argument("results")
-    cmp_.add_argument("profile")
+    cmp_.add_argument("profile", nargs="+")
     cmp_.add_argument("--format", choices=["text", "json", "csv"], default="text")
     cmp_.add_argument("--query")
     cmp_.add_argument("--output", "-o")
@@ -98,12 +98,66 @@ def _malformed(path, e):
     return ProfileError(f"{path}: malformed profile: {type(e).__name__}: {e}"[:500])
 
 
-def _load_queries(path, query_id):
+def _read_queries(path):
     try:
-        queries = [build_query(d) for d in read_profiles(path)]
+        return [build_query(d) for d in read_profiles(path)]
     except MALFORMED as e:
         raise _malformed(path, e) from None
-    return select_queries(queries, path, query_id)
+
+
+def _files(paths):
+    """(file, from_folder) for every PROFILE argument: a file as given, a folder as every file under it
+    (sorted, hidden ones left out)."""
+    out = []
+    for path in paths:
+        if not os.path.isdir(path):
+            out.append((path, False))
+            continue
+        found = []
+        for top, dirs, names in os.walk(path):
+            dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+            found += [os.path.join(top, n) for n in sorted(names) if not n.startswith(".")]
+        if not found:
+            raise ProfileError(f"{path}: an empty folder: no profile to import")
+        out += [(f, True) for f in found]
+    return out
+
+
+class Inputs:
+    """The queries of every PROFILE argument (a file, or a folder of them) as one workload: `label`
+    names them in messages, `source` in the scenario; a query met again (the same profile in another
+    form, or given twice) is read once; a file of a folder that is not a profile is listed in
+    `unread`, while a file named on the command line must be one."""
+
+    def __init__(self, paths):
+        self.paths = list(paths)
+        self.label = self.paths[0] if len(self.paths) == 1 else f"{self.paths[0]} (and {len(self.paths) - 1} more)"
+        self.queries, self.unread, read = [], [], []
+        seen = {}
+        for path, from_folder in _files(self.paths):
+            try:
+                queries = _read_queries(path)
+            except ProfileError as e:
+                if not from_folder:
+                    raise
+                self.unread.append({"what": f"file {path}", "why": f"not read as an Impala profile: {e}"[:300]})
+                continue
+            read.append(path)
+            for q in queries:
+                if q.id in seen:
+                    q.duplicate_of = seen[q.id]
+                else:
+                    seen[q.id] = q.where
+                self.queries.append(q)
+        if not read:
+            raise ProfileError(f"{self.label}: no file there reads as an Impala profile "
+                               f"({len(self.unread)} tried: {self.unread[0]['why'] if self.unread else ''})")
+        self.source = read[0] if len(read) == 1 else read
+
+    def select(self, query_id):
+        unique = [q for q in self.queries if not q.duplicate_of]
+        chosen, skipped = select_queries(unique, self.label, query_id)
+        return chosen, skipped + [q for q in self.queries if q.duplicate_of]
 
 
 def _check_with_exsim(text, profile):
@@ -122,9 +176,11 @@ def _check_with_exsim(text, profile):
 
 
 def cmd_import(args):
-    chosen, skipped = _load_queries(args.profile, args.query)
+    inputs = Inputs(args.profile)
+    chosen, skipped = inputs.select(args.query)
     try:
-        scenario = build_scenario(chosen, args.profile, skipped)
+        scenario = build_scenario(chosen, inputs.source, skipped)
+        scenario["provenance"]["ignored"] += inputs.unread
         if args.executors is not None and args.executors != scenario["cluster"]["executors"]:
             profiled = scenario["cluster"]["executors"]
             notes = retarget(scenario, args.executors)
@@ -137,41 +193,44 @@ def cmd_import(args):
                        "'expected' values are the profiled cluster's",
                 "fragments": notes}
     except MALFORMED as e:
-        raise _malformed(args.profile, e) from None
-    _check_with_exsim(json_text(scenario), args.profile)
+        raise _malformed(inputs.label, e) from None
+    _check_with_exsim(json_text(scenario), inputs.label)
     _emit(json_text(scenario), args.output)
     if args.output:
         q = scenario["queries"]
         n_x = sum(len((e.get("parallel") or e)["exchanges"]) for e in q)
         sys.stderr.write(f"exsim profile import: {args.output}: {len(q)} query(ies), {n_x} exchange(s), "
                          f"{scenario['cluster']['executors']} executor(s); "
-                         f"{len(scenario['provenance']['ignored'])} item(s) in provenance.ignored\n"
-                         f"exsim profile import: next: exsim run {args.output} --output RESULTS.json, then "
-                         f"exsim compare RESULTS.json {args.profile} (does the model reproduce the run?)\n")
+                         f"{len(scenario['provenance']['ignored'])} item(s) in provenance.ignored"
+                         + (f" ({len(inputs.unread)} file(s) not read as profiles)" if inputs.unread else "")
+                         + (", the queries run one after another (query_order sequential)" if len(q) > 1 else "")
+                         + f"\nexsim profile import: next: exsim run {args.output} --output RESULTS.json, then "
+                         f"exsim compare RESULTS.json {' '.join(args.profile)} (does the model reproduce the run?)\n")
 
 
 def cmd_compare(args):
     results = results_diff.load_results(args.results)
-    chosen, _ = _load_queries(args.profile, args.query)
+    inputs = Inputs(args.profile)
+    chosen, _ = inputs.select(args.query)
     if args.top is not None and args.top < 1:
         raise UsageError(f"--top {args.top}: expected a number of counters >= 1")
     if args.changed is not None and not args.changed >= 0:
         raise UsageError(f"--changed {args.changed}: expected a relative tolerance >= 0")
     try:
-        compare.check_related(results, chosen, args.results, args.profile)
+        compare.check_related(results, chosen, args.results, inputs.label)
     except compare.Mismatch as e:
         raise UsageError(str(e)) from None
     try:
-        profiled = build_scenario(chosen, args.profile)["cluster"]
+        profiled = build_scenario(chosen, inputs.source)["cluster"]
     except Exception:  # noqa: BLE001 - without it, compare still runs; only the cluster check is lost
         profiled = None
     try:
         doc = compare.compare(results, chosen, profiled)
         doc = compare.select(doc, args.changed, args.top)
     except MALFORMED as e:
-        raise _malformed(f"{args.results} or {args.profile}", e) from None
+        raise _malformed(f"{args.results} or {inputs.label}", e) from None
     full = args.full or args.changed is not None or args.top is not None
-    _emit(compare.render(doc, args.format, args.results, args.profile, full=full), args.output)
+    _emit(compare.render(doc, args.format, args.results, inputs.label, full=full), args.output)
 
 
 def cmd_diff(args):

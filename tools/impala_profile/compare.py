@@ -226,6 +226,8 @@ def compare(results, queries, profiled_cluster=None):
             entry["exchanges"].append(ex)
         out.append(entry)
     doc = {"queries": out, "notes": notes}
+    if len(out) > 1:
+        doc["workload"] = workload(doc)
     doc["headline"] = headline(doc)
     return doc
 
@@ -251,10 +253,46 @@ def _cells(q):
     return sorted(cells, key=lambda t: _rank(t[1], t[2], runtime), reverse=True)
 
 
+# Queries a workload's headline names as furthest off.
+WORKLOAD_WORST = 3
+
+
+def workload(doc):
+    """Over several queries: the summed runtimes, measured and simulated, of the queries compared on
+    their profiled cluster (a runtime ratio), and those furthest off in seconds."""
+    compared = [q for q in doc["queries"] if q["runtime_s"]["ratio"] is not None]
+    measured = sum(q["runtime_s"]["measured"] for q in compared)
+    simulated = sum(q["runtime_s"]["simulated"] for q in compared)
+    worst = sorted(compared, key=lambda q: abs(q["runtime_s"]["simulated"] - q["runtime_s"]["measured"]),
+                   reverse=True)[:WORKLOAD_WORST]
+    return {"queries": len(doc["queries"]), "compared": len(compared),
+            "runtime_s": {"measured": measured, "simulated": simulated,
+                          "ratio": tables.ratio(measured, simulated) if compared else None},
+            "furthest_off": [{"query": q["query"], "measured": q["runtime_s"]["measured"],
+                              "simulated": q["runtime_s"]["simulated"]} for q in worst]}
+
+
+def _workload_line(w):
+    head = f"workload of {w['queries']} queries: "
+    if not w["compared"]:
+        return head + "none ran on its profiled cluster here (another cluster for each): no runtime ratio"
+    r = w["runtime_s"]
+    text = (head + f"runtime summed over the {w['compared']} compared on their profiled cluster measured "
+            f"{tables.fmt_seconds(r['measured'])}, simulated {tables.fmt_seconds(r['simulated'])} "
+            f"(x{tables.fmt_ratio(r['ratio'])})")
+    worst = []
+    for q in w["furthest_off"]:
+        off = q["simulated"] - q["measured"]
+        worst.append(f"{q['query']} {'+' if off > 0 else ''}{tables.fmt_seconds(off)} ("
+                     f"{tables.fmt_seconds(q['measured'])} -> {tables.fmt_seconds(q['simulated'])})")
+    return text + "; furthest off in seconds: " + ", ".join(worst)
+
+
 def headline(doc):
     """One line a query: its runtime measured / simulated, and the counter furthest from its measure
-    by what a user decides on (seconds, then RPCs, then bytes)."""
-    parts = []
+    by what a user decides on (seconds, then RPCs, then bytes); over several queries a line for the
+    workload first (`workload`)."""
+    parts = [_workload_line(doc["workload"])] if "workload" in doc else []
     for q in doc["queries"]:
         r = q["runtime_s"]
         text = (f"query {q['query']}: runtime measured {tables.fmt_seconds(r['measured'])}, simulated "

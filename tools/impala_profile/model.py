@@ -182,6 +182,7 @@ class Query:
     exec_summary_found: bool = False
     plan_found: bool = False
     has_execution: bool = False
+    duplicate_of: str = ""  # where the same query was read first (a workload of several files)
 
     @property
     def failed(self):

@@ -61,7 +61,9 @@ class Importer:
 
 def select_queries(all_queries, path, query_id=None):
     """The queries to import: the one named by --query, else every query with an execution.
-    Raises ProfileError for a failed query or when nothing has an exchange."""
+    Raises ProfileError for a failed query or when nothing has an exchange. Among several queries
+    (a workload), one that failed or was cancelled is left out rather than refused: it is
+    returned with the others not imported, and build_scenario lists it in provenance.ignored."""
     if query_id:
         chosen = [q for q in all_queries if q.id == query_id]
         if not chosen:
@@ -69,13 +71,15 @@ def select_queries(all_queries, path, query_id=None):
                                + ", ".join(q.id for q in all_queries) + ")")
     else:
         chosen = [q for q in all_queries if q.has_execution] or all_queries
-    for q in chosen:
-        if q.failed:
-            hint = " (choose another with --query ID)" if len(all_queries) > 1 else ""
-            raise ProfileError(f"{q.where}: query {q.id} did not finish: Query State {q.state or '?'}, status: "
-                               f"{q.status.strip() or '?'}; a failed or cancelled query's counters stop where it "
-                               f"ended, import a finished run{hint}")
-    with_exchanges = [q for q in chosen if q.exchanges]
+    finished = [q for q in chosen if not q.failed]
+    if len(chosen) == 1 or not any(q.exchanges for q in finished):
+        for q in chosen:
+            if q.failed:
+                hint = " (choose another with --query ID)" if len(all_queries) > 1 else ""
+                raise ProfileError(f"{q.where}: query {q.id} did not finish: Query State {q.state or '?'}, status: "
+                                   f"{q.status.strip() or '?'}; a failed or cancelled query's counters stop where "
+                                   f"it ended, import a finished run{hint}")
+    with_exchanges = [q for q in finished if q.exchanges]
     if not with_exchanges:
         if len(chosen) == 1:
             q = chosen[0]
@@ -908,9 +912,31 @@ def _int_option(q, name, default):
         raise ProfileError(f"{q.where}: query {q.id}: query option {name}={v!r} is not an integer") from None
 
 
+def _why_skipped(q):
+    if q.duplicate_of:
+        return f"the same query as in {q.duplicate_of} (another form of one profile): imported once, from there"
+    if q.failed:
+        return (f"did not finish (Query State {q.state or '?'}): a failed or cancelled query's counters stop where "
+                "it ended; left out of the workload")
+    if q.exchanges:
+        return "not selected (--query)"
+    return "no exchange (no execution profile, or a single-fragment plan): nothing to simulate"
+
+
+def _name_and_origin(source):
+    """The scenario's name and where its queries came from, for the description: one file's name, or
+    for several files (a workload) the folder that holds them all."""
+    if isinstance(source, str):
+        base = source.rsplit("/", 1)[-1]
+        return re.sub(r"[^A-Za-z0-9_.-]+", "_", re.sub(r"\.json$", "", base)), base
+    folder = os.path.basename(os.path.commonpath([os.path.abspath(f) for f in source])) or "profiles"
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", folder) + "_workload", f"{len(source)} files in {folder}"
+
+
 def build_scenario(queries, source, skipped=()):
-    """queries: the model.Query objects to import (each with exchanges); skipped: the file's other
-    queries, listed in provenance.ignored."""
+    """queries: the model.Query objects to import (each with exchanges); source: the profile's path,
+    or the list of paths of a workload of several files; skipped: the inputs' other queries, listed in
+    provenance.ignored."""
     imp = Importer(queries, source)
     for q in queries:
         _check_query(q)
@@ -943,9 +969,7 @@ def build_scenario(queries, source, skipped=()):
                            f"{first.option(name)} is used")
     for q in skipped:
         what = " ".join((q.statement or q.query_type).split())[:60]
-        imp.ignore(f"query {q.id} ({what!r})",
-                   "not selected (--query)" if q.exchanges else
-                   "no exchange (no execution profile, or a single-fragment plan): nothing to simulate")
+        imp.ignore(f"query {q.id} ({what!r})", _why_skipped(q))
 
     hosts = max((len(q.hosts) for q in queries))
     cluster = {"executors": hosts}
@@ -1060,9 +1084,9 @@ def build_scenario(queries, source, skipped=()):
         "expected_keys": EXPECTED_KEYS,
         "ignored": imp.ignored,
     }
-    name = re.sub(r"[^A-Za-z0-9_.-]+", "_", re.sub(r"\.json$", "", source.rsplit("/", 1)[-1]))
-    desc = (f"Impala query {first.id} imported from {source.rsplit('/', 1)[-1]}"
-            if len(queries) == 1 else f"{len(queries)} Impala queries imported from {source.rsplit('/', 1)[-1]}")
+    name, origin = _name_and_origin(source)
+    desc = (f"Impala query {first.id} imported from {origin}"
+            if len(queries) == 1 else f"{len(queries)} Impala queries imported from {origin}")
     sc = {"schema_version": SCHEMA_VERSION, "name": name, "description": desc, "seed": 1,
           "provenance": provenance}
     if len(queries) > 1:
