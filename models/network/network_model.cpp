@@ -12,12 +12,12 @@ const std::vector<NetworkModelKind>& network_model_kinds() {
        "results as simgrid (to 1e-9)",
        S::share, 0},
       // The slack: on the 150-executor exchange 0.01, 0.02 and 0.05 took 59, 47 and 44 s of CPU;
-      // 0.02 has most of the gain at less than half the error of 0.05 (README "The approximate
-      // network model": its error, measured).
+      // 0.02 has most of the gain at less than half the error of 0.05 (docs/speed.md, "The
+      // approximate network model": its error, measured).
       {NetworkModel::approx, "approx",
        "exsim's solver with bounded re-solves: a link is re-solved once its flows' shares have moved by 2% "
        "of its capacity since it last was; faster on large clusters, run times within 1% of exsim's "
-       "(measured, README)",
+       "(measured: docs/speed.md)",
        S::share, 0.02},
       {NetworkModel::simgrid, "simgrid",
        "SimGrid's CM02 model, the reference exsim is tested against (slower with many executors)", S::engine,
@@ -45,7 +45,7 @@ std::string network_model_note(NetworkModel m, int executors) {
   if (m == NetworkModel::exsim)
     return head + "the exact default; above " + std::to_string(kExactNetworkSlowAbove) +
            " executors its re-solves take much of an all-to-all exchange's run, and "
-           "--set cluster.network_model=approx is faster with run times within 1% (README: The approximate "
+           "--set cluster.network_model=approx is faster with run times within 1% (docs/speed.md: The approximate "
            "network model)";
   return head + "as the scenario chose (cluster.network_model)";
 }
