@@ -51,8 +51,8 @@ Usage:
   exsim fields [--format json]
                           print every field of the results with its unit, meaning and the counter it
                           reads (json: for other programs)
-  exsim profile import PROFILE [--output SCENARIO] [--query ID] [--executors N]
-  exsim compare RESULTS PROFILE [--format text|json|csv] [--query ID] [--full | --changed [TOL] | --top N]
+  exsim profile import PROFILE... [--output SCENARIO] [--query ID] [--executors N]
+  exsim compare RESULTS PROFILE... [--format text|json|csv] [--query ID] [--full | --changed [TOL] | --top N]
                 [--output FILE]
   exsim diff A.json B.json [--format text|json|csv] [--full | --changed [TOL] | --top N] [--output FILE]
   exsim diff A.json B.json --rel-tol X [--ignore DOTTED.PATH]...
@@ -75,14 +75,17 @@ Commands:
              scenario of the query: its executors, fragments and instances, exchanges,
              rows, row widths, compression ratio, costs and network from the profile's own
              timers, and the measured counters as `expected`; what the model cannot use is
-             listed in provenance.ignored. --query picks one query of a multi-query file.
+             listed in provenance.ignored. Several files, or a folder (every profile under
+             it), give one workload: each query once, run one after another; a failed or
+             cancelled query is left out and listed. --query picks one query.
              --executors N re-places fragments pinned to the profiled daemons on N
              executors as Impala's scheduler would (for a smaller cluster); otherwise
              retarget with run --set cluster.rtt_us=390 --set cluster.executors=N.
-  compare    A verdict, one line a query, then the 8 counters furthest off: the profile's,
-             the simulated ones (RESULTS of running the imported scenario) and their ratio,
-             ranked by what you decide on (seconds between the two first, then RPCs, then
-             bytes). --full: every exchange and sender instance; --changed [TOL] keeps the
+  compare    A verdict, one line a query (over several, a line for the workload first: the
+             summed runtimes and the queries furthest off), then the 8 counters furthest
+             off: the profile's, the simulated ones (RESULTS of running the imported
+             scenario) and their ratio, ranked by what you decide on (seconds between the
+             two first, then RPCs, then bytes). --full: every exchange and sender instance; --changed [TOL] keeps the
              counters off by more than TOL (default 0.05), --top N the N furthest off.
   diff       A verdict, one line a query, then two results side by side: each query's
              runtime, blocked time, RPCs and memory estimate, and the 8 figures that moved
