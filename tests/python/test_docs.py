@@ -10,7 +10,7 @@ import pytest
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, REPO)
 
-from analysis import tpcds_predictions  # noqa: E402
+from analysis import predictions  # noqa: E402
 from tools.tpcds import calibrate, policies, uncertainty  # noqa: E402
 
 DOCS = os.path.join(REPO, "docs")
@@ -83,7 +83,7 @@ def test_the_docs_index_lists_every_page():
 
 @pytest.mark.parametrize("block, page", [
     (calibrate.README_BEGIN, "tpcds.md"),
-    (tpcds_predictions.BEGIN, "tpcds.md"),
+    (predictions.markers("tpcds")[0], "tpcds.md"),
     (uncertainty.BEGIN, "tpcds.md"),
     ("<!-- %s:begin -->" % policies.BLOCK, "window_policies.md"),
     ("<!-- velox-q1-predictions:begin -->", "remote_scan.md"),

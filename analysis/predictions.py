@@ -1,42 +1,45 @@
 #!/usr/bin/python3
-"""Predictions table and blocked-time CDF of the TPC-DS workload, from sweeps of it.
+"""Predictions table and blocked-time CDF of a workload, from sweeps of it (scripts/predictions.sh
+makes them; the TPC-DS predictions of docs/tpcds.md are one use).
 
-Reads one or more sweep directories of scenarios/tpcds_sf100/workload.json
-(run_sweep.py), and writes
+Reads one or more sweep directories of one workload scenario (run_sweep.py), and writes, NAME
+being --name (default: the scenario's name):
 
-    OUT/tpcds_predictions.md    the table (Markdown), one row per configuration, and the queries'
+    OUT/NAME_predictions.md     the table (Markdown), one row per configuration, and the queries'
                                 breakdowns summed per configuration (what the time went to)
-    OUT/tpcds_predictions.csv   the same figures for other tools
-    OUT/tpcds_predictions_per_query.csv
+    OUT/NAME_predictions.csv    the same figures for other tools
+    OUT/NAME_predictions_per_query.csv
                                 per query: its runtime at K=1 and K=2 (and at K=2 with 128 KiB and no
                                 LZ4) at mt_dop 0 and 8, and the ratio to the baseline
-    OUT/figures/tpcds_blocked_cdf.png
+    OUT/figures/NAME_blocked_cdf.png
                                 CDF of the per-exchange slowest-sender blocked time of
                                 the hash exchanges, K=1 against K=2 (baseline otherwise)
-    OUT/figures/tpcds_predictions.png
+    OUT/figures/NAME_predictions.png
                                 the summed runtime against the peak query's memory estimate of
                                 the K, buffer size and compression configurations at each mt_dop,
                                 with the intervals of tools/tpcds_uncertainty.py as bars where a
                                 configuration has one (--intervals)
 
-With --page FILE (docs/tpcds.md) the two tables also replace the block between the lines
-`<!-- tpcds-predictions:begin -->` and `<!-- tpcds-predictions:end -->` of FILE.
+With --page FILE the two tables also replace the block between the lines
+`<!-- NAME-predictions:begin -->` and `<!-- NAME-predictions:end -->` of FILE.
 
 Usage:
-    analysis/tpcds_predictions.py SWEEP_DIR [SWEEP_DIR ...] [--out docs] [--page docs/tpcds.md]
-                                  [--intervals docs/tpcds_uncertainty.csv]
+    analysis/predictions.py SWEEP_DIR [SWEEP_DIR ...] [--out DIR] [--name NAME] [--title TEXT]
+                            [--page FILE] [--intervals RUNS_CSV]
 
 A configuration is the set of --set overrides of a point with the baseline's
-values filled in (K=1, 16 KiB, LZ4 on, mt_dop=0, pipelined end of stream, RTT
-390 us); a configuration found in several sweeps is shown once. "vs baseline"
-compares with the baseline at the same mt_dop: the change of the summed runtime,
-and the geometric mean over the queries of their runtime ratios (every query
-weighs the same, whatever its length).
+values filled in; the baseline is the workload's own settings (K, buffer, LZ4,
+mt_dop, end of stream, RTT as its file gives them, the simulator's defaults
+where it does not), read from the settings the points' results echo. A
+configuration found in several sweeps is shown once. "vs baseline" compares with
+the baseline at the same mt_dop: the change of the summed runtime, and the
+geometric mean over the queries of their runtime ratios (every query weighs the
+same, whatever its length).
 """
 
 import argparse
-import functools
 import math
+import os
 import sys
 from pathlib import Path
 
@@ -57,8 +60,8 @@ from common.tables import csv_text, markdown_table  # noqa: E402
 from common.figures import png_bytes  # noqa: E402
 from tools.tpcds import uncertainty  # noqa: E402  (the intervals, from its runs CSV)
 
+REPO = Path(__file__).resolve().parents[1]
 MIB = 1 << 20
-DEFAULT_INTERVALS = Path(__file__).resolve().parents[1] / "docs" / "tpcds_uncertainty.csv"
 # The settings a configuration of the table is made of, as a sweep's grid names them.
 SETTINGS = ("rpcs_in_flight_per_channel", "data_stream_sender_buffer_size", "compression", "mt_dop", "eos_flush",
             "cluster.rtt_us")
@@ -69,12 +72,49 @@ def _setting_text(value):
     return str(value).lower()
 
 
-@functools.cache
+def _where(name):
+    """(section, key) of a setting: a flag, or a cluster key named `cluster.key`."""
+    return tuple(name.split(".")) if "." in name else ("flags", name)
+
+
+def _echoed(result, name):
+    """A setting as a run's results echo it (settings.flags / settings.cluster), as config_of keys it."""
+    section, key = _where(name)
+    value = result["settings"][section][key]
+    return _setting_text(int(value) if isinstance(value, float) and value.is_integer() else value)
+
+
+# The workload's own settings, once main has read them from the sweeps (use_baseline_of); until
+# then the simulator's defaults.
+_baseline = None
+
+
 def baseline():
-    """The baseline configuration: every setting at the simulator's default (Impala's; the measured
-    configuration of calibration-data.md section A), read from its parameter table."""
-    return {name: _setting_text(exsim_runner.parameter_default(*(name.split(".") if "." in name else ("flags", name))))
-            for name in SETTINGS}
+    """The baseline configuration: the workload's settings (use_baseline_of), else every setting at
+    the simulator's default (Impala's; the measured configuration of calibration-data.md section A)."""
+    if _baseline is not None:
+        return _baseline
+    return {name: _setting_text(exsim_runner.parameter_default(*_where(name))) for name in SETTINGS}
+
+
+def use_baseline_of(points):
+    """Sets the baseline to the workload's settings: for each setting, the value echoed by a point
+    that does not override it (the file's value, or the default it did not set); the simulator's
+    default where every point overrides it, said on stderr."""
+    global _baseline
+    base, guessed = {}, []
+    for name in SETTINGS:
+        kept = next((p for p in points if name not in p.overrides), None)
+        if kept is not None:
+            base[name] = _echoed(kept.result, name)
+        else:
+            base[name] = _setting_text(exsim_runner.parameter_default(*_where(name)))
+            guessed.append(name)
+    if guessed:
+        print(f"predictions: every point sets {', '.join(guessed)}: the baseline takes the simulator's default "
+              "for it", file=sys.stderr)
+    _baseline = base
+    return base
 
 COLUMNS = ["mt_dop", "K", "buffer_kib", "lz4", "eos_flush", "rtt_us", "runtime_s", "runtime_vs_k1_pct",
            "runtime_vs_baseline_pct", "geomean_ratio_vs_baseline", "blocked_nonpushback_hash_s", "blocked_all_s",
@@ -95,8 +135,11 @@ def breakdown_groups():
 PER_QUERY = [("k1", {}), ("k2", {"rpcs_in_flight_per_channel": "2"}),
              ("k2_128k_nolz4", {"rpcs_in_flight_per_channel": "2", "data_stream_sender_buffer_size": "131072",
                                 "compression": "false"})]
-BEGIN = "<!-- tpcds-predictions:begin -->"
-END = "<!-- tpcds-predictions:end -->"
+
+
+def markers(name):
+    """The lines around the block a page quotes of NAME's predictions (--page)."""
+    return "<!-- %s-predictions:begin -->" % name, "<!-- %s-predictions:end -->" % name
 
 
 def config_of(point):
@@ -260,8 +303,17 @@ def per_query_csv(configs):
     return csv_text(head, table)
 
 
-def cdf_png(configs):
-    """CDF of the hash exchanges' slowest-sender blocked time at K=1 and K=2, baseline otherwise."""
+def baseline_label(k=True):
+    """The baseline's K, buffer and compression as the plots' titles say them ("K=1, 16 KiB, LZ4")."""
+    b = baseline()
+    text = "%d KiB, %s" % (int(b["data_stream_sender_buffer_size"]) // 1024,
+                           "LZ4" if b["compression"] == "true" else "no LZ4")
+    return ("K=%s, " % b["rpcs_in_flight_per_channel"] if k else "") + text
+
+
+def cdf_png(configs, title):
+    """CDF of the hash exchanges' slowest-sender blocked time at K=1 and K=2, baseline otherwise;
+    `title` names the workload and its cluster."""
     fig, ax = plt.subplots(figsize=(8.5, 4.8))
     drawn = 0
     for k in ("1", "2"):
@@ -281,7 +333,7 @@ def cdf_png(configs):
     ax.set_xscale("log")
     ax.set_xlabel("slowest-sender blocked time per hash exchange (s; below 10 us drawn at 10 us)")
     ax.set_ylabel("fraction of hash exchanges")
-    ax.set_title("TPC-DS SF100, 5 executors, 16 KiB, LZ4, mt_dop=0 (prediction)")
+    ax.set_title("%s, %s, mt_dop=%s (prediction)" % (title, baseline_label(k=False), baseline()["mt_dop"]))
     ax.legend(loc="upper left")
     ax.grid(alpha=0.3, which="both")
     return png_bytes(fig, dpi=100, tight=True)
@@ -347,7 +399,7 @@ SERIES = (
 )
 
 
-def predictions_figure(rows, intervals):
+def predictions_figure(rows, intervals, title="", intervals_page=""):
     """Per mt_dop: the summed runtime against the peak query's memory estimate of the configurations
     that differ from the baseline in K, buffer size or compression only. Both panels show the same
     span of change against their baseline (right axis), so a 1% change is as tall in each."""
@@ -410,16 +462,16 @@ def predictions_figure(rows, intervals):
             ax.set_ylim(max(0.0, b * (1 + lo / 100)), b * (1 + hi / 100))
             right = ax.secondary_yaxis("right", functions=(lambda y, b=b: 100.0 * (y / b - 1),
                                                             lambda p, b=b: b * (1 + p / 100.0)))
-            right.set_ylabel("change vs K=1, 16 KiB, LZ4 at mt_dop=%d (%%)" % mt, fontsize=9)
+            right.set_ylabel("change vs %s at mt_dop=%d (%%)" % (baseline_label(), mt), fontsize=9)
             right.tick_params(labelsize=8)
         else:
             ax.set_ylim(bottom=0)
     handles, labels = axes[0].get_legend_handles_labels()
     if intervals:
         handles.append(matplotlib.lines.Line2D([], [], color="black", lw=1, marker="_", markersize=8))
-        labels.append("interval from the inputs' ranges (docs/tpcds_uncertainty.md)")
+        labels.append("interval from the inputs' ranges (%s)" % intervals_page)
     fig.legend(handles, labels, loc="lower center", ncol=len(handles), fontsize=8, frameon=False)
-    fig.suptitle("TPC-DS SF100: runtime against sender memory, K, buffer size and LZ4 (predictions of the model)",
+    fig.suptitle("%s: runtime against sender memory, K, buffer size and LZ4 (predictions of the model)" % title,
                  fontsize=11)
     fig.tight_layout(rect=(0, 0.06, 1, 1))
     return fig
@@ -436,48 +488,61 @@ def query_count_of(rows):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("sweeps", nargs="+", metavar="SWEEP_DIR", help="sweep directories of the TPC-DS workload")
-    ap.add_argument("--out", default="docs", help="output folder (default: docs)")
+    ap.add_argument("sweeps", nargs="+", metavar="SWEEP_DIR", help="sweep directories of one workload")
+    ap.add_argument("--out", default="out", help="output folder (default: out)")
+    ap.add_argument("--name", help="prefix of the files written and name of the page's block (default: the "
+                    "scenario's name)")
+    ap.add_argument("--title", help="the workload as the tables and plots name it (default: the scenario's name)")
     ap.add_argument("--page", "--readme", dest="readme",
-                    help="also replace the predictions block of this Markdown file (docs/tpcds.md)")
-    ap.add_argument("--intervals", default=str(DEFAULT_INTERVALS),
+                    help="also replace the NAME-predictions block of this Markdown file")
+    ap.add_argument("--intervals", default="",
                     help="runs CSV of tools/tpcds_uncertainty.py whose intervals the predictions plot draws as bars "
-                    "(default: docs/tpcds_uncertainty.csv; '' for none); an interval is drawn only where its K=1 "
+                    "(docs/tpcds_uncertainty.csv for the TPC-DS workload); an interval is drawn only where its K=1 "
                     "run is the sweeps' one")
     args = ap.parse_args(argv)
     try:
-        configs = {}
+        configs, points = {}, []
         for d in args.sweeps:
-            for p in results.finished(results.load_points(d)):
-                configs.setdefault(config_of(p), p.result)
-        if not configs:
+            points += results.finished(results.load_points(d))
+        if not points:
             raise results.SweepError("no finished point in " + ", ".join(args.sweeps))
+        scenarios = sorted({p.result["scenario"]["name"] for p in points})
+        if len(scenarios) > 1:
+            raise results.SweepError("the sweeps are of several scenarios (%s): one workload at a time"
+                                     % ", ".join(scenarios))
+        name, title = args.name or scenarios[0], args.title or scenarios[0]
+        use_baseline_of(points)
+        for p in points:
+            configs.setdefault(config_of(p), p.result)
         rows = rows_of(configs)
         table = markdown(rows)
         out = Path(args.out)
-        atomic.write_text(out / "tpcds_predictions.md", "# TPC-DS SF100 predictions\n\n"
-                          "Generated by analysis/tpcds_predictions.py from sweeps of "
-                          "scenarios/tpcds_sf100/workload.json. Predictions of the model, not measurements.\n\n"
+        executors = points[0].result["settings"]["cluster"]["executors"]
+        atomic.write_text(out / f"{name}_predictions.md", f"# {title} predictions\n\n"
+                          "Generated by analysis/predictions.py from sweeps of the scenario "
+                          f"`{scenarios[0]}`. Predictions of the model, not measurements.\n\n"
                           + table + "\nWhere the time goes: each query's breakdown (seconds along its critical "
                           "path, results `queries[].breakdown`) summed over the queries:\n\n"
                           + breakdown_markdown(rows) + "\n" + top_changes_markdown(configs))
-        atomic.write_text(out / "tpcds_predictions.csv", csv_text(COLUMNS, [[r[c] for c in COLUMNS] for r in rows]))
+        atomic.write_text(out / f"{name}_predictions.csv", csv_text(COLUMNS, [[r[c] for c in COLUMNS] for r in rows]))
         per_query = per_query_csv(configs)
         if per_query:
-            atomic.write_text(out / "tpcds_predictions_per_query.csv", per_query)
-        atomic.write_bytes(out / "figures" / "tpcds_blocked_cdf.png", cdf_png(configs))
+            atomic.write_text(out / f"{name}_predictions_per_query.csv", per_query)
+        atomic.write_bytes(out / "figures" / f"{name}_blocked_cdf.png",
+                           cdf_png(configs, f"{title}, {executors} executors"))
         intervals = {}
         if args.intervals:
             intervals, left = intervals_of(args.intervals, configs)
             for why in left:
-                print(f"tpcds_predictions: interval left out of the plot: {why}", file=sys.stderr)
-        atomic.write_bytes(out / "figures" / "tpcds_predictions.png",
-                           png_bytes(predictions_figure(rows, intervals), dpi=100, tight=True))
+                print(f"predictions: interval left out of the plot: {why}", file=sys.stderr)
+        page = os.path.splitext(os.path.relpath(args.intervals, REPO))[0] + ".md" if args.intervals else ""
+        atomic.write_bytes(out / "figures" / f"{name}_predictions.png",
+                           png_bytes(predictions_figure(rows, intervals, title, page), dpi=100, tight=True))
         if args.readme:
             block = table + "\nWhere the time goes (the queries' breakdowns summed, s):\n\n" + breakdown_markdown(rows)
-            tables.replace_block_in_file(args.readme, BEGIN, END, block)
-    except (results.SweepError, OSError, ValueError) as e:
-        print(f"tpcds_predictions: {e}", file=sys.stderr)
+            tables.replace_block_in_file(args.readme, *markers(name), block)
+    except (results.SweepError, OSError, ValueError, KeyError) as e:
+        print(f"predictions: {e}", file=sys.stderr)
         return 2
     print(table, end="")
     return 0

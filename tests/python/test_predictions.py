@@ -1,17 +1,19 @@
-"""analysis/tpcds_predictions.py: table, CSV, CDF plot and the block of docs/tpcds.md from sweep directories.
+"""analysis/predictions.py: table, CSV, CDF plot and a page's block from sweep directories of one workload
+(the TPC-DS predictions of docs/tpcds.md are one use: --name tpcds).
 
 Runs on the shared 2x2 smoke sweep of the example scenario (K 1,2 x buffer 16, 128 KiB): the
 script only needs finished points whose overrides are among the table's configuration keys.
 """
 
 import csv
+import subprocess
 import json
 import math
 
 import matplotlib.pyplot as plt
 from conftest import REPO, read_manifest, run_script
 
-from analysis import tpcds_predictions as tp
+from analysis import predictions as tp
 from tools.tpcds import uncertainty as u
 
 
@@ -27,8 +29,8 @@ def summaries(sweep_dir):
 def test_table_csv_and_plot_match_the_sweep(smoke_sweep, tmp_path):
     readme = tmp_path / "README.md"
     readme.write_text("intro\n<!-- tpcds-predictions:begin -->\nold\n<!-- tpcds-predictions:end -->\nrest\n")
-    proc = run_script("analysis/tpcds_predictions.py", smoke_sweep, "--out", tmp_path / "docs",
-                      "--readme", readme)
+    proc = run_script("analysis/predictions.py", smoke_sweep, "--out", tmp_path / "docs", "--name", "tpcds",
+                      "--page", readme)
     assert proc.returncode == 0, proc.stderr
     with open(tmp_path / "docs" / "tpcds_predictions.csv", newline="") as f:
         rows = list(csv.DictReader(f))
@@ -54,7 +56,7 @@ def test_table_csv_and_plot_match_the_sweep(smoke_sweep, tmp_path):
 def test_missing_readme_block_fails_clearly_and_leaves_the_file(smoke_sweep, tmp_path):
     readme = tmp_path / "README.md"
     readme.write_text("no block here\n")
-    proc = run_script("analysis/tpcds_predictions.py", smoke_sweep, "--out", tmp_path, "--readme", readme)
+    proc = run_script("analysis/predictions.py", smoke_sweep, "--out", tmp_path, "--name", "tpcds", "--readme", readme)
     assert proc.returncode == 2 and "no <!-- tpcds-predictions:begin -->" in proc.stderr
     assert readme.read_text() == "no block here\n"
 
@@ -63,7 +65,7 @@ def test_a_grid_key_the_table_has_no_column_for_is_an_error(exsim, scenario, tmp
     sweep = tmp_path / "sweep"
     proc = run_script("run_sweep.py", scenario, "--grid", "batch_size=512", "--exsim", exsim, "--out", sweep)
     assert proc.returncode == 0, proc.stderr
-    proc = run_script("analysis/tpcds_predictions.py", sweep, "--out", tmp_path / "docs")
+    proc = run_script("analysis/predictions.py", sweep, "--out", tmp_path / "docs", "--name", "tpcds")
     assert proc.returncode == 2 and "'batch_size' is not one this table knows" in proc.stderr
     assert not (tmp_path / "docs").exists()
 
@@ -71,8 +73,8 @@ def test_a_grid_key_the_table_has_no_column_for_is_an_error(exsim, scenario, tmp
 def test_empty_sweep_dir_is_an_error(tmp_path):
     empty = tmp_path / "sweep"
     empty.mkdir()
-    proc = run_script("analysis/tpcds_predictions.py", empty, "--out", tmp_path)
-    assert proc.returncode == 2 and "tpcds_predictions:" in proc.stderr
+    proc = run_script("analysis/predictions.py", empty, "--out", tmp_path)
+    assert proc.returncode == 2 and "predictions: " in proc.stderr and "not a sweep directory" in proc.stderr
 
 
 def test_per_query_runtimes_and_their_geometric_mean(exsim, tmp_path):
@@ -88,7 +90,7 @@ def test_per_query_runtimes_and_their_geometric_mean(exsim, tmp_path):
     proc = run_script("run_sweep.py", scenario, "--grid", "rpcs_in_flight_per_channel=1,2", "--exsim", exsim,
                       "--out", sweep)
     assert proc.returncode == 0, proc.stderr
-    proc = run_script("analysis/tpcds_predictions.py", sweep, "--out", tmp_path / "docs")
+    proc = run_script("analysis/predictions.py", sweep, "--out", tmp_path / "docs", "--name", "tpcds")
     assert proc.returncode == 0, proc.stderr
     runs = {}
     for entry in read_manifest(sweep)["points"]:
@@ -110,6 +112,31 @@ def test_per_query_runtimes_and_their_geometric_mean(exsim, tmp_path):
     with open(tmp_path / "docs" / "tpcds_predictions.csv", newline="") as f:
         row = next(r for r in csv.DictReader(f) if r["K"] == "2")
     assert abs(float(row["geomean_ratio_vs_baseline"]) - expected) < 1e-12
+
+
+def test_the_baseline_is_the_workloads_own_settings(exsim, tmp_path):
+    """A workload whose file sets a 64 KiB buffer and a 200 us round trip: its K=1 point is the baseline
+    (0% against itself), K=2's change is against it, and the files take the scenario's name."""
+    doc = json.loads((REPO / "scenarios" / "examples" / "query_partitioned_join.json").read_text())
+    doc["name"] = "our_day"
+    doc.setdefault("flags", {})["data_stream_sender_buffer_size"] = 65536
+    doc.setdefault("cluster", {})["rtt_us"] = 200
+    scenario = tmp_path / "our_day.json"
+    scenario.write_text(json.dumps(doc))
+    sweep = tmp_path / "our_day_k"
+    proc = run_script("run_sweep.py", scenario, "--grid", "rpcs_in_flight_per_channel=1,2", "--exsim", exsim,
+                      "--out", sweep)
+    assert proc.returncode == 0, proc.stderr
+    proc = run_script("analysis/predictions.py", sweep, "--out", tmp_path / "out")
+    assert proc.returncode == 0, proc.stderr
+    with open(tmp_path / "out" / "our_day_predictions.csv", newline="") as f:
+        rows = {r["K"]: r for r in csv.DictReader(f)}
+    assert {r["buffer_kib"] for r in rows.values()} == {"64"} and {r["rtt_us"] for r in rows.values()} == {"200.0"}
+    assert float(rows["1"]["runtime_vs_baseline_pct"]) == 0.0
+    k1, k2 = float(rows["1"]["runtime_s"]), float(rows["2"]["runtime_s"])
+    assert abs(float(rows["2"]["runtime_vs_baseline_pct"]) - 100 * (k2 - k1) / k1) < 1e-9
+    assert (tmp_path / "out" / "figures" / "our_day_predictions.png").read_bytes().startswith(b"\x89PNG")
+    assert "# our_day predictions" in (tmp_path / "out" / "our_day_predictions.md").read_text()
 
 
 # --------------------------------------------------------------------------
@@ -231,3 +258,11 @@ def test_table_header_counts_the_queries_of_the_sweeps(exsim):
         assert "different numbers of queries" in str(e)
     else:
         raise AssertionError("a table of sweeps with different query counts was written")
+
+
+def test_the_predictions_script_names_what_it_expects(tmp_path):
+    script = str(REPO / "scripts" / "predictions.sh")
+    proc = subprocess.run([script], capture_output=True, text=True)
+    assert proc.returncode == 2 and "usage: scripts/predictions.sh WORKLOAD [NAME]" in proc.stderr
+    proc = subprocess.run([script, str(tmp_path / "none.json")], capture_output=True, text=True)
+    assert proc.returncode == 2 and "none.json: no such file" in proc.stderr

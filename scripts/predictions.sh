@@ -1,0 +1,47 @@
+#!/bin/sh
+# Predictions for a workload (a scenario of whole queries: the TPC-DS workload, or one imported
+# from profiles): sweeps around the workload's own settings, then the tables and plots
+# (analysis/predictions.py). Each sweep resumes where it stopped (run_sweep.py); DASK=ADDRESS runs
+# the points on a Dask cluster instead of here.
+#   scripts/predictions.sh WORKLOAD [NAME]
+# The most important points first: K=1..4 at mt_dop 0 and 8, K=2 with 128 KiB and no compression
+# at both, the buffers; then compression off and the end of stream at the workload's round trip
+# and at 50 us. 20 workload runs; JOBS sets the points run at once (default 2). STAGE=1 stops after
+# the first group. NAME (default: WORKLOAD's file name without .json) prefixes the sweeps
+# (SWEEPS/NAME_*, SWEEPS default sweeps) and the outputs (OUT/NAME_predictions.md, .csv, the
+# per-query CSV, OUT/figures/NAME_*.png; OUT default out). TITLE names the workload in them, PAGE
+# is a Markdown page whose NAME-predictions block is rewritten, INTERVALS_CSV the runs of
+# tools/tpcds_uncertainty.py drawn as intervals; REPORT=0 leaves out the tables and plots.
+set -eu
+cd "$(dirname "$0")/.."
+if [ $# -lt 1 ] || [ $# -gt 2 ]; then
+    echo "usage: scripts/predictions.sh WORKLOAD [NAME]" >&2
+    exit 2
+fi
+W=$1
+if [ ! -f "$W" ]; then
+    echo "predictions: $W: no such file (expected a workload scenario)" >&2
+    exit 2
+fi
+N=${2:-$(basename "$W" .json)}
+scripts/setup.sh exsim >/dev/null
+J=${JOBS:-2}
+where="--jobs $J"
+if [ -n "${DASK:-}" ]; then where="--dask $DASK"; fi
+S=${SWEEPS:-sweeps}
+# shellcheck disable=SC2086
+sweep() { /usr/bin/python3 run_sweep.py "$W" $where "$@"; }
+sweep --out "$S/${N}_k" --grid mt_dop=0,8 --grid rpcs_in_flight_per_channel=1,2,3,4
+sweep --out "$S/${N}_k2_128k_nolz4" --grid mt_dop=0,8 --grid rpcs_in_flight_per_channel=2 \
+    --grid data_stream_sender_buffer_size=131072 --grid compression=false
+sweep --out "$S/${N}_buffer" --grid data_stream_sender_buffer_size=32768,65536,131072,262144
+if [ "${STAGE:-2}" = 2 ]; then
+    sweep --out "$S/${N}_lz4" --grid compression=false --grid rpcs_in_flight_per_channel=1,2
+    sweep --out "$S/${N}_mt8_lz4" --grid mt_dop=8 --grid compression=false
+    # The baseline's point (pipelined, its round trip) is NAME_k's first: three new points here.
+    sweep --out "$S/${N}_eos" --grid eos_flush=serial
+    sweep --out "$S/${N}_eos_lan" --grid eos_flush=pipelined,serial --grid cluster.rtt_us=50
+fi
+[ "${REPORT:-1}" = 0 ] && exit 0
+/usr/bin/python3 analysis/predictions.py "$S/${N}"_* --out "${OUT:-out}" --name "$N" \
+    ${TITLE:+--title "$TITLE"} ${PAGE:+--page "$PAGE"} ${INTERVALS_CSV:+--intervals "$INTERVALS_CSV"}
