@@ -10,7 +10,7 @@ being --name (default: the scenario's name):
     OUT/NAME_predictions.csv    the same figures for other tools
     OUT/NAME_predictions_per_query.csv
                                 per query: its runtime at K=1 and K=2 (and at K=2 with 128 KiB and no
-                                LZ4) at mt_dop 0 and 8, and the ratio to the baseline
+                                LZ4) at the baseline's mt_dop and 8, and the ratio to the baseline
     OUT/figures/NAME_blocked_cdf.png
                                 CDF of the per-exchange slowest-sender blocked time of
                                 the hash exchanges, K=1 against K=2 (baseline otherwise)
@@ -137,6 +137,11 @@ PER_QUERY = [("k1", {}), ("k2", {"rpcs_in_flight_per_channel": "2"}),
                                 "compression": "false"})]
 
 
+def mt_dops():
+    """The mt_dop values of the per-query tables: the baseline's, and 8 (scripts/predictions.sh sweeps both)."""
+    return sorted({baseline()["mt_dop"], "8"}, key=int)
+
+
 def markers(name):
     """The lines around the block a page quotes of NAME's predictions (--page)."""
     return "<!-- %s-predictions:begin -->" % name, "<!-- %s-predictions:end -->" % name
@@ -240,7 +245,7 @@ def top_changes_markdown(configs, n=8):
     """Per mt_dop, the n queries whose runtime changes most from the baseline to each PER_QUERY
     configuration, with their breakdowns (grouped as in the breakdown table) at both."""
     out = []
-    for mt in ("0", "8"):
+    for mt in mt_dops():
         base_cfg = tuple(sorted(dict(baseline(), mt_dop=mt).items()))
         if base_cfg not in configs:
             continue
@@ -265,10 +270,10 @@ def top_changes_markdown(configs, n=8):
 
 
 def per_query_csv(configs):
-    """Per query: runtime at the PER_QUERY configurations at mt_dop 0 and 8 (when swept) and the ratio to the
+    """Per query: runtime at the PER_QUERY configurations at the baseline's mt_dop and 8 (when swept) and the ratio to the
     baseline at the same mt_dop; a last row with the geometric mean of each ratio column."""
     cols, data = [], {}
-    for mt in ("0", "8"):
+    for mt in mt_dops():
         for name, change in PER_QUERY:
             cfg = tuple(sorted(dict(baseline(), mt_dop=mt, **change).items()))
             if cfg in configs:
@@ -388,15 +393,44 @@ def _label(r):
     return ", ".join(parts)
 
 
-# The series of the plot: (name, the settings its rows may differ from the baseline in, style,
-# where a point's label goes in points from the point).
+# The series of the plot: (key, the settings its rows may differ from the baseline in, style,
+# where a point's label goes in points from the point); the last is the rows with the other
+# compression than the baseline's.
 SERIES = (
-    ("K (16 KiB, LZ4)", {"rpcs_in_flight_per_channel"}, dict(color="tab:blue", marker="o", ls="-"), (5, -11)),
-    ("buffer size (K=1, LZ4)", {"data_stream_sender_buffer_size"}, dict(color="tab:orange", marker="s", ls="-"),
-     (4, 6)),
-    ("LZ4 off", {"compression", "rpcs_in_flight_per_channel", "data_stream_sender_buffer_size"},
+    ("K", {"rpcs_in_flight_per_channel"}, dict(color="tab:blue", marker="o", ls="-"), (5, -11)),
+    ("buffer", {"data_stream_sender_buffer_size"}, dict(color="tab:orange", marker="s", ls="-"), (4, 6)),
+    ("compression", {"compression", "rpcs_in_flight_per_channel", "data_stream_sender_buffer_size"},
      dict(color="tab:green", marker="^", ls=""), (7, -3)),
 )
+# A span of change (percent) the runtime axes show at least, so that a workload K does not move is
+# drawn flat, not magnified to the last digit.
+MIN_SPAN_PCT = 2.0
+
+
+def series_name(key):
+    """A series as the legend names it, with what it keeps at the baseline ("K (16 KiB, LZ4)")."""
+    b = baseline()
+    lz4 = "LZ4" if b["compression"] == "true" else "no LZ4"
+    if key == "K":
+        return "K (%s)" % baseline_label(k=False)
+    if key == "buffer":
+        return "buffer size (K=%s, %s)" % (b["rpcs_in_flight_per_channel"], lz4)
+    return "LZ4 off" if b["compression"] == "true" else "LZ4 on"
+
+
+def _coinciding(members):
+    """The members as [(row, label)], a point drawn on top of the one before it (memory and runtime
+    within 0.1% and 0.01%) labelled with it, its label joined to that one's."""
+    out = []
+    for r in members:
+        if out:
+            prev = out[-1][0]
+            if (abs(r["memory_peak_query_mib"] / prev["memory_peak_query_mib"] - 1) < 1e-3
+                    and abs(r["runtime_s"] / prev["runtime_s"] - 1) < 1e-4):
+                out[-1] = (prev, out[-1][1] + "; " + _label(r))
+                continue
+        out.append((r, _label(r)))
+    return out
 
 
 def predictions_figure(rows, intervals, title="", intervals_page=""):
@@ -420,23 +454,25 @@ def predictions_figure(rows, intervals, title="", intervals_page=""):
     lo, hi = (min(pct), max(pct)) if pct else (0.0, 0.0)
     pad = 0.08 * (hi - lo or 1.0)
     lo, hi = lo - pad, hi + pad
+    if hi - lo < MIN_SPAN_PCT:
+        mid = (hi + lo) / 2
+        lo, hi = mid - MIN_SPAN_PCT / 2, mid + MIN_SPAN_PCT / 2
     fig, axes = plt.subplots(1, len(mts), figsize=(6.2 * len(mts), 5.0), squeeze=False)
     axes = axes[0]
     for ax, mt in zip(axes, mts):
         here = [r for r in rows if r["mt_dop"] == mt]
         xs = [r["memory_peak_query_mib"] for r in here]
         x0, x1 = min(xs) / 1.3, max(xs) * 1.6
-        for name, allowed, style, offset in SERIES:
-            members = [r for r in here if set(_differs(r)) <= allowed and (name != SERIES[-1][0]) == (r["lz4"] == "on")]
+        for key, allowed, style, offset in SERIES:
+            members = [r for r in here if set(_differs(r)) <= allowed
+                       and (key == SERIES[-1][0]) == ("compression" in _differs(r))]
             members.sort(key=lambda r: r["memory_peak_query_mib"])
-            if not any(_differs(r) for r in members) and name != SERIES[0][0]:
+            if not any(_differs(r) for r in members) and key != SERIES[0][0]:
                 continue   # the baseline alone: drawn on the K line
-            ax.plot([r["memory_peak_query_mib"] for r in members], [r["runtime_s"] for r in members], label=name,
-                    markersize=6, zorder=3, **style)
-            for r in members:
-                if not _differs(r) and name != SERIES[0][0]:
-                    continue   # the baseline is labelled once, on the K line
-                label = _label(r)
+            ax.plot([r["memory_peak_query_mib"] for r in members], [r["runtime_s"] for r in members],
+                    label=series_name(key), markersize=6, zorder=3, **style)
+            # the baseline is labelled once, on the K line
+            for r, label in _coinciding([r for r in members if _differs(r) or key == SERIES[0][0]]):
                 # a long label in the right half of the panel goes to the left of its point, inside
                 last = len(label) > 8 and math.log(r["memory_peak_query_mib"] / x0) > 0.5 * math.log(x1 / x0)
                 ax.annotate(label, (r["memory_peak_query_mib"], r["runtime_s"]), textcoords="offset points",

@@ -4,8 +4,8 @@
 # (analysis/predictions.py). Each sweep resumes where it stopped (run_sweep.py); DASK=ADDRESS runs
 # the points on a Dask cluster instead of here.
 #   scripts/predictions.sh WORKLOAD [NAME]
-# The most important points first: K=1..4 at mt_dop 0 and 8, K=2 with 128 KiB and no compression
-# at both, the buffers; then compression off and the end of stream at the workload's round trip
+# The most important points first: K=1..4 at the workload's mt_dop and at 8, K=2 with 128 KiB and
+# no compression at both, the buffers; then compression off and the end of stream at the workload's round trip
 # and at 50 us. 20 workload runs; JOBS sets the points run at once (default 2). STAGE=1 stops after
 # the first group. NAME (default: WORKLOAD's file name without .json) prefixes the sweeps
 # (SWEEPS/NAME_*, SWEEPS default sweeps) and the outputs (OUT/NAME_predictions.md, .csv, the
@@ -29,10 +29,17 @@ J=${JOBS:-2}
 where="--jobs $J"
 if [ -n "${DASK:-}" ]; then where="--dask $DASK"; fi
 S=${SWEEPS:-sweeps}
+# The workload's own mt_dop (its file's flag, else the simulator's default) and 8: the baseline is
+# then a point of the first sweep.
+MT=$(/usr/bin/python3 -c 'import json, sys
+sys.path.insert(0, ".")
+from common import exsim_runner
+print(json.load(open(sys.argv[1])).get("flags", {}).get("mt_dop", exsim_runner.parameter_default("flags", "mt_dop")))' "$W")
+if [ "$MT" = 8 ]; then MTS=8; else MTS="$MT,8"; fi
 # shellcheck disable=SC2086
 sweep() { /usr/bin/python3 run_sweep.py "$W" $where "$@"; }
-sweep --out "$S/${N}_k" --grid mt_dop=0,8 --grid rpcs_in_flight_per_channel=1,2,3,4
-sweep --out "$S/${N}_k2_128k_nolz4" --grid mt_dop=0,8 --grid rpcs_in_flight_per_channel=2 \
+sweep --out "$S/${N}_k" --grid mt_dop="$MTS" --grid rpcs_in_flight_per_channel=1,2,3,4
+sweep --out "$S/${N}_k2_128k_nolz4" --grid mt_dop="$MTS" --grid rpcs_in_flight_per_channel=2 \
     --grid data_stream_sender_buffer_size=131072 --grid compression=false
 sweep --out "$S/${N}_buffer" --grid data_stream_sender_buffer_size=32768,65536,131072,262144
 if [ "${STAGE:-2}" = 2 ]; then

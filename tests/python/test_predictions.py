@@ -245,6 +245,24 @@ def test_predictions_plot_labels_every_configuration_once_without_overlap(exsim)
     plt.close(fig)
 
 
+def test_a_workload_nothing_moves_is_drawn_flat_with_one_label_a_point(exsim):
+    """Every configuration at the same runtime and memory (a workload K does not touch): each series'
+    points, drawn on one another, carry one label that names them all, and the runtime axis spans at
+    least MIN_SPAN_PCT around the baseline instead of magnifying nothing."""
+    rows = tp.rows_of(committed_configs())
+    for r in rows:
+        r["runtime_s"], r["memory_peak_query_mib"] = 100.0, 384.0
+    fig = tp.predictions_figure(rows, {})
+    panels = [ax for ax in fig.axes if ax.get_title().startswith("mt_dop=")]
+    for ax in panels:
+        texts = [t.get_text() for t in ax.texts]
+        assert "K=1; K=2; K=3; K=4" in texts
+        assert len(texts) == len(set(texts)) <= len(tp.SERIES)
+        lo, hi = ax.get_ylim()
+        assert 100 * (hi - lo) / 100.0 >= tp.MIN_SPAN_PCT - 1e-9
+    plt.close(fig)
+
+
 def test_table_header_counts_the_queries_of_the_sweeps(exsim):
     configs = committed_configs()
     for result in configs.values():
