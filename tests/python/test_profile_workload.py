@@ -100,3 +100,18 @@ def test_compare_puts_the_workload_first(tmp_path):
     # One query compared: no workload line.
     one = json.loads(run_cli("compare", results, Q72, "--format", "json").stdout)
     assert "workload" not in one
+
+
+@needs_profiles
+def test_a_larger_cluster_says_which_scans_stay_narrow(tmp_path):
+    """q72 at SF1 scans catalog_sales in 3 scan ranges: on 20 executors that scan still runs on 3, so
+    the import says the query gains little; on the profiled 3 it says nothing."""
+    out = tmp_path / "q72_20.json"
+    proc = run_cli("profile", "import", Q72, "--executors", "20", "--output", out)
+    assert proc.returncode == 0, proc.stderr
+    sc = json.loads(out.read_text())
+    (name, why), = sc["provenance"]["narrow_scans"].items()
+    assert name == sc["queries"][0]["name"] and "F00 on 3 (3 scan ranges)" in why
+    assert "F00 on 3 (3 scan ranges)" in proc.stderr
+    sc3, err = import_cli(tmp_path, Q72)
+    assert "narrow_scans" not in sc3["provenance"] and "scan range" not in err

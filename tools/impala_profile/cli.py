@@ -15,7 +15,7 @@ from common.tables import json_text
 from . import compare
 from .decode import read_profiles
 from .model import build_query
-from .to_scenario import build_scenario, retarget, select_queries
+from .to_scenario import build_scenario, narrow_scans, retarget, select_queries
 from .tree import ProfileError
 
 USAGE = """\
@@ -192,6 +192,15 @@ def cmd_import(args):
                        "coordinator); fragments that scale with cluster.executors unchanged; the measured "
                        "'expected' values are the profiled cluster's",
                 "fragments": notes}
+        narrow = narrow_scans(scenario) if scenario["cluster"]["executors"] > len(chosen[0].hosts) else {}
+        if narrow:
+            n = scenario["cluster"]["executors"]
+            scenario["provenance"]["narrow_scans"] = {
+                name: "its scans run on fewer executors than the %d of the cluster: %s; the profile's data has no more "
+                      "scan ranges, so a cluster larger than the profiled one speeds this query up little (its "
+                      "data at a larger scale would have more)" % (
+                          n, ", ".join(f"{fid} on {k} ({r} scan range{'s' if r != 1 else ''})" for fid, k, r in scans))
+                for name, scans in narrow.items()}
     except MALFORMED as e:
         raise _malformed(inputs.label, e) from None
     _check_with_exsim(json_text(scenario), inputs.label)
@@ -204,6 +213,8 @@ def cmd_import(args):
                          f"{len(scenario['provenance']['ignored'])} item(s) in provenance.ignored"
                          + (f" ({len(inputs.unread)} file(s) not read as profiles)" if inputs.unread else "")
                          + (", the queries run one after another (query_order sequential)" if len(q) > 1 else "")
+                         + "".join(f"\nexsim profile import: query {name}: {why}"
+                                   for name, why in scenario["provenance"].get("narrow_scans", {}).items())
                          + f"\nexsim profile import: next: exsim run {args.output} --output RESULTS.json, then "
                          f"exsim compare RESULTS.json {' '.join(args.profile)} (does the model reproduce the run?)\n")
 

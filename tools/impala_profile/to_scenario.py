@@ -1296,6 +1296,20 @@ def retarget(sc, executors):
     return notes
 
 
+def narrow_scans(sc):
+    """{query name: [(fragment id, executors, scan ranges)]} of the scan fragments that run on fewer
+    executors than the cluster has because the profile's scan has no more scan ranges: on a cluster
+    larger than the profiled one those scans stay where they were, and the query gains little."""
+    n = sc["cluster"]["executors"]
+    out = {}
+    for q in sc["queries"]:
+        for f in (q.get("parallel") or q)["fragments"]:
+            scan, k = _scan_of(f["root"]), f.get("executors", 0)
+            if scan is not None and 0 < k < n and scan.get("scan_ranges"):
+                out.setdefault(q["name"], []).append((f["id"], k, scan["scan_ranges"]))
+    return out
+
+
 def _has_join(root, join_id):
     if not isinstance(root, dict):
         return False
