@@ -77,6 +77,17 @@ def test_empty_sweep_dir_is_an_error(tmp_path):
     assert proc.returncode == 2 and "predictions: " in proc.stderr and "not a sweep directory" in proc.stderr
 
 
+def k_sweep(exsim, tmp_path, doc, name):
+    """The sweep of scenario `doc` (written as NAME.json) over K=1,2, in tmp_path/NAME_k."""
+    scenario = tmp_path / (name + ".json")
+    scenario.write_text(json.dumps(doc))
+    sweep = tmp_path / (name + "_k")
+    proc = run_script("run_sweep.py", scenario, "--grid", "rpcs_in_flight_per_channel=1,2", "--exsim", exsim,
+                      "--out", sweep)
+    assert proc.returncode == 0, proc.stderr
+    return sweep
+
+
 def test_per_query_runtimes_and_their_geometric_mean(exsim, tmp_path):
     # Three whole-query examples in one scenario, swept at K=1 and K=2.
     ex = REPO / "scenarios" / "examples"
@@ -84,12 +95,7 @@ def test_per_query_runtimes_and_their_geometric_mean(exsim, tmp_path):
     for name in ("query_aggregation.json", "query_broadcast_join.json"):
         doc["queries"] += json.loads((ex / name).read_text())["queries"]
     doc["query_order"] = "sequential"
-    scenario = tmp_path / "three_queries.json"
-    scenario.write_text(json.dumps(doc))
-    sweep = tmp_path / "sweep"
-    proc = run_script("run_sweep.py", scenario, "--grid", "rpcs_in_flight_per_channel=1,2", "--exsim", exsim,
-                      "--out", sweep)
-    assert proc.returncode == 0, proc.stderr
+    sweep = k_sweep(exsim, tmp_path, doc, "three_queries")
     proc = run_script("analysis/predictions.py", sweep, "--out", tmp_path / "docs", "--name", "tpcds")
     assert proc.returncode == 0, proc.stderr
     runs = {}
@@ -121,12 +127,7 @@ def test_the_baseline_is_the_workloads_own_settings(exsim, tmp_path):
     doc["name"] = "our_day"
     doc.setdefault("flags", {})["data_stream_sender_buffer_size"] = 65536
     doc.setdefault("cluster", {})["rtt_us"] = 200
-    scenario = tmp_path / "our_day.json"
-    scenario.write_text(json.dumps(doc))
-    sweep = tmp_path / "our_day_k"
-    proc = run_script("run_sweep.py", scenario, "--grid", "rpcs_in_flight_per_channel=1,2", "--exsim", exsim,
-                      "--out", sweep)
-    assert proc.returncode == 0, proc.stderr
+    sweep = k_sweep(exsim, tmp_path, doc, "our_day")
     proc = run_script("analysis/predictions.py", sweep, "--out", tmp_path / "out")
     assert proc.returncode == 0, proc.stderr
     with open(tmp_path / "out" / "our_day_predictions.csv", newline="") as f:
