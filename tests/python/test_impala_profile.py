@@ -58,6 +58,7 @@ needs_profiles = pytest.mark.skipif(not Q72.exists(), reason="../shared/impala-p
 from tools.impala_profile import cli  # noqa: E402
 from tools.impala_profile.decode import read_profiles  # noqa: E402
 from tools.impala_profile.model import build_query  # noqa: E402
+from tools.impala_profile.text import parse_time_ns  # noqa: E402
 from tools.impala_profile.to_scenario import build_scenario, select_queries  # noqa: E402
 
 
@@ -1338,3 +1339,89 @@ def test_instance_counts_follow_the_simulators_rule_or_stay_as_profiled(monkeypa
     alone = import_file(log)
     assert all(f["instances_per_executor"] >= 1 for q in alone["queries"] for f in q["parallel"]["fragments"])
     assert any(i["what"] == "Impala's instance rule" for i in alone["provenance"]["ignored"])
+
+
+# ---------------------------------------------------------------------------
+# Impala 2.0-2.2 text profiles (synthetic: tests/python/data/impala_2x, see its README)
+# ---------------------------------------------------------------------------
+
+IMPALA_2X = REPO / "tests" / "python" / "data" / "impala_2x"
+
+
+@pytest.mark.parametrize("name,daemons,summary", [("impala20_4daemons.txt", 4, False),
+                                                  ("impala22_3daemons.txt", 3, True)])
+def test_impala_2_0_to_2_2_text_profile_imports_runs_and_compares(name, daemons, summary, tmp_path):
+    """A 2.0 profile without its ExecSummary (fetched before the query was unregistered) takes each
+    exchange's partitioning from the plan's DATASTREAM SINK line; a 2.2 one from its ExecSummary.
+    Counters as the fixture's generator wrote them: BytesSent summed, rows from the instances'
+    RowsProduced, the sender's blocked time from TotalNetworkSendTime, the receiver's wait from its
+    header (TotalTime - non-child), times in 2.x's unpadded form ('1.50ms' is 1.050 ms)."""
+    exe = exsim_path()
+    if exe is None:
+        pytest.skip("exsim is not built: the simulator validates and runs imported scenarios")
+    src = IMPALA_2X / name
+    text = src.read_text()
+    assert ("ExecSummary:" in text) == summary and "DATASTREAM SINK [FRAGMENT=F03, EXCHANGE=07, UNPARTITIONED]" in text
+    sc_path, res = tmp_path / "sc.json", tmp_path / "res.json"
+    proc = run_cli("profile", "import", src, "--output", sc_path)
+    assert proc.returncode == 0, proc.stderr
+    sc = json.loads(sc_path.read_text())
+    assert simulator_problems(sc, tmp_path) == []
+    assert sc["cluster"]["executors"] == daemons
+    (q,) = sc["queries"]
+    xs = {x["id"]: x for x in q.get("parallel", q)["exchanges"]}
+    assert {k: x["partitioning"] for k, x in xs.items()} == {
+        "x4": "UNPARTITIONED", "x5": "HASH_PARTITIONED", "x7": "UNPARTITIONED"}
+    assert "BROADCAST" in xs["x4"]["source"] and "HASH(n_name)" in xs["x5"]["source"]
+    assert all(("partitioning from the plan's DATASTREAM SINK line" in x["source"]) != summary for x in xs.values())
+    e4, e5, e7 = xs["x4"]["expected"], xs["x5"]["expected"], xs["x7"]["expected"]
+    # BytesSent summed over the senders; a broadcast's counts every copy (514 bytes per receiver).
+    assert e4["bytes_sent"] == 514 * daemons == e4["TotalBytesReceived"]
+    assert e5["bytes_sent"] == sum([812, 798, 805, 820][:daemons]) == e5["TotalBytesReceived"]
+    sent7 = [9 * g + 2 for g in ([7, 6, 6, 6] if daemons == 4 else [9, 8, 8])]
+    assert e7["bytes_sent"] == sum(sent7) == e7["TotalBytesReceived"]
+    assert q["expected"]["bytes_sent"] == e4["bytes_sent"] + e5["bytes_sent"] + e7["bytes_sent"]
+    # Rows: the 2.0-2.2 sender counts none; each instance's RowsProduced is what it sent.
+    assert (e4["rows_sent"], e5["rows_sent"], e7["rows_sent"]) == (25, 25 * daemons, 25)
+    assert (e4["senders"], e4["receivers"], e5["senders"], e7["receivers"]) == (1, daemons, daemons, 1)
+    # TotalNetworkSendTime (the sender's waits for its previous RPC): 165.0us at most on F02, 250.0us +
+    # 10.0us per instance on F00, 1.250ms on F01.
+    assert e7["slowest_sender_blocked_s"] == pytest.approx(150e-6 + 5e-6 * (daemons - 1))
+    assert e5["InactiveTotalTime_s"] == pytest.approx(sum(250e-6 + 10e-6 * k for k in range(daemons)))
+    assert e4["slowest_sender_blocked_s"] == pytest.approx(1.25e-3)
+    # The coordinator's exchange 07: '(Total: 2s850ms, non-child: 1.50ms, ..)': 1.50ms is 1 ms + 50 us
+    # in 2.x's printing, so the wait is 2.848950 s (read as 1.5 ms it would be 2.8485 s).
+    assert "non-child: 1.50ms" in text and e7["DataWaitTime_s"] == pytest.approx(2.84895, abs=1e-9)
+    assert e4["DataWaitTime_s"] == pytest.approx(0.379 + 0.002 * (daemons - 1))
+    for gone in ("rpcs", "eos_rpcs", "RpcSuccess", "rpcs_deferred", "RpcNetworkTime_s"):
+        assert gone not in e5, gone
+    ignored = " ".join(i["what"] for i in sc["provenance"]["ignored"])
+    for name_ in ("ThriftTransmitTime", "NetworkThroughput", "OverallThroughput", "SendersBlockedTotalTimer",
+                  "TotalNetworkReceiveTime"):
+        assert name_ in ignored, name_
+    # Run it and compare with the profile.
+    proc = subprocess.run([str(exe), "run", str(sc_path), "--output", str(res)], capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    proc = run_cli("compare", res, src, "--format", "json")
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    (cq,) = doc["queries"]
+    assert cq["runtime_s"]["measured"] == pytest.approx(3.250 - 52e-6)
+    c5 = next(x for x in cq["exchanges"] if x["id"] == "x5")["counters"]
+    assert c5["bytes_sent"]["measured"] == e5["bytes_sent"]
+    assert c5["rpcs"]["measured"] is None and c5["rpcs"]["note"] == "not in this profile"
+
+
+def test_impala_2x_times_are_read_with_their_unpadded_fractions(tmp_path):
+    """Before 2.5 a time under a second printed its remainder unpadded ('12.5us' is 12.005 us); from
+    2.5 on, three decimals. The Impala Version line decides; the fixtures' times read as written."""
+    assert parse_time_ns("1.50ms", subunits=True) == 1_050_000 and parse_time_ns("1.50ms") == 1_500_000
+    assert parse_time_ns("12.5us", subunits=True) == 12_005 and parse_time_ns("2s015ms", subunits=True) == 2_015_000_000
+    (doc,) = read_profiles(str(IMPALA_2X / "impala20_4daemons.txt"))
+    q = build_query(doc)
+    assert q.timeline["Ready to start remote fragments"] == pytest.approx(0.125005)  # '125.5ms'
+    newer = tmp_path / "p.txt"
+    newer.write_text((IMPALA_2X / "impala20_4daemons.txt").read_text().replace("version 2.0.0-cdh5", "version 2.6.0"))
+    (doc,) = read_profiles(str(newer))
+    assert build_query(doc).timeline["Ready to start remote fragments"] == pytest.approx(0.1255)

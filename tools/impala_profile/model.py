@@ -155,6 +155,7 @@ class Exchange:
     tuples: int | None = None  # tuples per row, from the plan text
     row_size: float | None = None  # planner's row-size, bytes
     limit: int | None = None  # a limit on the exchange node (rows past it are dropped)
+    partitioning_from: str = ""  # where the partitioning was read when the ExecSummary lacks it
 
 
 @dataclass
@@ -303,8 +304,13 @@ def parse_exec_summary(text):
 
 
 def parse_plan(text):
-    """Plan text (explain level >= 2 prints these) -> ({node id: {row_size, tuples, limit}},
-    {fragment id: partition})."""
+    """Plan text (explain level >= 2 prints these) -> ({node id: {row_size, tuples, limit, label,
+    partition}}, {fragment id: partition}).
+
+    An exchange's partition is the sending fragment's sink line, 'DATASTREAM SINK [FRAGMENT=F07,
+    EXCHANGE=20, UNPARTITIONED]' (verbose plans of 2.x, DataStreamSink.java), else the exchange's
+    own line '20:EXCHANGE [BROADCAST]': both print the planner's words (ExchangeNode.java:
+    BROADCAST, HASH(exprs), UNPARTITIONED, RANDOM)."""
     nodes, frags = {}, {}
     current = None
     for raw in (text or "").splitlines():
@@ -314,9 +320,18 @@ def parse_plan(text):
             frags[m.group(1)] = m.group(2)
             current = None
             continue
+        m = re.match(r"^(?:KRPC )?DATASTREAM SINK \[FRAGMENT=F\d+, EXCHANGE=(\d+), (.+)\]$", line)
+        if m:
+            sink = nodes.setdefault(int(m.group(1)), {})
+            sink["partition"], sink["partition_line"] = m.group(2).strip(), "DATASTREAM SINK"
+            current = None
+            continue
         m = re.match(r"^(\d+):([A-Z][A-Z -]*[A-Z])(?: \[(.*)\])?$", line)
         if m:
             current = nodes.setdefault(int(m.group(1)), {})
+            current["label"] = m.group(2)
+            if m.group(2).endswith("EXCHANGE") and m.group(3) and "partition" not in current:
+                current["partition"], current["partition_line"] = m.group(3).strip(), m.group(2)
             lm = re.search(r"LIMIT=(\d+)", m.group(3) or "")
             if lm:
                 current["limit"] = int(lm.group(1))
@@ -592,6 +607,16 @@ def _link_exchanges(q, exec_summary, plan_nodes):
                 x.partitioning = PARTITIONING.get(re.split(r"[(\s]", detail)[0], "") if detail else ""
                 x.broadcast = detail.startswith("BROADCAST")
     for x in q.exchanges.values():
+        plan = plan_nodes.get(x.id, {})
+        if not x.partitioning and plan.get("partition"):
+            # No ExecSummary row for it (2.x adds the ExecSummary only when the query is
+            # unregistered, impala-server.cc): the plan's sink line names the partitioning.
+            detail = plan["partition"]
+            x.partitioning = PARTITIONING.get(re.split(r"[(\s,]", detail)[0], "")
+            x.broadcast = detail.startswith("BROADCAST")
+            x.detail = detail
+            x.merging = x.merging or "MERGING" in plan.get("label", "")
+            x.partitioning_from = f"the plan's {plan['partition_line']} line" if x.partitioning else ""
         if not x.partitioning and x.senders:
             # No ExecSummary: the sender's ExecOption names its kind.
             opt = " ".join(s.instance.node.info.get("ExecOption", "") for s in x.senders[:1])
@@ -602,6 +627,7 @@ def _link_exchanges(q, exec_summary, plan_nodes):
                 if word in opt:
                     x.partitioning = part
                     x.detail = x.detail or word
+                    x.partitioning_from = "the sender's ExecOption"
             x.broadcast = x.partitioning == "UNPARTITIONED" and len(x.receivers) > 1
 
 
@@ -628,19 +654,26 @@ def _read_sender(inst, n):
         rpcs = max(net.count - int(eos), 0)
     else:
         rpcs = None
-    # RowsSent (KRPC), RowsReturned (Thrift sender from 2.1), else the instance's RowsProduced: the
-    # 2.0 sender (data-stream-sender.cc of Oct. 2014) counts no rows, and a sender sends every row
-    # its fragment instance produces.
+    # RowsSent (KRPC), RowsReturned (Thrift sender from 2.6, IMPALA-2076), else the instance's
+    # RowsProduced: the senders of 2.0-2.5 (data-stream-sender.cc) count no rows, and a sender sends
+    # every row its fragment instance produces.
     rows = n.value("RowsSent", n.value("RowsReturned", inst.node.value("RowsProduced", 0)))
     sent = n.value("TotalBytesSent", n.value("BytesSent", 0))
+    pre_krpc = not n.name.startswith("Krpc")
+    # The time the sender waited for a channel's previous RPC: KRPC's InactiveTotalTime. The Thrift
+    # sender (2.x/3.x) times its WaitForRpc() only in the instance's TotalNetworkSendTime (an instance
+    # has one sender) and leaves its own InactiveTotalTime 0.
+    blocked = n.counters.get("InactiveTotalTime")
+    if pre_krpc and not (blocked and blocked.value) and inst.node.counters.get("TotalNetworkSendTime"):
+        blocked = inst.node.counters["TotalNetworkSendTime"]
     return Sender(inst, int(rows), int(sent), n.value("UncompressedRowBatchSize"), rpcs,
                   int(eos) if eos is not None else None,
                   int(rpc_success) if rpc_success is not None else None,
-                  seconds(n.counters.get("InactiveTotalTime")) or 0.0,
+                  seconds(blocked) or 0.0,
                   seconds(n.counters.get("SerializeBatchTime")) or 0.0,
                   seconds(n.counters.get("TransmitDataTime")) or 0.0,
                   seconds(n.counters.get("TotalTime")) or 0.0, net, _summary(n, "RpcRecvrTime"),
-                  pre_krpc=not n.name.startswith("Krpc"))
+                  pre_krpc=pre_krpc)
 
 
 def _read_receiver(inst, n):

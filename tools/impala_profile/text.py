@@ -57,14 +57,16 @@ READ_COUNTERS = {
     "BytesReceived", "TotalBatchesReceived", "TotalBytesDequeued", "TotalRPCsDeferred", "TotalHasDeferredRPCsTime",
     "DataWaitTime", "FirstBatchWaitTime", "DeserializeRowBatchTime", "TotalEosReceived", "RowsRead",
     "ScanRangesComplete", "ProbeRows", "BuildRows", "RpcNetworkTime", "RpcRecvrTime", "NetworkThroughput",
-    "SendersBlockedTimer", "TransmitDataRPCTime",
+    "SendersBlockedTimer", "TransmitDataRPCTime", "FirstBatchArrivalWaitTime", "DeserializeRowBatchTimer",
+    "TotalNetworkSendTime", "RowsProduced",
 }
 # The unit each of them has in Impala (the TUnit its node creates it with): a value printed in
 # another unit (a time on a count, a time without its unit) is not that counter's value. "0" is
 # how Impala prints a zero of any unit.
 _TIMES = {"InactiveTotalTime", "SerializeBatchTime", "TransmitDataTime", "TotalTime", "TotalHasDeferredRPCsTime",
           "DataWaitTime", "FirstBatchWaitTime", "DeserializeRowBatchTime", "SendersBlockedTimer",
-          "TransmitDataRPCTime", "RpcNetworkTime", "RpcRecvrTime"}
+          "TransmitDataRPCTime", "RpcNetworkTime", "RpcRecvrTime", "FirstBatchArrivalWaitTime",
+          "DeserializeRowBatchTimer", "TotalNetworkSendTime"}
 _BYTE_COUNTERS = {"TotalBytesSent", "BytesSent", "UncompressedRowBatchSize", "TotalBytesReceived", "BytesReceived",
                   "TotalBytesDequeued"}
 READ_UNITS = {name: "TIME_NS" if name in _TIMES else "BYTES" if name in _BYTE_COUNTERS else
@@ -105,8 +107,14 @@ def _dec(s):
         return None
 
 
-def parse_time_ns(s):
-    """'2s615ms', '645.271ms', '47.000ns', '1h2m', '0' -> ns (int), else None."""
+def parse_time_ns(s, subunits=False):
+    """'2s615ms', '645.271ms', '47.000ns', '1h2m', '0' -> ns (int), else None.
+
+    subunits: the profile is from Impala before 2.5, whose printer (util/debug-util.cc of 2.0,
+    util/pretty-printer.h of 2.1-2.4) wrote a time below one second as whole units, a dot and the
+    remainder in the next smaller unit WITHOUT zero padding: 1,050,000 ns as '1.50ms', 12,005 ns as
+    '12.5us' (IMPALA-1800, commit 0d45555a7 of 2015-09-14, after master's 2.5.0 bump, changed it to
+    three decimals). Read so, '1.50ms' is 1 ms + 50 us, not 1.5 ms."""
     s = s.strip()
     if len(s) > MAX_VALUE_CHARS:
         return None
@@ -121,6 +129,10 @@ def parse_time_ns(s):
         if v:
             ns += Decimal(v) * _TIME_NS[u]
     if frac:
+        whole, dot, rest = frac.partition(".")
+        if subunits and dot and unit in ("ms", "us") and whole.isdigit() and rest.isdigit() and len(rest) <= 3:
+            ns += int(whole) * _TIME_NS[unit] + int(rest) * (_TIME_NS[unit] // 1000)
+            return int(ns.to_integral_value())
         d = _dec(frac)
         if d is None:
             return None
@@ -128,8 +140,9 @@ def parse_time_ns(s):
     return int(ns.to_integral_value())
 
 
-def parse_scalar(s):
-    """A pretty-printed counter value -> (unit, value), or None when it is not one Impala prints."""
+def parse_scalar(s, subunits=False):
+    """A pretty-printed counter value -> (unit, value), or None when it is not one Impala prints
+    (subunits: times as Impala before 2.5 printed them, see parse_time_ns)."""
     s = s.strip()
     if len(s) > MAX_VALUE_CHARS:
         return None
@@ -150,7 +163,7 @@ def parse_scalar(s):
         if u in _BYTES:
             return "BYTES_PER_SECOND", int((Decimal(m.group(1)) * _BYTES[u]).to_integral_value())
         return "UNIT_PER_SECOND", int((Decimal(m.group(1)) * _SCALE[u]).to_integral_value())
-    ns = parse_time_ns(s)
+    ns = parse_time_ns(s, subunits)
     if ns is not None:
         return "TIME_NS", ns
     m = re.match(r"^(-?\d+\.\d+)$", s)
@@ -259,10 +272,27 @@ def read_text(path, data):
     return out
 
 
+_VERSION_RE = re.compile(r"^\s*Impala Version: impalad version (\d+)\.(\d+)")
+_FENCE = "----------------"
+
+
+def _before_2_5(lines, first, end):
+    """True when the query's Summary names an Impala version before 2.5 (see parse_time_ns)."""
+    for no in range(first + 1, end):
+        m = _VERSION_RE.match(lines[no])
+        if m:
+            return (int(m.group(1)), int(m.group(2))) < (2, 5)
+        if lines[no].lstrip().startswith("Execution Profile "):
+            break
+    return False
+
+
 def _read_query(path, lines, first, end, base):
     where = f"{path}:{first + 1}"
     root = Node(lines[first].strip()[:-1])
     stack = [_Open(0, root)]
+    subunits = _before_2_5(lines, first, end)
+    fenced = False  # inside the Plan, between its two '----------------' lines
     aggregated = []
     info_key = None  # (node, key, indent) of the last info line: multi-line values continue it
     operators = []  # (line number, node) of each operator or sender, and which printed a TotalTime line
@@ -278,7 +308,15 @@ def _read_query(path, lines, first, end, base):
         ind = len(raw) - len(raw.lstrip(" ")) - base
         s = raw.rstrip("\r\n").lstrip(" ")  # trailing spaces kept: they are part of info values
         here = f"{path}:{no + 1}"
-        kind = _classify(s, ind, stack, seq)
+        # The Plan is fenced by two '----------------' lines (query-exec-state.cc, 2.0 on). Inside,
+        # the verbose plan of 2.x indents each fragment's lines by two spaces ("  |  output: .."),
+        # where an info line could be: nothing between the fences is read as anything but the Plan.
+        if info_key is not None and info_key[1] == "Plan" and (fenced or s.rstrip() == _FENCE):
+            fenced = not (fenced and s.rstrip() == _FENCE)
+            node, key, _ = info_key
+            node.info[key] += "\n" + (raw[base:] if len(raw) - len(raw.lstrip(" ")) >= base else raw.lstrip(" "))
+            continue
+        kind = _classify(s, ind, stack, seq, subunits)
         if kind is None:  # not at a place the layout allows: part of a multi-line info string
             if info_key is not None:
                 node, key, _ = info_key
@@ -306,7 +344,7 @@ def _read_query(path, lines, first, end, base):
                 stack.pop()
             owner = stack[-1]
             info_key = None
-            _add_counter(owner.node, name, value, here)
+            _add_counter(owner.node, name, value, here, subunits)
             if name == "TotalTime":
                 timed.add(id(owner.node))
             continue
@@ -333,9 +371,18 @@ def _read_query(path, lines, first, end, base):
                                    "fragment instance once")
             node = Node(name)
             # 'name:(Total: T, non-child: ..)': TotalTime, for versions whose counter lines leave it out
-            total = re.search(r":\(Total: ([^,()]*),", s)
-            if total and parse_time_ns(total.group(1)) is not None:
-                node.counters["TotalTime"] = Counter("TIME_NS", parse_time_ns(total.group(1)))
+            total = re.search(r":\(Total: ([^,()]*), non-child: ([^,()]*),", s)
+            if total and parse_time_ns(total.group(1), subunits) is not None:
+                node.counters["TotalTime"] = Counter("TIME_NS", parse_time_ns(total.group(1), subunits))
+                local = parse_time_ns(total.group(2), subunits)
+                if local is not None and name.startswith("EXCHANGE_NODE "):
+                    # An exchange node's header gives its inactive time (the receiver's wait for
+                    # data): RuntimeProfile::ComputeTimeInProfile prints non-child = TotalTime -
+                    # children's TotalTime - InactiveTotalTime, and an exchange node has no child
+                    # with a TotalTime. Versions that print no InactiveTotalTime line (2.x) keep it
+                    # only here; a printed line replaces it.
+                    node.counters["InactiveTotalTime"] = Counter(
+                        "TIME_NS", max(node.counters["TotalTime"].value - local, 0))
             m = _ID_RE.search(name)
             if m:
                 node.plan_node_id = int(m.group(1))
@@ -387,7 +434,7 @@ def _read_query(path, lines, first, end, base):
     return ProfileDoc(root, where, ENCODING, version, approximate=version == 2)
 
 
-def _classify(s, ind, stack, seq):
+def _classify(s, ind, stack, seq, subunits=False):
     """What line s at indentation ind is: ('event', (label, ns)), ('counter', (name, value)),
     ('header', name), ('info', (key, value)), ('instances', None), ('instance', name), or None
     when the layout puts nothing there (a continuation of a multi-line info string)."""
@@ -399,7 +446,7 @@ def _classify(s, ind, stack, seq):
         if seq is not None and ind >= seq[2] + 2:
             m = re.match(r"^(.*): (\S+)(?: \((\S+)\))?$", body)
             if m:
-                ns = parse_time_ns(m.group(2))
+                ns = parse_time_ns(m.group(2), subunits)
                 if ns is not None:
                     node, events, _, key = seq
                     if not events:
@@ -462,7 +509,7 @@ def _nest_operators(node):
     node.children = kept
 
 
-def _add_counter(node, name, value, here):
+def _add_counter(node, name, value, here, subunits=False):
     clean = _INDEX_SUFFIX_RE.sub("", name.replace("(*)", "")).strip()
     v = value.strip()
     sm = _SERIES_RE.match(name)
@@ -481,7 +528,7 @@ def _add_counter(node, name, value, here):
         _check_unit(clean, agg.unit, max(agg.stats.values(), default=agg.value), v, here)
         node.counters[clean] = agg
         return
-    pv = parse_scalar(v)
+    pv = parse_scalar(v, subunits)
     if pv is not None:
         _check_unit(clean, pv[0], pv[1], v, here)
         node.counters[clean] = Counter(pv[0], pv[1])

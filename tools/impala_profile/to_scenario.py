@@ -34,6 +34,16 @@ def _offset_bytes():
     return exsim_runner.batch_bytes("tuple_offset_bytes")
 
 
+def _unc_overhead(x):
+    """(bytes per tuple of each row, what they are) that a sender's UncompressedRowBatchSize adds to
+    the tuple data: KRPC counts the deserialized size (a tuple pointer per tuple); the Thrift sender
+    before KRPC (2.x/3.x, RowBatch::Serialize(TRowBatch*)) the serialized one, tuple data and a
+    4-byte offset per tuple (RowBatch::GetBatchSize)."""
+    if any(s.pre_krpc for s in x.senders):
+        return _offset_bytes(), "tuple offsets"
+    return _pointer_bytes(), "tuple pointers"
+
+
 SKEW = 1.05  # max/min share above which per-instance weights are written
 
 SCAN_KINDS = re.compile(r"^[A-Z_]*SCAN_NODE$")
@@ -100,8 +110,9 @@ def _check_query(q):
             raise ProfileError(f"{q.where}: query {q.id}: exchange {x.id} has no {side} instance in the profile "
                                "(an incomplete profile)")
         if not x.partitioning:
-            raise ProfileError(f"{q.where}: query {q.id}: exchange {x.id}: its partitioning is in neither the "
-                               "ExecSummary nor the sender's ExecOption")
+            raise ProfileError(f"{q.where}: query {q.id}: exchange {x.id}: its partitioning is in none of the "
+                               "ExecSummary, the Plan (its 'DATASTREAM SINK [..., EXCHANGE=N, ...]' or exchange "
+                               "line) and the sender's ExecOption: expected one of them, as Impala prints them")
         if x.partitioning not in exsim_runner.partitioning_names():
             raise ProfileError(f"{q.where}: query {q.id}: exchange {x.id}: partitioning {x.partitioning} is not a "
                                f"sender kind the simulator has ({', '.join(exsim_runner.partitioning_names())})")
@@ -162,7 +173,11 @@ def _receiver_shares(x):
 
 def _local_fraction(x, s, shares):
     """Share of sender s's uncompressed bytes sent to receivers in its own daemon, which Impala
-    sends without LZ4. A broadcast serializes once, compressed unless its only channel is local."""
+    sends without LZ4. A broadcast serializes once, compressed unless its only channel is local.
+    The Thrift sender before KRPC (DataStreamSender, 2.x/3.x) serializes every batch once, with
+    LZ4, whatever the channel (RowBatch::Serialize(TRowBatch*) has no local case): none."""
+    if s.pre_krpc:
+        return 0.0
     hosts = [r.instance.host for r in x.receivers]
     if _every_receiver(x):
         return 1.0 if len(hosts) == 1 and hosts[0] == s.instance.host else 0.0
@@ -186,12 +201,12 @@ def _copies(x):
 
 def _tuple_bytes(x):
     """(uncompressed tuple bytes per row, rows) over the exchange: UncompressedRowBatchSize
-    (deserialized size: tuple data + 8 bytes per tuple pointer) minus the pointers."""
+    (KRPC: tuple data + 8 bytes per tuple pointer; Thrift: + 4 per tuple offset) minus those."""
     rows = sum(s.rows for s in x.senders)
     unc = sum(s.uncompressed or 0 for s in x.senders)
     if rows <= 0 or unc <= 0:
         return None, rows
-    per_row = unc / (rows * _copies(x)) - _pointer_bytes() * _tuples(x)
+    per_row = unc / (rows * _copies(x)) - _unc_overhead(x)[0] * _tuples(x)
     return max(per_row, 1.0), rows
 
 
@@ -245,7 +260,7 @@ def exchange_shape(imp, q, x, buffer_bytes):
         notes.append(f"fixed_row_bytes {fixed} = {buffer_bytes} // {capacity} rows per batch, the collector "
                      f"capacity that gives {pred} data RPCs for the measured per-channel rows ({measured} measured); "
                      f"var_row_bytes {out['var_row_bytes']} = {tuple_bytes:.1f} uncompressed tuple bytes per row "
-                     f"(UncompressedRowBatchSize / rows - {_pointer_bytes()} x {T} tuple pointers) - fixed")
+                     f"(UncompressedRowBatchSize / rows - {_unc_overhead(x)[0]} x {T} {_unc_overhead(x)[1]}) - fixed")
         if tuple_bytes < fixed:
             notes.append(f"the measured tuple bytes per row ({tuple_bytes:.1f}) are below the fixed size the RPC "
                          "count implies (NULL tuples are not serialized): bytes will be over-estimated")
@@ -255,7 +270,7 @@ def exchange_shape(imp, q, x, buffer_bytes):
                if not _collectors(x) else
                "the profile counts no RPCs, so the collector capacity cannot be fitted")
         notes.append(f"fixed_row_bytes {out['fixed_row_bytes']} = UncompressedRowBatchSize / rows - "
-                     f"{_pointer_bytes()} x {T} tuple pointers, all counted as fixed ({why})")
+                     f"{_unc_overhead(x)[0]} x {T} {_unc_overhead(x)[1]}, all counted as fixed ({why})")
     else:
         # Every channel sent at most one batch: its capacity held the largest channel's rows.
         most = max([round(s.rows * w) for s in x.senders for w in shares] + [1])
@@ -272,7 +287,7 @@ def exchange_shape(imp, q, x, buffer_bytes):
         if not s.rows or not s.uncompressed:
             continue
         copies = _copies(x)
-        u = s.uncompressed - _pointer_bytes() * T * s.rows * copies
+        u = s.uncompressed - _unc_overhead(x)[0] * T * s.rows * copies
         w = s.bytes_sent - _offset_bytes() * T * s.rows * copies
         f = _local_fraction(x, s, shares)
         num += w - u * f
@@ -440,7 +455,7 @@ def measure_exchange_costs(imp):
             for s in x.senders:
                 if not s.rows or not s.uncompressed:
                     continue
-                u = s.uncompressed - _pointer_bytes() * T * s.rows * _copies(x)
+                u = s.uncompressed - _unc_overhead(x)[0] * T * s.rows * _copies(x)
                 f = _local_fraction(x, s, shares)
                 if f >= 1.0:
                     ser_t += s.serialize_s
@@ -774,6 +789,8 @@ def exchanges_json(imp, q, profiled, buffer_bytes, pooled_ratio, pinned):
         x = q.exchanges[xid]
         shape, notes, _ = exchange_shape(imp, q, x, buffer_bytes)
         e = {"id": _exchange_id(xid), "partitioning": x.partitioning}
+        if x.partitioning_from:
+            notes.insert(0, f"partitioning from {x.partitioning_from} (no ExecSummary row for it)")
         if x.merging:
             e["merging"] = True
         e.update(shape)
@@ -1106,12 +1123,19 @@ def _absent_counters(q):
     notes = []
     if any(s.pre_krpc for s in senders):
         notes.append("DataStreamSender (Thrift RPCs, before KRPC): BytesSent read as TotalBytesSent, RowsReturned "
-                     "as RowsSent; TransmitDataRPCTime / ThriftTransmitTime (wall time inside synchronous RPCs) "
-                     "have no counterpart")
+                     "(2.0-2.5: none, the instance's RowsProduced) as RowsSent, the instance's "
+                     "TotalNetworkSendTime (the sender's waits for its previous RPC) as InactiveTotalTime; "
+                     "TransmitDataRPCTime / ThriftTransmitTime (wall time inside synchronous RPCs), "
+                     "NetworkThroughput and OverallThroughput (rates derived from them) have no counterpart; "
+                     "compression_ratio over every channel (the Thrift sender compressed local channels too, "
+                     "the simulator leaves them uncompressed: it sends more bytes on them than measured)")
     if any(r.pre_krpc for r in receivers):
         notes.append("exchange nodes without Enqueue/Dequeue (Thrift receiver): BytesReceived read as "
-                     "TotalBytesReceived, SendersBlockedTimer as TotalHasDeferredRPCsTime, the node's "
-                     "InactiveTotalTime as DataWaitTime")
+                     "TotalBytesReceived, SendersBlockedTimer as TotalHasDeferredRPCsTime, "
+                     "FirstBatchArrivalWaitTime as FirstBatchWaitTime, DeserializeRowBatchTimer as "
+                     "DeserializeRowBatchTime, the node's InactiveTotalTime (in text: TotalTime - non-child of "
+                     "its header) as DataWaitTime; SendersBlockedTotalTimer(*) (summed over blocked senders) "
+                     "and the instance's TotalNetworkReceiveTime (summed over its exchanges) have no counterpart")
     missing = [k for k, gone in (("rpcs and mean_rpc_bytes (no RPC count)", any(s.rpcs is None for s in senders)),
                                  ("eos_rpcs (no EosSent)", any(s.eos is None for s in senders)),
                                  ("RpcSuccess", any(s.rpc_success is None for s in senders)),
@@ -1159,8 +1183,41 @@ def _ignore_common(imp, queries):
                 early += int(enq.value("TotalEarlySenders", 0)) if enq is not None else 0
         if retries:
             imp.ignore(f"query {q.id}: {retries} RpcRetry", "busy-service rejections and retries are not modelled")
+        thrift = _thrift_only_counters(q)
+        if thrift:
+            imp.ignore(f"query {q.id}: {', '.join(thrift)}",
+                       "counters of the Thrift sender and receiver before KRPC with no counterpart in the model: "
+                       "ThriftTransmitTime / TransmitDataRPCTime sum the wall time inside synchronous RPCs over "
+                       "the channels' threads, NetworkThroughput and OverallThroughput are rates derived from "
+                       "them (no RPC count, no per-RPC time), SendersBlockedTotalTimer sums the blocked time over "
+                       "senders, TotalNetworkReceiveTime sums the waits of all an instance's exchanges")
         if early:
             imp.ignore(f"query {q.id}: {early} TotalEarlySenders", "receivers are never late in the model")
+
+
+# Counters of the Thrift data stream (2.x/3.x) the model has no input or result for.
+_THRIFT_ONLY = ("ThriftTransmitTime", "TransmitDataRPCTime", "NetworkThroughput", "OverallThroughput",
+                "SendersBlockedTotalTimer", "TotalNetworkReceiveTime")
+
+
+def _thrift_only_counters(q):
+    """The _THRIFT_ONLY counters query q's pre-KRPC senders, receivers and their instances hold."""
+    found = set()
+    for x in q.exchanges.values():
+        for s in x.senders:
+            if s.pre_krpc:
+                sender = next((c for c in s.instance.node.children if "DataStreamSender" in c.name), None)
+                found |= set(sender.counters if sender is not None else ()) | set(s.instance.node.counters)
+        for r in x.receivers:
+            if r.pre_krpc:
+                stack = [r.instance.node]
+                while stack:
+                    node = stack.pop()
+                    if node.name == f"EXCHANGE_NODE (id={x.id})":
+                        found |= set(node.counters)
+                    stack.extend(node.children)
+                found |= set(r.instance.node.counters)
+    return [c for c in _THRIFT_ONLY if c in found]
 
 
 def _series(node):
