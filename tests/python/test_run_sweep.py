@@ -171,7 +171,10 @@ def test_interrupt_kills_children_and_keeps_finished_points(counting_exsim, scen
     proc = subprocess.Popen(
         [sys.executable, str(REPO / "run_sweep.py"), str(scenario), "--grid", "rpcs_in_flight_per_channel=1,2,3",
          "--jobs", "1", "--exsim", str(wrapper), "--out", str(out)],
-        env={**os.environ, "EXSIM_TEST_DELAY_S": "3"}, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        env={**os.environ, "EXSIM_TEST_DELAY_S": "1"}, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        # A shell without job control starts its background jobs with SIGINT ignored, and Python keeps
+        # an ignored SIGINT so: the sweep gets the default back, as from a terminal.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.monotonic() + 60
     while len(runs()) < 2:  # the second point is in flight
         assert time.monotonic() < deadline
