@@ -17,23 +17,24 @@ void check_window_flags(const Flags& f, const std::string& path, Errors& err) {
                         f.rpcs_in_flight_per_channel, to_string(f.rpcs_in_flight_policy), f.rpcs_in_flight_max));
 }
 
-void read_exchange(const json& x, const std::string& xp, const json& global_flags, int version, ExchangeSpec& e,
-                   json& eff_flags, Errors& err) {
+void read_exchange(const json& x, const std::string& xp, const GlobalFlags& global_flags, int version,
+                   ExchangeSpec& e, json& eff_flags, Errors& err) {
   bind_fields(Section::exchange, x, e);
   bind_fields(Section::exchange, x, e.shape);
   bind_fields(Section::exchange, x, e.costs);
   if (e.partitioning != Partitioning::directed) e.directed_fanout = 1; // only DIRECTED sends a row to several
   const json xflags = x.at("flags");
   const bool k_explicit = xflags.contains("rpcs_in_flight_per_channel");
-  eff_flags = global_flags;
-  for (const auto& [k, v] : xflags.items()) {
+  for (const auto& [k, v] : xflags.items())
     if (find_param(Section::flags, k, version)->daemon_wide)
       err.add(xp + ".flags." + k, "a daemon-wide setting (the pools are shared by every receiver on a daemon): set "
                                   "it in the top-level flags");
-    eff_flags[k] = v;
-  }
-  normalise_integers(Section::flags, eff_flags, version);
-  bind_fields(Section::flags, eff_flags, e.flags);
+  // The exchange's own flags over the scenario's as bound; its settings list the flags it runs with.
+  e.flags = global_flags.flags;
+  bind_given(Section::flags, xflags, e.flags);
+  GivenKeys given = global_flags.given;
+  given.add(given_keys(Section::flags, xflags, version));
+  eff_flags = echo_fields(Section::flags, e.flags, version, given);
   e.k_set_by_exchange = k_explicit;
   if (e.merging && k_explicit && e.flags.rpcs_in_flight_per_channel > 1)
     err.add(xp + ".flags.rpcs_in_flight_per_channel",

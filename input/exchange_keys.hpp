@@ -3,7 +3,7 @@
 // scenario's, the K rule's checks, the per-receiver arrays once the receivers are known, and the
 // sender's configuration built once.
 //   apply_exchange_defaults(x, defaults, /*in_query=*/true, version);
-//   read_exchange(x, path, global_flags, version, spec, effective_flags, err);
+//   read_exchange(x, path, {sc.flags, sc.settings_inputs.flags}, version, spec, effective_flags, err);
 //   check_receiver_counts(x, path, spec, err);   configure_sender(spec);
 #pragma once
 
@@ -20,10 +20,16 @@ namespace exsim {
 // the flags object that set them.
 void check_window_flags(const Flags& f, const std::string& path, Errors& err);
 
+// The scenario's flags, which an exchange's own override: as bound, and the keys the file gave.
+struct GlobalFlags {
+  const Flags& flags;
+  const GivenKeys& given;
+};
+
 // Reads the keys an exchange has in both forms (standalone and in a query). `x` has its
-// defaults filled in; `global_flags` are the scenario's; `eff_flags` gets the exchange's own.
-void read_exchange(const nlohmann::json& x, const std::string& xp, const nlohmann::json& global_flags, int version,
-                   ExchangeSpec& e, nlohmann::json& eff_flags, Errors& err);
+// defaults filled in; `eff_flags` gets the exchange's flags as they run, for the results.
+void read_exchange(const nlohmann::json& x, const std::string& xp, const GlobalFlags& global_flags,
+                   int version, ExchangeSpec& e, nlohmann::json& eff_flags, Errors& err);
 
 // An exchange's array of one number per receiver instance, bound from `key`: given, it must have
 // that many; absent, every receiver gets 1 (the row's derived default).

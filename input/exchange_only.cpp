@@ -217,8 +217,7 @@ std::set<std::string> group_by_query(const json& exchanges, const std::map<std::
 
 } // namespace
 
-ExchangeOnlyForm read_exchange_only(const json& exchanges, const json& global_flags, int version, Scenario& sc,
-                                    Errors& err) {
+ExchangeOnlyForm read_exchange_only(const json& exchanges, int version, Scenario& sc, Errors& err) {
   const std::map<std::string, int> index_of = index_ids(exchanges, err);
   std::vector<Standalone> standalone(exchanges.size());
   ExchangeOnlyForm out;
@@ -230,7 +229,7 @@ ExchangeOnlyForm read_exchange_only(const json& exchanges, const json& global_fl
     Standalone& s = standalone[i];
     ExchangeSpec& e = s.spec;
     json eff_flags;
-    read_exchange(x, xp, global_flags, version, e, eff_flags, err);
+    read_exchange(x, xp, {sc.flags, sc.settings_inputs.flags}, version, e, eff_flags, err);
     bind_fields(Section::exchange, x, s.ends);
     e.index = static_cast<int>(i);
     if (sc.query_order == QueryOrder::sequential && e.query.empty())

@@ -1,7 +1,7 @@
 // The exchange-only form: a scenario's top-level `exchanges`, each becoming a pair of fragments (a
 // producer of `rows_total` rows that sends on it, and a consumer that reads it) in the query its
 // `query` key names, ordered by `after`.
-//   ExchangeOnlyForm x = read_exchange_only(exchanges, global_flags, version, sc, err);
+//   ExchangeOnlyForm x = read_exchange_only(exchanges, version, sc, err);
 #pragma once
 
 #include "input/check.hpp"
@@ -21,7 +21,6 @@ struct ExchangeOnlyForm {
 
 // `exchanges`: exchange_defaults merged in, structure checked. Appends their queries to
 // sc.queries (sc.cluster, sc.query_order already read); errors go to `err` (thrown per phase).
-ExchangeOnlyForm read_exchange_only(const nlohmann::json& exchanges, const nlohmann::json& global_flags, int version,
-                                    Scenario& sc, Errors& err);
+ExchangeOnlyForm read_exchange_only(const nlohmann::json& exchanges, int version, Scenario& sc, Errors& err);
 
 } // namespace exsim

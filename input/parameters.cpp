@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 #include <type_traits>
 
@@ -147,19 +148,74 @@ template <class T> void bind_fields(Section section, const json& obj, T& out) {
       b->set(p.default_value.is_null() ? b->absent : p.default_value, out);
   }
 }
-template void bind_fields(Section, const json&, ClusterSpec&);
-template void bind_fields(Section, const json&, Flags&);
-template void bind_fields(Section, const json&, OperatorCosts&);
-template void bind_fields(Section, const json&, BatchShape&);
-template void bind_fields(Section, const json&, CpuCosts&);
-template void bind_fields(Section, const json&, QuerySpec&);
-template void bind_fields(Section, const json&, FaultSpec&);
-template void bind_fields(Section, const json&, FragmentSpec&);
-template void bind_fields(Section, const json&, OpSpec&);
-template void bind_fields(Section, const json&, ExchangeSpec&);
-template void bind_fields(Section, const json&, StandaloneEnds&);
-template void bind_fields(Section, const json&, RemoteScanScenario&);
-template void bind_fields(Section, const json&, PrefetchConfig&);
+
+template <class T> void bind_given(Section section, const json& obj, T& out) {
+  for (const ParamSpec& p : parameter_table()) {
+    const auto* b = std::get_if<FieldBinding<T>>(&p.binds);
+    if (p.section == section && b != nullptr && obj.contains(p.name)) b->set(obj.at(p.name), out);
+  }
+}
+
+void GivenKeys::add(const GivenKeys& other) {
+  names.insert(other.names.begin(), other.names.end());
+  integral_floats.insert(other.integral_floats.begin(), other.integral_floats.end());
+}
+
+namespace {
+
+// A double that an int64_t holds exactly.
+bool integral_double(double d) { return std::trunc(d) == d && std::fabs(d) < 9223372036854775808.0; }
+
+} // namespace
+
+GivenKeys given_keys(Section section, const json& obj, int version) {
+  GivenKeys g;
+  for (const auto& [key, v] : obj.items()) {
+    g.names.insert(key);
+    const ParamSpec* p = find_param(section, key, version);
+    if (p != nullptr && p->type == ParamType::number && v.is_number_float() && integral_double(v.get<double>()))
+      g.integral_floats.insert(key);
+  }
+  return g;
+}
+
+template <class T> json echo_fields(Section section, const T& in, int version, const GivenKeys& given) {
+  json out = json::object();
+  for (const ParamSpec* p : params_of(section, version)) {
+    const auto* b = std::get_if<FieldBinding<T>>(&p->binds);
+    if (b == nullptr) continue;
+    const bool given_here = given.names.count(p->name) > 0;
+    if (!given_here && (p->default_value.is_null() || p->listed_when_set)) continue; // as with_defaults
+    json v = b->get(in);
+    // A number the file (or the row's default) wrote without a fraction reads back as such.
+    const bool written_as_float =
+        given_here ? given.integral_floats.count(p->name) > 0 : p->default_value.is_number_float();
+    if (p->type == ParamType::number && v.is_number_float() && integral_double(v.get<double>()) && !written_as_float)
+      v = static_cast<int64_t>(v.get<double>());
+    out[p->name] = std::move(v);
+  }
+  return out;
+}
+
+// Each function over the bound structs, for each struct of `Binding`.
+#define EXSIM_BINDING_FUNCTIONS(T)                                                                                \
+  template void bind_fields(Section, const json&, T&);                                                           \
+  template void bind_given(Section, const json&, T&);                                                            \
+  template json echo_fields(Section, const T&, int, const GivenKeys&);
+EXSIM_BINDING_FUNCTIONS(ClusterSpec)
+EXSIM_BINDING_FUNCTIONS(Flags)
+EXSIM_BINDING_FUNCTIONS(OperatorCosts)
+EXSIM_BINDING_FUNCTIONS(BatchShape)
+EXSIM_BINDING_FUNCTIONS(CpuCosts)
+EXSIM_BINDING_FUNCTIONS(QuerySpec)
+EXSIM_BINDING_FUNCTIONS(FaultSpec)
+EXSIM_BINDING_FUNCTIONS(FragmentSpec)
+EXSIM_BINDING_FUNCTIONS(OpSpec)
+EXSIM_BINDING_FUNCTIONS(ExchangeSpec)
+EXSIM_BINDING_FUNCTIONS(StandaloneEnds)
+EXSIM_BINDING_FUNCTIONS(RemoteScanScenario)
+EXSIM_BINDING_FUNCTIONS(PrefetchConfig)
+#undef EXSIM_BINDING_FUNCTIONS
 
 const char* scope_of(const ParamSpec& p) {
   switch (p.section) {

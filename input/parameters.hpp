@@ -14,6 +14,7 @@
 #include <cstddef>
 #include <functional>
 #include <optional>
+#include <set>
 #include <string>
 #include <variant>
 #include <vector>
@@ -126,6 +127,28 @@ std::vector<const ParamSpec*> every_kind_params();
 // binding's `absent` value. `obj` has been checked against the table (or holds only the values
 // that passed: bindable_values in input/check.hpp). Defined for each struct of `Binding`.
 template <class T> void bind_fields(Section section, const nlohmann::json& obj, T& out);
+// Sets only the members whose keys `obj` holds, over what `out` holds already (an exchange's own
+// flags over the scenario's).
+template <class T> void bind_given(Section section, const nlohmann::json& obj, T& out);
+
+// What an object of a file says that the struct its rows bind cannot: the keys it gives (a
+// listed_when_set row, or one without a default, is echoed only where given) and the number rows
+// it writes as a float with an integral value (a double member holds the same for `390.0` and
+// `390`, and the results echo each as the file wrote it).
+struct GivenKeys {
+  std::set<std::string> names;
+  std::set<std::string> integral_floats;
+  void add(const GivenKeys& other);
+};
+GivenKeys given_keys(Section section, const nlohmann::json& obj, int version = kSchemaVersion);
+
+// The reverse of bind_fields, for the results' settings: each row of `section` in schema `version`
+// that binds a member of T, with the member's value as the row's JSON value (a number row's
+// integral value as an integer, unless given as a float), where the file's object with the rows'
+// defaults filled in would hold the key (see with_defaults in input/check.hpp). Defined for each
+// struct of `Binding`.
+template <class T>
+nlohmann::json echo_fields(Section section, const T& in, int version, const GivenKeys& given);
 
 // A spec the parser builds itself (the exchange-only form's fragments and operators) starts from
 // its rows' defaults, as one read from an empty object.

@@ -187,9 +187,9 @@ int parse_op(const json& node, const std::string& path, int fi, FragmentSpec& f,
 // The plan's exchanges, read first (the operators refer to them): ids indexed in `qp`, specs in
 // q.exchanges numbered from `exchange_index` on. Returns each exchange's keys with the defaults
 // of exchange_defaults merged in, for the checks that need the instance counts.
-std::vector<json> read_plan_exchanges(const json& plan, const std::string& plan_path, QuerySpec& q, QueryParse& qp,
-                                      const json& defaults, const json& global_flags, int version, int& exchange_index,
-                                      Errors& err) {
+std::vector<json> read_plan_exchanges(const json& plan, const std::string& plan_path, QuerySpec& q,
+                                      QueryParse& qp, const json& defaults, const GlobalFlags& global_flags,
+                                      int version, int& exchange_index, Errors& err) {
   const json& xs = plan.contains("exchanges") ? plan["exchanges"] : json::array();
   std::vector<json> filled;
   for (size_t i = 0; i < xs.size(); ++i) {
@@ -427,8 +427,8 @@ json plan_settings(const std::string& plan_path, const QuerySpec& q) {
 // `counts`: check what depends on the instance counts (weights per instance, the DIRECTED fanout);
 // false for a plan checked at an mt_dop it may not run at.
 void parse_plan(const json& plan, const std::string& plan_path, QuerySpec& q, const json& defaults,
-                const json& global_flags, const ClusterSpec& cluster, int mt_dop, int version, int& exchange_index,
-                json& settings, Errors& err, bool counts = true) {
+                const GlobalFlags& global_flags, const ClusterSpec& cluster, int mt_dop, int version,
+                int& exchange_index, json& settings, Errors& err, bool counts = true) {
   QueryParse qp;
   qp.path = plan_path;
   const std::vector<json> filled =
@@ -448,10 +448,11 @@ void parse_plan(const json& plan, const std::string& plan_path, QuerySpec& q, co
 
 } // namespace
 
-json read_queries(const json& queries_json, const json& defaults, const json& global_flags, int version,
-                  int first_exchange_index, std::set<std::string> names, Scenario& sc, Errors& err) {
+json read_queries(const json& queries_json, const json& defaults, int version, int first_exchange_index,
+                  std::set<std::string> names, Scenario& sc, Errors& err) {
   json query_settings = json::array();
   int exchange_index = first_exchange_index;
+  const GlobalFlags global_flags{sc.flags, sc.settings_inputs.flags};
   for (size_t i = 0; i < queries_json.size(); ++i) {
     const std::string qp = fmt::format("queries[{}]", i);
     const json qj = with_defaults(Section::query, queries_json[i], version);

@@ -1,7 +1,7 @@
 // Loading a scenario: the orchestration of its steps. The JSON with its limits (json_input), the
 // --set overrides (overrides), the structure against the parameter table, the scenario-wide
 // sections bound, the exchange-only form (exchange_only), the whole queries (query_form), the
-// channel limit, and the settings the results echo.
+// channel limit, and what the results' settings take from the file (output/settings.cpp writes them).
 #include "input/scenario.hpp"
 
 #include "input/check.hpp"
@@ -143,37 +143,31 @@ Forms check_structure(const json& doc, int version, Errors& err) {
   return forms;
 }
 
-// The scenario-wide sections, defaults filled in, as the results echo them.
-struct Sections {
-  json cluster, flags, costs;
-};
-
-// The top-level keys and the scenario-wide sections, bound into `sc`.
-Sections bind_sections(const json& doc, int version, Scenario& sc, Errors& err) {
+// The top-level keys and the scenario-wide sections, bound into `sc`, with the keys each section
+// gave for the results' settings (output/settings.cpp).
+void bind_sections(const json& doc, int version, Scenario& sc, Errors& err) {
   sc.schema_version = version;
   sc.name = doc.contains("name") ? doc["name"].get<std::string>() : default_scenario_name(sc.file);
   sc.description = doc.value("description", std::string());
   sc.query_order = doc.value("query_order", std::string("concurrent")) == "sequential" ? QueryOrder::sequential
                                                                                        : QueryOrder::concurrent;
   sc.seed = read_seed(doc);
-  Sections out;
-  out.cluster = doc.value("cluster", json::object());
+  json cluster = doc.value("cluster", json::object());
   if (version == 1) { // schema 1 knew cores only, 16 by default, every one a full thread
-    if (!out.cluster.contains("threads_per_core")) out.cluster["threads_per_core"] = 1;
-    if (!out.cluster.contains("cores_per_executor")) out.cluster["cores_per_executor"] = 16;
+    if (!cluster.contains("threads_per_core")) cluster["threads_per_core"] = 1;
+    if (!cluster.contains("cores_per_executor")) cluster["cores_per_executor"] = 16;
   }
-  out.cluster = with_defaults(Section::cluster, out.cluster, version);
-  normalise_integers(Section::cluster, out.cluster, version);
-  bind_fields(Section::cluster, out.cluster, sc.cluster);
+  sc.settings_inputs.cluster = given_keys(Section::cluster, cluster, version);
+  bind_fields(Section::cluster, cluster, sc.cluster);
 
-  out.flags = with_defaults(Section::flags, doc.value("flags", json::object()), version);
-  normalise_integers(Section::flags, out.flags, version);
-  bind_fields(Section::flags, out.flags, sc.flags);
+  const json flags = doc.value("flags", json::object());
+  sc.settings_inputs.flags = given_keys(Section::flags, flags, version);
+  bind_fields(Section::flags, flags, sc.flags);
   check_window_flags(sc.flags, "flags", err);
 
-  out.costs = with_defaults(Section::costs, doc.value("costs", json::object()), version);
-  bind_fields(Section::costs, out.costs, sc.costs);
-  return out;
+  const json costs = doc.value("costs", json::object());
+  sc.settings_inputs.costs = given_keys(Section::costs, costs, version);
+  bind_fields(Section::costs, costs, sc.costs);
 }
 
 } // namespace
@@ -193,30 +187,22 @@ Scenario build_scenario(json doc, const std::string& file, const std::vector<Ove
   // Defaults, then phase 2: meaning.
   Scenario sc;
   sc.file = file;
-  const Sections sections = bind_sections(doc, version, sc, err);
-  const ExchangeOnlyForm exchange_only = read_exchange_only(forms.exchanges, sections.flags, version, sc, err);
+  bind_sections(doc, version, sc, err);
+  ExchangeOnlyForm exchange_only = read_exchange_only(forms.exchanges, version, sc, err);
   // Schema 1's formula for the time outside the exchanges is gone: that time is simulated.
   if (version == 1)
     for (const std::string& key : outside_formula_keys(doc))
       err.add(key, outside_formula_removed(key));
   err.throw_if_any();
-  const json query_settings = read_queries(forms.queries, forms.defaults, sections.flags, version,
-                                           static_cast<int>(forms.exchanges.size()), exchange_only.query_names, sc,
-                                           err);
+  json query_settings =
+      read_queries(forms.queries, forms.defaults, version, static_cast<int>(forms.exchanges.size()),
+                   exchange_only.query_names, sc, err);
   err.throw_if_any();
   check_channel_count(sc, exchange_only.query_names.size(), err);
   err.throw_if_any();
 
-  sc.settings = {{"schema_version", version},
-                 {"seed", sc.seed},
-                 {"query_order", sc.query_order == QueryOrder::sequential ? "sequential" : "concurrent"},
-                 {"cluster", sections.cluster},
-                 {"flags", sections.flags},
-                 {"exchanges", exchange_only.settings}};
-  if (version >= 2) {
-    sc.settings["costs"] = sections.costs;
-    sc.settings["queries"] = query_settings;
-  }
+  sc.settings_inputs.exchanges = std::move(exchange_only.settings);
+  sc.settings_inputs.queries = std::move(query_settings);
   return sc;
 }
 

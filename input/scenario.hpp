@@ -7,6 +7,7 @@
 
 #include "input/input_error.hpp"
 #include "input/overrides.hpp"
+#include "input/parameters.hpp"
 #include "models/spec.hpp"
 
 #include <nlohmann/json.hpp>
@@ -36,7 +37,15 @@ struct Scenario {
   OperatorCosts costs{};
   // Exchange-only queries first (grouped by their `query` key, "" for none), then whole queries.
   std::vector<QuerySpec> queries;
-  nlohmann::json settings; // every effective parameter, for the results
+  // What the results' settings (output/settings.cpp, which writes the rest from the members above
+  // by the parameter table's rows) take from the file itself: the keys each scenario-wide section
+  // gave, which no member holds, and the forms' parts of the echo, built as they are read.
+  struct SettingsInputs {
+    GivenKeys cluster, flags, costs;
+    nlohmann::json exchanges = nlohmann::json::array(); // the exchange-only form's, as they run
+    nlohmann::json queries = nlohmann::json::array();   // each whole query's plan, as it runs
+  } settings_inputs;
+  nlohmann::json settings; // the remote scan's settings for its results (input/remote_scan.cpp)
 
   size_t exchange_count() const;
   // The exchange at position `index` among the scenario's exchanges (ExchangeSpec::index).

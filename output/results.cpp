@@ -6,6 +6,7 @@
 #include "models/query/query.hpp"
 #include "models/run.hpp"
 #include "output/fields.hpp"
+#include "output/settings.hpp"
 
 #include <algorithm>
 
@@ -329,7 +330,7 @@ json results_document(const Scenario& sc, const WorkloadRun& run) {
                   {"makespan_s", makespan}};
   return {{"exsim_version", EXSIM_VERSION},
           {"scenario", {{"name", sc.name}, {"description", sc.description}, {"seed", sc.seed}}},
-          {"settings", sc.settings},
+          {"settings", settings_echo(sc)},
           {"exchanges", std::move(exchanges)},
           {"queries", query_list},
           {"summary", summary}};
