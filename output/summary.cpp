@@ -1,6 +1,7 @@
 #include "output/summary.hpp"
 
 #include "models/core/critical_path.hpp"
+#include "models/network/network_model.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -495,6 +496,13 @@ std::string format_summary(const json& r, const SummaryOptions& o) {
     head += fmt::format(" in {} quer{}{}, runtime summed {:.3f} s", qs.size(), qs.size() == 1 ? "y" : "ies",
                         sequential ? " run one after another" : "", num(s, "runtime_s_total"));
   d.line(head + fmt::format(", simulated {:.6f} s", num(s, "makespan_s")));
+  // On a cluster large enough for the model to matter, which one ran (the run's stderr note).
+  const json cluster = r.contains("settings") ? r["settings"].value("cluster", json::object()) : json::object();
+  const NetworkModelKind* model = find_network_model(cluster.value("network_model", std::string()));
+  if (model != nullptr && cluster.contains("executors") && cluster["executors"].is_number_integer()) {
+    const std::string note = network_model_note(model->model, cluster["executors"].get<int>());
+    if (!note.empty()) d.line(note.substr(note.find(' ') + 1));
+  }
 
   const bool per_exchange = xs.size() <= kExchangeRowsMax || qs.empty();
   if (per_exchange) {

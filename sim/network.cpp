@@ -49,6 +49,8 @@ std::unique_ptr<TransferNetwork> make_transfer_network(NetworkModel model, const
     return std::make_unique<SimgridTransferNetwork>(platform);
   case NetworkModelKind::Solver::share:
     break;
+  case NetworkModelKind::Solver::chosen:
+    throw std::logic_error("make_transfer_network: resolve_network_model first");
   }
   return std::make_unique<ExsimTransferNetwork>(platform, kind.slack);
 }

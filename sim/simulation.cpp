@@ -72,14 +72,15 @@ WorkloadRun run_queries(const Scenario& sc, const std::vector<size_t>& which, bo
   const Platform platform = build_platform(sc.cluster);
   Scheduler sched;
   SimClock clock(sched);
-  ConnectionNetwork network(platform, sc.cluster.network_model, clock, sched);
+  const NetworkModel model = resolve_network_model(sc.cluster.network_model, sc.cluster.executors);
+  ConnectionNetwork network(platform, model, clock, sched);
   std::vector<QuerySpec> specs;
   for (size_t q : which)
     specs.push_back(sc.queries.at(q));
   Workload workload(sched, network, sc.cluster, sc.flags, sc.costs, specs, sc.seed);
 
   // With exsim's network the engine has nothing else to simulate: the clock runs ahead on its own.
-  if (network_model_kind(sc.cluster.network_model).solver == NetworkModelKind::Solver::share)
+  if (network_model_kind(model).solver == NetworkModelKind::Solver::share)
     clock.run_ahead(network.transfers());
 
   bool deadlock = false;

@@ -58,7 +58,7 @@ void add_cluster_rows(std::vector<ParamSpec>& t) {
                       "bandwidth of the path to the same daemon (assumption, not measured)"),
                     &ClusterSpec::loopback_bandwidth_gbps));
   // The choices are the registered models in their order, which is NetworkModel's.
-  t.push_back(binds(choices(P(S::cluster, "network_model", T::enumeration, "", "exsim", none, none,
+  t.push_back(binds(choices(P(S::cluster, "network_model", T::enumeration, "", "auto", none, none,
                               network_models_meaning()),
                             network_model_names()),
                     &ClusterSpec::network_model));

@@ -22,6 +22,10 @@ const std::vector<NetworkModelKind>& network_model_kinds() {
       {NetworkModel::simgrid, "simgrid",
        "SimGrid's CM02 model, the reference exsim is tested against (slower with many executors)", S::engine,
        0},
+      {NetworkModel::automatic, "auto",
+       "the default: exsim up to 64 executors, approx above, where the exact solver's re-solves take much of "
+       "a run (on the scaling cases approx's run times are within 0.04% of exsim's: docs/speed.md)",
+       S::chosen, 0},
   };
   return kinds;
 }
@@ -38,14 +42,23 @@ const NetworkModelKind* find_network_model(const std::string& name) {
   return nullptr;
 }
 
+NetworkModel resolve_network_model(NetworkModel m, int executors) {
+  if (m != NetworkModel::automatic) return m;
+  return executors <= kExactNetworkSlowAbove ? NetworkModel::exsim : NetworkModel::approx;
+}
+
 std::string network_model_note(NetworkModel m, int executors) {
   if (executors <= kExactNetworkSlowAbove) return "";
   const std::string head = "exsim: " + std::to_string(executors) + " executors, network model " +
                            network_model_kind(m).name + ": ";
+  if (m == NetworkModel::automatic)
+    return head + "approx, as auto runs it above " + std::to_string(kExactNetworkSlowAbove) +
+           " executors (run times within 1% of the exact model's, 0.04% on the scaling cases: docs/speed.md); "
+           "--set cluster.network_model=exsim runs the exact one";
   if (m == NetworkModel::exsim)
-    return head + "the exact default; above " + std::to_string(kExactNetworkSlowAbove) +
+    return head + "the exact one, as the scenario chose; above " + std::to_string(kExactNetworkSlowAbove) +
            " executors its re-solves take much of an all-to-all exchange's run, and "
-           "--set cluster.network_model=approx is faster with run times within 1% (docs/speed.md: The approximate "
+           "--set cluster.network_model=approx (or auto) is faster with run times within 1% (docs/speed.md: The approximate "
            "network model)";
   return head + "as the scenario chose (cluster.network_model)";
 }

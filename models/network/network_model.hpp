@@ -11,15 +11,17 @@
 namespace exsim {
 
 // In the order of network_model_kinds()' rows: the parameter table reads a name by its place there.
-enum class NetworkModel { exsim, approx, simgrid };
+// `automatic` is no model of its own: it names the one resolve_network_model picks by cluster size.
+enum class NetworkModel { exsim, approx, simgrid, automatic };
 
 struct NetworkModelKind {
   NetworkModel model;
   const char* name;
   const char* meaning; // one sentence for `exsim params`, the schema and the docs
   // How the engine runs it: exsim's engine-free solver (models/network/network_share), whose
-  // shares may lag max-min by `slack` of a link's capacity (0: exact); or SimGrid's own model.
-  enum class Solver { share, engine } solver;
+  // shares may lag max-min by `slack` of a link's capacity (0: exact); or SimGrid's own model;
+  // or, for `auto`, the model resolve_network_model picks.
+  enum class Solver { share, engine, chosen } solver;
   double slack;
 };
 
@@ -30,9 +32,13 @@ const NetworkModelKind* find_network_model(const std::string& name);
 std::vector<std::string> network_model_names();
 
 // Above this many executors exsim's exact solver takes much of an all-to-all exchange's run (an
-// mt_dop=8 hash exchange: a third of the run at 80 executors, 70% at 150): a run that large says
-// which model it used and why, on one line (empty below it).
+// mt_dop=8 hash exchange: a third of the run at 80 executors, 70% at 150): `auto` (the default)
+// runs the approximation there, and a run that large says which model it used and why, on one
+// line (empty below it).
 constexpr int kExactNetworkSlowAbove = 64;
+// The model that runs: `m` itself, or for `auto` exsim's exact solver up to kExactNetworkSlowAbove
+// executors and its approximation above.
+NetworkModel resolve_network_model(NetworkModel m, int executors);
 std::string network_model_note(NetworkModel m, int executors);
 
 } // namespace exsim

@@ -13,7 +13,7 @@ using namespace exsim;
 TEST_CASE("network models: each registered once, found by name, offered by the parameter table",
           "[unit][network]") {
   const std::vector<std::string> names = network_model_names();
-  CHECK(names == std::vector<std::string>{"exsim", "approx", "simgrid"});
+  CHECK(names == std::vector<std::string>{"exsim", "approx", "simgrid", "auto"});
   for (const NetworkModelKind& k : network_model_kinds()) {
     REQUIRE(find_network_model(k.name) == &k);
     CHECK(&network_model_kind(k.model) == &k);
@@ -26,7 +26,7 @@ TEST_CASE("network models: each registered once, found by name, offered by the p
   const ParamSpec* p = find_param(Section::cluster, "network_model");
   REQUIRE(p != nullptr);
   CHECK(p->choices == names);
-  CHECK(p->default_value.get<std::string>() == "exsim");
+  CHECK(p->default_value.get<std::string>() == "auto");
   for (const std::string& n : names)
     CHECK(p->description.find(n + " = ") != std::string::npos);
 }
@@ -42,4 +42,20 @@ TEST_CASE("network models: a run above the size where the exact one is slow says
   const std::string approx = network_model_note(NetworkModel::approx, 150);
   CHECK(approx ==
         "exsim: 150 executors, network model approx: as the scenario chose (cluster.network_model)");
+  const std::string chosen = network_model_note(NetworkModel::automatic, 150);
+  INFO(chosen);
+  CHECK(chosen.rfind("exsim: 150 executors, network model auto: approx, as auto runs it above 64", 0) == 0);
+  CHECK(network_model_note(NetworkModel::automatic, kExactNetworkSlowAbove).empty());
+}
+
+TEST_CASE("network models: auto runs the exact solver up to the size where it is slow, the approximation "
+          "above, and any other choice as it is",
+          "[unit][network]") {
+  CHECK(resolve_network_model(NetworkModel::automatic, 1) == NetworkModel::exsim);
+  CHECK(resolve_network_model(NetworkModel::automatic, kExactNetworkSlowAbove) == NetworkModel::exsim);
+  CHECK(resolve_network_model(NetworkModel::automatic, kExactNetworkSlowAbove + 1) == NetworkModel::approx);
+  for (NetworkModel m : {NetworkModel::exsim, NetworkModel::approx, NetworkModel::simgrid})
+    for (int executors : {1, kExactNetworkSlowAbove + 1})
+      CHECK(resolve_network_model(m, executors) == m);
+  CHECK(network_model_kind(NetworkModel::automatic).solver == NetworkModelKind::Solver::chosen);
 }
