@@ -20,7 +20,7 @@ def test_json_table_has_every_key_of_the_text_table(exsim):
     k = next(p for p in rows if p["section"] == "flags" and p["name"] == "rpcs_in_flight_per_channel")
     assert (k["type"], k["unit"], k["default"], k["min"], k["max"]) == ("integer", "RPCs (K)", 1, 1, 64)
     net = next(p for p in rows if p["section"] == "cluster" and p["name"] == "network_model")
-    assert net["choices"] == ["exsim", "approx", "simgrid"] and net["default"] == "exsim"
+    assert net["choices"] == ["exsim", "approx", "simgrid", "auto"] and net["default"] == "auto"
     # every key the text table lists is a row of the JSON one, and no other
     text = params(exsim).stdout
     names = {line.split()[0] for line in text.splitlines()[1:] if line.startswith("  ") and line[2] != " "}
