@@ -192,9 +192,11 @@ def cmd_import(args):
                        "coordinator); fragments that scale with cluster.executors unchanged; the measured "
                        "'expected' values are the profiled cluster's",
                 "fragments": notes}
-        narrow = narrow_scans(scenario) if scenario["cluster"]["executors"] > len(chosen[0].hosts) else {}
+        # Only on a cluster larger than the one each query was profiled on.
+        n = scenario["cluster"]["executors"]
+        daemons = {q.id: len(q.hosts) for q in chosen}
+        narrow = {name: scans for name, scans in narrow_scans(scenario).items() if n > daemons.get(name, n)}
         if narrow:
-            n = scenario["cluster"]["executors"]
             scenario["provenance"]["narrow_scans"] = {
                 name: "its scans run on fewer executors than the %d of the cluster: %s; the profile's data has no more "
                       "scan ranges, so a cluster larger than the profiled one speeds this query up little (its "
