@@ -115,3 +115,39 @@ def test_a_larger_cluster_says_which_scans_stay_narrow(tmp_path):
     assert "F00 on 3 (3 scan ranges)" in proc.stderr
     sc3, err = import_cli(tmp_path, Q72)
     assert "narrow_scans" not in sc3["provenance"] and "scan range" not in err
+
+
+@needs_profiles
+def test_a_twenty_query_log_runs_as_one_workload(tmp_path):
+    """A day's log, made of the compute-stats text's two queries with an exchange, each repeated ten
+    times under new query ids: one workload of 20 queries, each measured as its original, run, and
+    compared with a workload line that sums them."""
+    text = TEXT_V1.read_text()
+    starts = [i for i, line in enumerate(text.splitlines(keepends=True)) if line.startswith("Query (id=")]
+    lines = text.splitlines(keepends=True)
+    blocks = ["".join(lines[a:b]) for a, b in zip(starts, starts[1:] + [len(lines)])]
+    original = {q["name"]: q for q in import_file(TEXT_V1)["queries"]}
+    wanted = [b for b in blocks if b[len("Query (id="):].split(")")[0] in original]
+    assert len(wanted) == 2
+    day, renamed = [], {}
+    for copy in range(10):
+        for k, block in enumerate(wanted):
+            old = block[len("Query (id="):].split(")")[0]
+            prefix = "%016x:%08x" % (0xda7 + copy, k)
+            renamed[prefix + old[25:]] = old
+            day.append(block.replace(old[:25], prefix))
+    log = tmp_path / "day.txt"
+    log.write_text("".join(day))
+    sc, _ = import_cli(tmp_path, log)
+    assert sorted(q["name"] for q in sc["queries"]) == sorted(renamed) and sc["query_order"] == "sequential"
+    for q in sc["queries"]:
+        assert q["expected"]["runtime_s"] == original[renamed[q["name"]]]["expected"]["runtime_s"]
+    if exsim_path() is None:
+        pytest.skip("exsim is not built")
+    results = tmp_path / "day_results.json"
+    proc = run_cli("run", tmp_path / "workload.json", "--output", results, "--jobs", "2")
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(run_cli("compare", results, log, "--format", "json").stdout)
+    assert doc["workload"]["queries"] == doc["workload"]["compared"] == 20
+    measured = sum(original[renamed[q["name"]]]["expected"]["runtime_s"] for q in sc["queries"])
+    assert doc["workload"]["runtime_s"]["measured"] == pytest.approx(measured)
