@@ -587,6 +587,13 @@ def _sender_of(inst):
     return None
 
 
+def _partition_kind(detail):
+    """(partitioning, broadcast) of the planner's words for an exchange ('HASH(a, b)', 'BROADCAST',
+    'UNPARTITIONED', ...), as an ExecSummary row or a plan line prints them; ("", False) for none."""
+    detail = detail.strip()
+    return (PARTITIONING.get(re.split(r"[(\s,]", detail)[0], "") if detail else ""), detail.startswith("BROADCAST")
+
+
 def _link_exchanges(q, exec_summary, plan_nodes):
     for f in q.fragments.values():
         if f.sink_kind == "exchange":
@@ -602,19 +609,15 @@ def _link_exchanges(q, exec_summary, plan_nodes):
                 x.tuples, x.row_size, x.limit = op.tuples, op.row_size, op.limit
                 x.merging = "MERGING" in op.label or any(
                     n is not None and "MergeGetNext" in n.counters for n in op.per_instance)
-                detail = op.detail.split(",")[0].strip() if op.detail else ""
                 x.detail = op.detail
-                x.partitioning = PARTITIONING.get(re.split(r"[(\s]", detail)[0], "") if detail else ""
-                x.broadcast = detail.startswith("BROADCAST")
+                x.partitioning, x.broadcast = _partition_kind(op.detail.split(",")[0] if op.detail else "")
     for x in q.exchanges.values():
         plan = plan_nodes.get(x.id, {})
         if not x.partitioning and plan.get("partition"):
             # No ExecSummary row for it (2.x adds the ExecSummary only when the query is
             # unregistered, impala-server.cc): the plan's sink line names the partitioning.
-            detail = plan["partition"]
-            x.partitioning = PARTITIONING.get(re.split(r"[(\s,]", detail)[0], "")
-            x.broadcast = detail.startswith("BROADCAST")
-            x.detail = detail
+            x.detail = plan["partition"]
+            x.partitioning, x.broadcast = _partition_kind(x.detail)
             x.merging = x.merging or "MERGING" in plan.get("label", "")
             x.partitioning_from = f"the plan's {plan['partition_line']} line" if x.partitioning else ""
         if not x.partitioning and x.senders:
