@@ -2,21 +2,9 @@
 cluster, as Impala's planner decides it, and the plan's fragments rebuilt around the new choice.
 
 The planner tests were planned with SF3000 statistics for 10 executors; the measured cluster has
-5 executors and SF100 data. Impala chooses per join (apache/impala at the plans' commit
-b21595276c, fe/src/main/java/org/apache/impala/planner/DistributedPlanner.java):
-
-- costs (createHashJoinFragment, lines 616-724), with B = build-side rows x serialized row size,
-  P = probe-side rows x serialized row size, a serialized row being the planner's row size plus
-  4 bytes per tuple (ExchangeNode.getAvgSerializedRowSize, ExchangeNode.java 62, 225-228), and
-  N = the number of hosts of the probe fragment (PlanFragment.getNumNodes):
-    broadcast   = B x N + B x N x trunc(max(1, sqrt(instances per host of the probe)))
-                  (the second factor only at mt_dop > 1, USE_DOP_FOR_COSTING's default; else 1)
-    partitioned = (0 if the probe side is already partitioned on the join keys else P)
-                  + (0 if the build side is else B) + B
-- the choice (computeJoinDistributionMode, lines 766-805): right outer, right semi, right anti
-  and full outer joins are always partitioned, null-aware anti joins always broadcast; equal
-  costs take DEFAULT_JOIN_DISTRIBUTION_MODE (broadcast); else broadcast when its cost is at most
-  the partitioned one and 1.1 x B is at most BROADCAST_BYTES_LIMIT (32 GiB).
+5 executors and SF100 data. Impala chooses per join by the costs and the rule of
+tools/join_distribution.py (the planner's rule, in one place), asked here with the plan's nodes:
+a side's rows are its cardinality, a row's bytes its planner row size plus 4 bytes per tuple.
 
 The rule is checked against the plans themselves: with each plan's own estimates and host counts
 it must give the printed choice. A join where it does not (the planner saw something this rule
@@ -29,20 +17,15 @@ fragment's partitioning (a merge aggregation, an analytic function or a partitio
 an exchange of its own) is not made, and says so.
 """
 
-import math
 import re
 
+from tools import join_distribution as rule
 from tools.tpcds import PlanError
 from tools.tpcds.plans import EXCHANGE_KINDS, Fragment, Node, fragment_nodes
 
-NEVER_BROADCAST = ("RIGHT OUTER JOIN", "FULL OUTER JOIN", "RIGHT SEMI JOIN", "RIGHT ANTI JOIN")
-BROADCAST_BYTES_LIMIT = 32 * 2 ** 30    # BROADCAST_BYTES_LIMIT's default (Query.thrift 489-491)
-HASH_TABLE_OVERHEAD = 1.1              # PlannerContext.HASH_TBL_SPACE_OVERHEAD
-PER_TUPLE_BYTES = 4.0                  # ExchangeNode.PER_TUPLE_SERIALIZATION_OVERHEAD
-
 
 def serialized_row_bytes(node):
-    return node.row_size + PER_TUPLE_BYTES * len(node.tuple_ids)
+    return rule.serialized_row_bytes(node.row_size, len(node.tuple_ids))
 
 
 def _source(n):
@@ -55,18 +38,7 @@ def _names(exprs):
 
 def join_keys(join):
     """(probe keys, build keys) of a hash join's equality predicates, column names only."""
-    text = join.detail("hash predicates: ")
-    if not text:
-        return None, None
-    left, right = [], []
-    for p in text.split(", "):
-        for op in (" = ", " IS NOT DISTINCT FROM "):
-            if op in p:
-                a, b = p.split(op, 1)
-                left.append(a.strip())
-                right.append(b.strip())
-                break
-    return (left, right) if left else (None, None)
+    return rule.hash_predicate_keys(join.detail("hash predicates: "))
 
 
 def hash_partition(part):
@@ -108,33 +80,18 @@ def costs(join, card, hosts, per_host, mt_dop):
         return None
     b = rc * serialized_row_bytes(rs)
     p = lc * serialized_row_bytes(ls)
-    broadcast = b * hosts
-    build = broadcast
-    if mt_dop > 1:
-        build *= int(max(1.0, math.sqrt(per_host)))
-    broadcast += build
     lkeys, rkeys = join_keys(join)
     if join.distribution == "PARTITIONED":
-        lnet = p if lhs.kind in EXCHANGE_KINDS else 0.0
-        rnet = b if rhs.kind in EXCHANGE_KINDS else 0.0
+        lmoves, rmoves = lhs.kind in EXCHANGE_KINDS, rhs.kind in EXCHANGE_KINDS
     else:
-        lnet = 0.0 if _partitioned_on(ls.fragment, lkeys) else p
-        rnet = 0.0 if _partitioned_on(rs.fragment, rkeys) else b
-    return broadcast, lnet + rnet + b
+        lmoves, rmoves = not _partitioned_on(ls.fragment, lkeys), not _partitioned_on(rs.fragment, rkeys)
+    return rule.costs(b, p, hosts, per_host, mt_dop, lmoves, rmoves)
 
 
 def choose(join, cost, card="card100"):
     """The distribution computeJoinDistributionMode gives for `cost` ((broadcast, partitioned) or
     None); `card` names the cardinality attribute the build's bytes are read from."""
-    jt = join.join_type
-    if jt in NEVER_BROADCAST:
-        return "PARTITIONED"
-    if jt.startswith("NULL AWARE"):
-        return "BROADCAST"
-    if cost is None or cost[0] == cost[1]:
-        return "BROADCAST"   # DEFAULT_JOIN_DISTRIBUTION_MODE
-    ok = HASH_TABLE_OVERHEAD * cost_build_bytes(join, card) <= BROADCAST_BYTES_LIMIT
-    return "BROADCAST" if cost[0] < cost[1] and ok else "PARTITIONED"
+    return rule.mode(join.join_type, cost, cost_build_bytes(join, card))
 
 
 def cost_build_bytes(join, card="card100"):
