@@ -52,6 +52,7 @@ Usage:
                           print every field of the results with its unit, meaning and the counter it
                           reads (json: for other programs)
   exsim profile import PROFILE... [--output SCENARIO] [--query ID] [--executors N]
+                       [--scale-data F [--scale-table TABLE=F]...]
   exsim compare RESULTS PROFILE... [--format text|json|csv] [--query ID] [--full | --changed [TOL] | --top N]
                 [--output FILE]
   exsim diff A.json B.json [--format text|json|csv] [--full | --changed [TOL] | --top N] [--output FILE]
@@ -81,6 +82,11 @@ Commands:
              --executors N re-places fragments pinned to the profiled daemons on N
              executors as Impala's scheduler would (for a smaller cluster); otherwise
              retarget with run --set cluster.rtt_us=390 --set cluster.executors=N.
+             --scale-data F: the queries at F times the profiled data (each table's rows
+             and scan ranges; --scale-table gives one table its own factor, 1 for one that
+             does not grow), scans widened to the executors their ranges reach, and each
+             hash join re-decided by Impala's planner rule; provenance.scaled_data says
+             which changed. The measured `expected` values are left out.
   compare    A verdict, one line a query (over several, a line for the workload first: the
              summed runtimes and the queries furthest off), then the 8 counters furthest
              off: the profile's, the simulated ones (RESULTS of running the imported

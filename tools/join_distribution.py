@@ -18,6 +18,7 @@ From apache/impala at b21595276c, fe/src/main/java/org/apache/impala/planner/Dis
 """
 
 import math
+import re
 
 NEVER_BROADCAST = ("RIGHT OUTER JOIN", "FULL OUTER JOIN", "RIGHT SEMI JOIN", "RIGHT ANTI JOIN")
 BROADCAST_BYTES_LIMIT = 32 * 2 ** 30    # BROADCAST_BYTES_LIMIT's default (Query.thrift 489-491)
@@ -42,6 +43,25 @@ def hash_predicate_keys(text):
                 build.append(b.strip())
                 break
     return (probe, build) if probe else (None, None)
+
+
+def column_names(exprs):
+    """Expressions -> the set of their column names ('d1.d_date_sk' -> 'd_date_sk'), as a join's
+    keys and a fragment's HASH(...) partition are compared."""
+    return frozenset(e.strip().split(".")[-1] for e in exprs)
+
+
+def partition_keys(partition):
+    """A fragment's partition as the plan prints it, 'HASH(a.x,b.y)' -> {x, y}; None when it is
+    not hash-partitioned."""
+    m = re.match(r"^HASH\((.*)\)$", (partition or "").strip())
+    return column_names(m.group(1).split(",")) if m else None
+
+
+def partitioned_on(partition, keys):
+    """Whether a fragment of `partition` is already partitioned on the join keys `keys`."""
+    p = partition_keys(partition)
+    return p is not None and bool(keys) and p == column_names(keys)
 
 
 def costs(build_bytes, probe_bytes, hosts, per_host, mt_dop, probe_moves, build_moves):

@@ -5,6 +5,7 @@ Exit status: 0 success, 2 bad input or a missing dependency (the message says wh
 """
 
 import argparse
+import math
 import os
 import sys
 
@@ -15,11 +16,13 @@ from common.tables import json_text
 from . import compare
 from .decode import read_profiles
 from .model import build_query
+from .scale import scale_data
 from .to_scenario import build_scenario, narrow_scans, retarget, select_queries
 from .tree import ProfileError
 
 USAGE = """\
 exsim profile import PROFILE... [--output SCENARIO] [--query ID] [--executors N]
+                     [--scale-data F [--scale-table TABLE=F]...]
 exsim compare RESULTS PROFILE... [--format text|json|csv] [--query ID] [--full | --changed [TOL] | --top N] [--output FILE]
 exsim diff A.json B.json [--format text|json|csv] [--full | --changed [TOL] | --top N] [--output FILE]
 exsim diff A.json B.json --rel-tol X [--ignore DOTTED.PATH]... (exit 0: identical or within X, 1: different)"""
@@ -50,12 +53,37 @@ def _executors(text):
     return int(text)
 
 
+def _factor(text, option):
+    try:
+        f = float(text)
+    except ValueError:
+        f = None
+    if f is None or not math.isfinite(f) or f <= 0 or f > 1e6:
+        raise UsageError(f"{option} {text[:40]!r}: expected a factor > 0 and at most 1e6 (2 for twice the data)")
+    return f
+
+
+def _scale_factor(text):
+    return _factor(text, "--scale-data")
+
+
+def _table_factor(text):
+    """--scale-table TABLE=F: a table whose data grows by F instead of --scale-data's factor."""
+    name, eq, value = text.partition("=")
+    if not eq or not name.strip():
+        raise UsageError(f"--scale-table {text[:40]!r}: expected TABLE=FACTOR, e.g. tpcds.date_dim=1 for a table "
+                         "that does not grow with the data")
+    return name.strip(), _factor(value, f"--scale-table {name.strip()}=")
+
+
 def _parsers():
     imp = Parser(prog="exsim profile import", add_help=False)
     imp.add_argument("profile", nargs="+")
     imp.add_argument("--output", "-o")
     imp.add_argument("--query")
     imp.add_argument("--executors", type=_executors)
+    imp.add_argument("--scale-data", type=_scale_factor)
+    imp.add_argument("--scale-table", action="append", default=[], type=_table_factor)
     cmp_ = Parser(prog="exsim compare", add_help=False)
     cmp_.add_argument("results")
     cmp_.add_argument("profile", nargs="+")
@@ -192,10 +220,17 @@ def cmd_import(args):
                        "coordinator); fragments that scale with cluster.executors unchanged; the measured "
                        "'expected' values are the profiled cluster's",
                 "fragments": notes}
+        if args.scale_table and args.scale_data is None:
+            raise UsageError("--scale-table: only with --scale-data (the factor of the other tables)")
+        if args.scale_data is not None:
+            tables = dict(args.scale_table)
+            scenario["provenance"]["scaled_data"] = scale_data(scenario, {q.id: q for q in chosen},
+                                                               args.scale_data, tables)
         # Only on a cluster larger than the one each query was profiled on.
         n = scenario["cluster"]["executors"]
         daemons = {q.id: len(q.hosts) for q in chosen}
-        narrow = {name: scans for name, scans in narrow_scans(scenario).items() if n > daemons.get(name, n)}
+        narrow = {name: scans for name, scans in narrow_scans(scenario).items()
+                  if n > daemons.get(name, n) and args.scale_data is None}
         if narrow:
             scenario["provenance"]["narrow_scans"] = {
                 name: "its scans run on fewer executors than the %d of the cluster: %s; the profile's data has no more "
@@ -217,6 +252,8 @@ def cmd_import(args):
                          + (", the queries run one after another (query_order sequential)" if len(q) > 1 else "")
                          + "".join(f"\nexsim profile import: query {name}: {why}"
                                    for name, why in scenario["provenance"].get("narrow_scans", {}).items())
+                         + (f"\nexsim profile import: at {args.scale_data:g}x the data (provenance.scaled_data): "
+                            + scenario["provenance"]["scaled_data"]["summary"] if args.scale_data is not None else "")
                          + f"\nexsim profile import: next: exsim run {args.output} --output RESULTS.json, then "
                          f"exsim compare RESULTS.json {' '.join(args.profile)} (does the model reproduce the run?)\n")
 

@@ -14,6 +14,8 @@ and limits from the Plan text when its explain level prints them.
 import re
 from dataclasses import dataclass, field
 
+from tools import join_distribution
+
 from .decode import ProfileError
 from .text import ENCODING as TEXT_ENCODING, READ_COUNTERS
 
@@ -53,6 +55,8 @@ class Operator:
     row_size: float | None = None  # plan text row-size, bytes
     tuples: int | None = None  # plan text tuple-ids count
     limit: int | None = None  # plan text limit
+    join_keys: tuple | None = None  # plan text hash predicates: (probe keys, build keys), column names
+    cardinality: float | None = None  # plan text cardinality: the planner's estimate of its rows
 
     def total(self, counter):
         return sum(n.value(counter, 0) for n in self.per_instance if n is not None)
@@ -345,7 +349,22 @@ def parse_plan(text):
         m = re.match(r"^limit: (\d+)$", line)
         if m:
             current["limit"] = int(m.group(1))
+        m = re.search(r"\bcardinality=([\d.]+)([KMBT]?)\b", line)
+        if m:
+            current["cardinality"] = float(m.group(1)) * {"": 1, "K": 1e3, "M": 1e6, "B": 1e9, "T": 1e12}[m.group(2)]
+        m = re.match(r"^hash predicates: (.+)$", line)
+        if m:
+            current["join_keys"] = _join_keys(m.group(1))
     return nodes, frags
+
+
+def _join_keys(text):
+    """A join's hash predicates -> (probe keys, build keys), column names only (as a fragment's
+    HASH(...) partition names them), or None."""
+    probe, build = join_distribution.hash_predicate_keys(text)
+    if probe is None:
+        return None
+    return tuple(e.split(".")[-1] for e in probe), tuple(e.split(".")[-1] for e in build)
 
 
 # ---------------------------------------------------------------------------
@@ -565,6 +584,7 @@ def _read_operator(frag, node, exec_summary, plan_nodes):
         op.children = ids
     extra = plan_nodes.get(op.id, {})
     op.row_size, op.tuples, op.limit = extra.get("row_size"), extra.get("tuples"), extra.get("limit")
+    op.join_keys, op.cardinality = extra.get("join_keys"), extra.get("cardinality")
     frag.operators[op.id] = op
     return op.id
 

@@ -17,7 +17,6 @@ fragment's partitioning (a merge aggregation, an analytic function or a partitio
 an exchange of its own) is not made, and says so.
 """
 
-import re
 
 from tools import join_distribution as rule
 from tools.tpcds import PlanError
@@ -32,23 +31,13 @@ def _source(n):
     return n.children[0] if n.kind in EXCHANGE_KINDS else n
 
 
-def _names(exprs):
-    return frozenset(e.strip().split(".")[-1] for e in exprs)
-
-
 def join_keys(join):
-    """(probe keys, build keys) of a hash join's equality predicates, column names only."""
+    """(probe keys, build keys) of a hash join's equality predicates."""
     return rule.hash_predicate_keys(join.detail("hash predicates: "))
 
 
-def hash_partition(part):
-    m = re.match(r"^HASH\((.*)\)$", part or "")
-    return _names(m.group(1).split(",")) if m else None
-
-
 def _partitioned_on(frag, keys):
-    p = hash_partition(frag.part)
-    return p is not None and keys is not None and p == _names(keys)
+    return rule.partitioned_on(frag.part, keys)
 
 
 class Decision:
