@@ -10,8 +10,11 @@
 # the first group. NAME (default: WORKLOAD's file name without .json) prefixes the sweeps
 # (SWEEPS/NAME_*, SWEEPS default sweeps) and the outputs (OUT/NAME_predictions.md, .csv, the
 # per-query CSV, OUT/figures/NAME_*.png; OUT default out). TITLE names the workload in them, PAGE
-# is a Markdown page whose NAME-predictions block is rewritten, INTERVALS_CSV the runs of
-# tools/tpcds_uncertainty.py drawn as intervals; REPORT=0 leaves out the tables and plots.
+# is a Markdown page whose NAME-predictions block is rewritten. The intervals: INTERVALS_CSV, runs
+# of tools/tpcds_uncertainty.py made earlier (the TPC-DS script passes the committed ones), else
+# that tool runs now on WORKLOAD (OUT/NAME_uncertainty.{md,csv}, OUT/figures/NAME_tornado.png; 8
+# runs an input end, cached in SWEEPS/uncertainty_runs_NAME); INTERVALS=0 draws none. REPORT=0 leaves out the
+# tables and plots.
 set -eu
 cd "$(dirname "$0")/.."
 if [ $# -lt 1 ] || [ $# -gt 2 ]; then
@@ -50,5 +53,12 @@ if [ "${STAGE:-2}" = 2 ]; then
     sweep --out "$S/${N}_eos_lan" --grid eos_flush=pipelined,serial --grid cluster.rtt_us=50
 fi
 [ "${REPORT:-1}" = 0 ] && exit 0
+IV=${INTERVALS_CSV:-}
+if [ -z "$IV" ] && [ "${INTERVALS:-1}" != 0 ]; then
+    echo "predictions: intervals from the inputs' ranges (tools/tpcds_uncertainty.py --workload $W)" >&2
+    /usr/bin/python3 tools/tpcds_uncertainty.py --workload "$W" --name "$N" --out "${OUT:-out}" --page "" \
+        --work "$S/uncertainty_runs_${N}" --jobs "$J" ${TITLE:+--title "$TITLE"} >/dev/null
+    IV="${OUT:-out}/${N}_uncertainty.csv"
+fi
 /usr/bin/python3 analysis/predictions.py "$S/${N}"_* --out "${OUT:-out}" --name "$N" \
-    ${TITLE:+--title "$TITLE"} ${PAGE:+--page "$PAGE"} ${INTERVALS_CSV:+--intervals "$INTERVALS_CSV"}
+    ${TITLE:+--title "$TITLE"} ${PAGE:+--page "$PAGE"} ${IV:+--intervals "$IV"}

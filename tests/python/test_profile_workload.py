@@ -3,11 +3,15 @@ whose queries are each file's, imported as each file alone would give them, run 
 the same query met twice is imported once, a failed query is left out and listed, a file of a
 folder that is not a profile is listed; `exsim compare` with several profiles puts a line for the
 workload before each query's."""
+import csv
 import json
+import os
 import shutil
+import subprocess
 
 import pytest
 
+from conftest import REPO
 from test_impala_profile import LOG_V1, PROFILES, Q72, TEXT_V1, import_file, needs_profiles, run_cli, exsim_path
 
 FAILED_LOG = PROFILES / "impala_profile_log_failed_query"
@@ -151,3 +155,28 @@ def test_a_twenty_query_log_runs_as_one_workload(tmp_path):
     assert doc["workload"]["queries"] == doc["workload"]["compared"] == 20
     measured = sum(original[renamed[q["name"]]]["expected"]["runtime_s"] for q in sc["queries"])
     assert doc["workload"]["runtime_s"]["measured"] == pytest.approx(measured)
+
+
+@needs_profiles
+def test_predictions_of_an_imported_workload_come_with_intervals(tmp_path):
+    """scripts/predictions.sh on the compute-stats log imported as a workload: the 20 sweep points at
+    its own mt_dop and 8, then the intervals of tools/tpcds_uncertainty.py for that workload (its
+    own inputs, at its mt_dop), drawn on the predictions plot."""
+    if exsim_path() is None:
+        pytest.skip("exsim is not built")
+    sc, _ = import_cli(tmp_path, LOG_V1)
+    mt = sc["flags"]["mt_dop"]
+    env = dict(os.environ, SWEEPS=str(tmp_path / "sweeps"), OUT=str(tmp_path / "out"), JOBS="2",
+               EXSIM=str(exsim_path()))
+    proc = subprocess.run([str(REPO / "scripts" / "predictions.sh"), str(tmp_path / "workload.json"), "day"],
+                          capture_output=True, text=True, env=env, timeout=900)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    out = tmp_path / "out"
+    runs = list(csv.DictReader((out / "day_uncertainty.csv").open()))
+    assert {int(r["mt_dop"]) for r in runs} == {mt, 8}
+    # this workload's own inputs: its runtime residual and the second thread, each at two ends
+    assert [r["input"] for r in runs if r["input"] != "nominal"][::6] == [
+        "operators' CPU per row", "operators' CPU per row", "second_thread_gain", "second_thread_gain"]
+    assert "intervals from the inputs' ranges" in proc.stderr
+    assert (out / "figures" / "day_tornado.png").stat().st_size > 0
+    assert "| %d |" % mt in (out / "day_predictions.md").read_text()

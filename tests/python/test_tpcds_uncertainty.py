@@ -262,3 +262,53 @@ def test_replot_redraws_the_committed_figure_without_a_simulator(tmp_path):
     h = subprocess.run([sys.executable, os.path.join(REPO, "tools", "tpcds_uncertainty.py"), "--help"],
                        capture_output=True, text=True).stdout
     assert "--replot" in h
+
+
+# --------------------------------------------------------------------------
+# Any workload (one imported from profiles)
+# --------------------------------------------------------------------------
+
+def imported(runtimes, **provenance):
+    """A workload as profile import writes it: queries with their measured runtimes kept as `expected`."""
+    return {"provenance": dict({"profile": "day/"}, **provenance), "flags": {"mt_dop": 4},
+            "queries": [dict(plan(), name=n, expected={"runtime_s": t}) for n, t in runtimes.items()]}
+
+
+def test_an_imported_workloads_cpu_range_is_the_runtime_the_model_does_not_reproduce():
+    sc = imported({"a": 2.0, "b": 6.0})
+    results = {"queries": [{"query": "a", "runtime_s": 4.0}, {"query": "b", "runtime_s": 6.0}]}
+    r, how = u.runtime_residual(sc, results)
+    assert r == pytest.approx(1 - 8.0 / 10.0)   # measured 8 s, simulated 10 s: +/-20%
+    assert "measured 8.00 s, simulated 10.00 s" in how and "+/-20%" in how
+    # a query the results do not have is left out of both sums
+    r, _ = u.runtime_residual(sc, {"queries": [{"query": "a", "runtime_s": 1.5}]})
+    assert r == pytest.approx(2.0 / 1.5 - 1)
+    # a simulation that far off gives a CPU end no lower than a tenth of the measured costs
+    r, how = u.runtime_residual(sc, {"queries": [{"query": "a", "runtime_s": 0.5}]})
+    assert r == u.RESIDUAL_CAP and "(capped)" in how
+    # re-placed or scaled, the measured runtimes were another setup's: no range
+    for key in ("retargeted", "scaled_data"):
+        r, how = u.runtime_residual(imported({"a": 2.0}, **{key: {}}), results)
+        assert r is None and "another setup's" in how
+
+
+def test_an_imported_workload_is_asked_its_own_inputs_at_its_own_mt_dop():
+    sc = imported({"a": 2.0})
+    assert not u.is_tpcds(sc) and u.is_tpcds({"provenance": {"generator": "tools/tpcds_workload.py (regenerate)"}})
+    assert u.workload_mt_dops(sc) == (4, 8) and u.workload_mt_dops({"flags": {"mt_dop": 8}}) == (8,)
+    names = [i.name for i in u.inputs({"queries": [{"query": "a", "runtime_s": 4.0}]}, sc)]
+    # plan()'s scan has a runtime filter: its selectivity is an input; no TPC-DS evidence is
+    assert names == ["operators' CPU per row", "second_thread_gain", "runtime-filter selectivity"]
+    cpu = u.inputs({"queries": [{"query": "a", "runtime_s": 4.0}]}, sc)[0]
+    assert [v for _, v in cpu.ends] == [pytest.approx(0.5), pytest.approx(1.5)]
+
+
+def test_summaries_follow_the_mt_dops_of_the_runs():
+    nominal = {(c, m): (100.0, 90.0, -10.0) for c, _ in u.CONFIGS for m in (4, 8)}
+    rows = u.summarize(nominal, {})
+    assert sorted({r["mt_dop"] for r in rows}) == [4, 8] and len(rows) == 2 * len(u.CONFIGS)
+    fig = u.tornado_figure(rows, "day")
+    assert fig._suptitle.get_text().startswith("day: ")
+    assert sorted({ax.get_title().split("mt_dop=")[1].split("\n")[0] for ax in fig.axes if ax.get_title()}) == ["4",
+                                                                                                                "8"]
+    plt.close(fig)

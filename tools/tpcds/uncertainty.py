@@ -32,12 +32,20 @@ The inputs and why each range (the block of docs/tpcds.md and docs/tpcds_uncerta
   at the same end, and the workload generated again from them with the same fitted costs (needs
   Impala's plans and profiles, ../shared). All at one end bounds what independent errors do.
 
+Any other workload (one imported from profiles, --workload W.json) is asked the same at its own
+mt_dop and 8, with the inputs its own measurements leave open (workload_inputs): the runtime the
+model does not reproduce (its queries' measured runtimes against the simulated ones at the
+workload's settings, on the operators' CPU as cpu_scale's range above), a core's second thread,
+and the runtime filters' selectivity where it has filters. Its outputs are NAME_uncertainty.{md,csv}
+and figures/NAME_tornado.png; scripts/predictions.sh makes them and draws them as intervals.
+
 Runs are cached by the hash of the scenario and the simulator (calibrate.Runner), so an
 interrupted run resumes. Order: the nominal predictions, then the inputs in the order above.
 
     tools/tpcds_uncertainty.py            # all 88 runs (80 without ../shared; about 35 minutes here), then the outputs
     tools/tpcds_uncertainty.py --dry-run  # list the runs, simulate nothing
     tools/tpcds_uncertainty.py --replot   # redraw the tornado plot from docs/tpcds_uncertainty.csv, simulate nothing
+    tools/tpcds_uncertainty.py --workload out/day.json --out out   # an imported workload: out/day_uncertainty.*
 """
 
 import argparse
@@ -253,7 +261,81 @@ class Input:
         self.name, self.unit, self.nominal, self.ends, self.why, self.apply = name, unit, nominal, ends, why, apply
 
 
-def inputs(nominal_results):
+def is_tpcds(scenario):
+    """Whether `scenario` is the TPC-DS workload (its generator's), whose calibration gives the inputs
+    above; any other workload (one imported from profiles) gets workload_inputs'."""
+    return str(scenario.get("provenance", {}).get("generator", "")).startswith("tools/tpcds_workload.py")
+
+
+def runtime_residual(scenario, results):
+    """(r, how): the relative gap between the workload's measured runtime (its queries' `expected`
+    runtime_s, kept by profile import) and the simulated one at the workload's own settings, or
+    (None, why not)."""
+    prov = scenario.get("provenance", {})
+    for key, what in (("retargeted", "re-placed for another cluster"), ("scaled_data", "scaled to other data")):
+        if key in prov:
+            return None, "the workload was %s: its measured runtimes were another setup's" % what
+    measured = {q["name"]: q["expected"]["runtime_s"] for q in scenario.get("queries", [])
+                if isinstance(q.get("expected"), dict) and q["expected"].get("runtime_s")}
+    simulated = {q["query"]: q["runtime_s"] for q in results.get("queries", []) if q.get("runtime_s")}
+    both = sorted(set(measured) & set(simulated))
+    if not both:
+        return None, "no query has a measured runtime to compare with"
+    m, t = sum(measured[n] for n in both), sum(simulated[n] for n in both)
+    r = min(RESIDUAL_CAP, abs(1.0 - m / t))
+    return r, ("runtime of %d queries measured %.2f s, simulated %.2f s at the workload's own settings: the time "
+               "the model does not reproduce, taken as operators' CPU it would have to lose or gain: +/-%.0f%%%s"
+               % (len(both), m, t, 100 * r, " (capped)" if r == RESIDUAL_CAP else ""))
+
+
+RESIDUAL_CAP = 0.9   # a CPU end stays above a tenth of the measured costs
+
+
+def has_filters(scenario):
+    return any(op.get("runtime_filters") for q in scenario.get("queries", []) for plan in (q, q.get("parallel") or {})
+               for f in plan.get("fragments", []) for op in _ops(f["root"]))
+
+
+def _ops(op):
+    yield op
+    for _, c in _children(op):
+        yield from _ops(c)
+
+
+def second_thread_gain_input():
+    return Input("second_thread_gain", "fraction", "%g" % exsim_runner.parameter_default("cluster", "second_thread_gain"),
+                 [("%.2f" % v, v) for v in SECOND_THREAD_GAIN],
+                 "0: no gain from a core's second thread (memory-bound hash joins); 0.30: the high end of measured "
+                 "hyper-threading gains on database workloads", set_cluster("second_thread_gain"))
+
+
+def filters_input():
+    return Input("runtime-filter selectivity", "keep^e", "e=1", [("e=%g" % e, e) for e in FILTER_EXPONENTS],
+                 "each filter's share of rows kept raised to 1.5 (stronger) and 0.5 (weaker), with the rows between "
+                 "its scan and its join", scale_filters)
+
+
+def workload_inputs(scenario, nominal_results):
+    """The inputs of a workload that is not TPC-DS's (one imported from profiles): what its own
+    measurements leave open. Its costs, widths, ratios and network were measured, so the ranges are
+    the runtime the model does not reproduce (on the operators' CPU, as cpu_scale's range for
+    TPC-DS), a core's second thread, and the runtime filters' selectivity where it has filters."""
+    r, how = runtime_residual(scenario, nominal_results)
+    out = []
+    if r:
+        out.append(Input("operators' CPU per row", "x measured", "x1", [("x%.2f" % (1 - r), 1 - r),
+                                                                       ("x%.2f" % (1 + r), 1 + r)], how, scale_cpu))
+    else:
+        sys.stderr.write("tpcds_uncertainty: operators' CPU left out: %s\n" % how)
+    out.append(second_thread_gain_input())
+    if has_filters(scenario):
+        out.append(filters_input())
+    return out
+
+
+def inputs(nominal_results, scenario=None):
+    if scenario is not None and not is_tpcds(scenario):
+        return workload_inputs(scenario, nominal_results)
     lz4 = lz4_relative_residual()
     cpu, cpu_how = cpu_scale_residual(nominal_results)
     return [
@@ -264,16 +346,11 @@ def inputs(nominal_results):
               scale_compression),
         Input("cpu_scale", "x fitted", "x1", [("x%.2f" % (1 - cpu), 1 - cpu), ("x%.2f" % (1 + cpu), 1 + cpu)],
               cpu_how, scale_cpu),
-        Input("second_thread_gain", "fraction", "%g" % exsim_runner.parameter_default("cluster", "second_thread_gain"),
-              [("%.2f" % v, v) for v in SECOND_THREAD_GAIN],
-              "0: no gain from a core's second thread (memory-bound hash joins); 0.30: the high end of measured "
-              "hyper-threading gains on database workloads", set_cluster("second_thread_gain")),
+        second_thread_gain_input(),
         Input("NIC bandwidth", "Gbit/s", "12.5", [("%g" % NIC_GBPS[0], NIC_GBPS[0])],
               "m6id.4xlarge: up to 12.5 Gbit/s burst (nominal), 6.25 sustained baseline, 5 per flow outside a "
               "cluster placement group (the low end; 6.25 lies between)", set_cluster("nic_bandwidth_gbps")),
-        Input("runtime-filter selectivity", "keep^e", "e=1", [("e=%g" % e, e) for e in FILTER_EXPONENTS],
-              "each filter's share of rows kept raised to 1.5 (stronger) and 0.5 (weaker), with the rows between "
-              "its scan and its join", scale_filters),
+        filters_input(),
     ] + ([Input("sampling error of measured rows", "standard errors", "0",
                 [("%+g" % z, z) for z in (-SAMPLING_Z, SAMPLING_Z)],
                 "every node counted on the 1%% sample at its count -/+ %g standard errors (Poisson), all at once; "
@@ -295,11 +372,23 @@ def can_regenerate():
 # Runs and figures
 # --------------------------------------------------------------------------
 
-def predictions_of(run, scenario, label):
+def workload_mt_dops(scenario):
+    """The mt_dops a workload's predictions are made at: its own and 8 (TPC-DS's: 0 and 8), as
+    scripts/predictions.sh sweeps them."""
+    own = int(scenario.get("flags", {}).get("mt_dop", exsim_runner.parameter_default("flags", "mt_dop")))
+    return tuple(sorted({own, 8}))
+
+
+def mt_dops_of(nominal):
+    """The mt_dops of a set of predictions ({(config, mt_dop): ...})."""
+    return tuple(sorted({mt for _, mt in nominal}))
+
+
+def predictions_of(run, scenario, label, mt_dops=MT_DOPS):
     """{(config label, mt_dop): (baseline runtime, runtime, change %)} of one scenario; `run` is
     Runner.run-like: run(scenario, label, sets) -> results."""
     out = {}
-    for mt in MT_DOPS:
+    for mt in mt_dops:
         base = run(scenario, "%s, K=1 mt_dop=%d" % (label, mt), ("mt_dop=%d" % mt,))["summary"]["runtime_s_total"]
         for name, sets in CONFIGS:
             t = run(scenario, "%s, %s mt_dop=%d" % (label, name, mt), ("mt_dop=%d" % mt,) + sets)
@@ -320,7 +409,7 @@ def summarize(nominal, by_input):
     predictions and {input name: [(end label, predictions)]}."""
     rows = []
     for name, _ in CONFIGS:
-        for mt in MT_DOPS:
+        for mt in mt_dops_of(nominal):
             key = (name, mt)
             nom = nominal[key][2]
             swings = {}
@@ -374,7 +463,7 @@ def runs_from_csv(path):
             if not ends or ends[-1][0] != rec["end"]:
                 ends.append((rec["end"], {}))
             ends[-1][1][key] = value
-    missing = [(n, m) for n, _ in CONFIGS for m in MT_DOPS if (n, m) not in nominal]
+    missing = [(n, m) for n, _ in CONFIGS for m in mt_dops_of(nominal) or MT_DOPS if (n, m) not in nominal]
     if missing:
         raise ValueError("%s: no nominal run of %s" % (path, ", ".join("%s mt_dop=%d" % k for k in missing)))
     return nominal, by_input
@@ -409,7 +498,7 @@ def tornado_limits(rows):
     return lo - pad, hi + pad
 
 
-def tornado_figure(rows):
+def tornado_figure(rows, title="TPC-DS SF100"):
     """The tornado plot: a panel per prediction (columns) and mt_dop (rows), all on one x scale."""
     import matplotlib  # here, not at the top: the runs and the table need no matplotlib
     matplotlib.use("Agg")
@@ -418,10 +507,11 @@ def tornado_figure(rows):
     from matplotlib.patches import Patch
     names = [c[0] for c in CONFIGS]
     order = tornado_order(rows)
-    fig, axes = plt.subplots(len(MT_DOPS), len(CONFIGS), figsize=(4.6 * len(CONFIGS), 2.9 * len(MT_DOPS) + 1.0),
+    mt_dops = sorted({r["mt_dop"] for r in rows})
+    fig, axes = plt.subplots(len(mt_dops), len(CONFIGS), figsize=(4.6 * len(CONFIGS), 2.9 * len(mt_dops) + 1.0),
                              sharex=True, sharey=True, squeeze=False)
     for r in rows:
-        ax = axes[MT_DOPS.index(r["mt_dop"])][names.index(r["prediction"])]
+        ax = axes[mt_dops.index(r["mt_dop"])][names.index(r["prediction"])]
         nom = r["nominal"]
         ax.axvspan(r["low"], r["high"], color="grey", alpha=0.18, lw=0)
         ax.axvline(0.0, color="grey", lw=0.8, ls=":")
@@ -448,31 +538,32 @@ def tornado_figure(rows):
                Patch(color="grey", alpha=0.18, label="interval (swings in quadrature)"),
                Line2D([], [], color="grey", lw=0.8, ls=":", label="0: as fast as K=1")]
     fig.legend(handles=handles, loc="lower center", ncol=len(handles), fontsize=8, frameon=False)
-    fig.suptitle("TPC-DS SF100: how far each input's range moves a prediction (one scale in every panel)",
+    fig.suptitle("%s: how far each input's range moves a prediction (one scale in every panel)" % title,
                  fontsize=11)
     fig.tight_layout(rect=(0, 0.05, 1, 1))
     return fig
 
 
-def tornado(rows, path):
-    atomic.write_bytes(path, png_bytes(tornado_figure(rows), dpi=110))
+def tornado(rows, path, title="TPC-DS SF100"):
+    atomic.write_bytes(path, png_bytes(tornado_figure(rows, title), dpi=110))
 
 
-def update_readme(path, block):
-    replace_block_in_file(path, BEGIN, END, block)
+def update_readme(path, block, name="tpcds"):
+    """Rewrite the NAME-uncertainty block of the page at `path`."""
+    replace_block_in_file(path, BEGIN.replace("tpcds", name, 1), END.replace("tpcds", name, 1), block)
 
 
-def replot(out):
-    """The tornado plot again from the committed runs (OUT/tpcds_uncertainty.csv)."""
-    path = os.path.join(out, "tpcds_uncertainty.csv")
+def replot(out, name="tpcds", title="TPC-DS SF100"):
+    """The tornado plot again from the committed runs (OUT/NAME_uncertainty.csv)."""
+    path = os.path.join(out, "%s_uncertainty.csv" % name)
     try:
         nominal, by_input = runs_from_csv(path)
     except (OSError, KeyError, ValueError) as e:
         sys.stderr.write("tpcds_uncertainty: --replot: %s\n" % e)
         return 2
-    figure = os.path.join(out, "figures", "tpcds_tornado.png")
+    figure = os.path.join(out, "figures", "%s_tornado.png" % name)
     os.makedirs(os.path.dirname(figure), exist_ok=True)
-    tornado(summarize(nominal, by_input), figure)
+    tornado(summarize(nominal, by_input), figure, title)
     print("tpcds_uncertainty: wrote %s from %s" % (figure, path))
     return 0
 
@@ -480,15 +571,28 @@ def replot(out):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
-    calibrate.study_arguments(ap, "uncertainty", "tpcds_uncertainty.{md,csv} and figures/tpcds_tornado.png",
+    calibrate.study_arguments(ap, "uncertainty", "NAME_uncertainty.{md,csv} and figures/NAME_tornado.png",
                               "uncertainty", "tpcds.md")
+    ap.add_argument("--name", default="",
+                    help="prefix of the outputs (default: tpcds for the TPC-DS workload, else the workload file's "
+                    "name without .json)")
+    ap.add_argument("--title", default="", help="the workload's name in the outputs (default: TPC-DS SF100, else NAME)")
     ap.add_argument("--replot", action="store_true",
-                    help="redraw OUT/figures/tpcds_tornado.png from the runs in OUT/tpcds_uncertainty.csv (what a "
+                    help="redraw OUT/figures/NAME_tornado.png from the runs in OUT/NAME_uncertainty.csv (what a "
                     "full run wrote); simulate nothing and need no simulator; the tables are left as they are")
     args = ap.parse_args(argv)
+    default_workload = os.path.abspath(args.workload) == os.path.abspath(calibrate.WORKLOAD)
     if args.replot:
-        return replot(args.out)
+        name = args.name or ("tpcds" if default_workload else os.path.splitext(os.path.basename(args.workload))[0])
+        return replot(args.out, name, args.title or ("TPC-DS SF100" if name == "tpcds" else name))
     scenario, runner = calibrate.open_study(ap, args, "tpcds_uncertainty")
+    tpcds = is_tpcds(scenario)
+    name = args.name or ("tpcds" if tpcds else os.path.splitext(os.path.basename(args.workload))[0])
+    title = args.title or ("TPC-DS SF100" if tpcds else name)
+    page = args.readme
+    if not tpcds and page == os.path.join(REPO, "docs", "tpcds.md"):
+        page = ""   # the TPC-DS page's block is TPC-DS's
+    mt_dops = MT_DOPS if tpcds else workload_mt_dops(scenario)
     listed = []
 
     def run(sc, label, sets):
@@ -504,9 +608,10 @@ def main(argv=None):
         return {"summary": {"runtime_s_total": 1.0, "hash_rpcs": 1.0, "breakdown_s_total": {}}, "queries": []}
 
     try:
-        nominal = predictions_of(run, scenario, "nominal")
-        ins = inputs(run(scenario, "nominal, K=1 mt_dop=0", ("mt_dop=0",)))
-        by_input = {i.name: [(end, predictions_of(run, i.apply(scenario, value), "%s %s" % (i.name, end)))
+        nominal = predictions_of(run, scenario, "nominal", mt_dops)
+        own = mt_dops[0] if tpcds else int(scenario.get("flags", {}).get("mt_dop", 0))
+        ins = inputs(run(scenario, "nominal, K=1 mt_dop=%d" % own, ("mt_dop=%d" % own,)), scenario)
+        by_input = {i.name: [(end, predictions_of(run, i.apply(scenario, value), "%s %s" % (i.name, end), mt_dops))
                              for end, value in i.ends] for i in ins}
     except exsim_runner.ExsimError as e:
         sys.stderr.write("tpcds_uncertainty: %s\n" % e)
@@ -522,14 +627,14 @@ def main(argv=None):
     rows = summarize(nominal, by_input)
     md = markdown(rows, ins)
     os.makedirs(os.path.join(args.out, "figures"), exist_ok=True)
-    atomic.write_text(os.path.join(args.out, "tpcds_uncertainty.md"),
-                      "# How sure the TPC-DS predictions are\n\nGenerated by tools/tpcds_uncertainty.py: each input "
+    atomic.write_text(os.path.join(args.out, "%s_uncertainty.md" % name),
+                      "# How sure the %s predictions are\n\nGenerated by tools/tpcds_uncertainty.py: each input "
                       "at each end of its range, the others nominal, every prediction simulated again; "
-                      "intervals combine the swings in quadrature. Predictions of the model, not measurements.\n\n" + md)
-    atomic.write_text(os.path.join(args.out, "tpcds_uncertainty.csv"), runs_csv(nominal, by_input))
-    tornado(rows, os.path.join(args.out, "figures", "tpcds_tornado.png"))
-    if args.readme:
-        update_readme(args.readme, md)
+                      "intervals combine the swings in quadrature. Predictions of the model, not measurements.\n\n"
+                      % title + md)
+    atomic.write_text(os.path.join(args.out, "%s_uncertainty.csv" % name), runs_csv(nominal, by_input))
+    tornado(rows, os.path.join(args.out, "figures", "%s_tornado.png" % name), title)
+    if page:
+        update_readme(page, md, name)
     print(md)
     return 0
-
