@@ -57,7 +57,7 @@ from analysis import results  # noqa: E402
 from common import atomic, exsim_runner  # noqa: E402
 from common import tables  # noqa: E402
 from common.tables import csv_text, markdown_table  # noqa: E402
-from common.figures import png_bytes  # noqa: E402
+from common.figures import place_labels, png_bytes  # noqa: E402
 from tools.tpcds import uncertainty  # noqa: E402  (the intervals, from its runs CSV)
 
 REPO = Path(__file__).resolve().parents[1]
@@ -393,14 +393,13 @@ def _label(r):
     return ", ".join(parts)
 
 
-# The series of the plot: (key, the settings its rows may differ from the baseline in, style,
-# where a point's label goes in points from the point); the last is the rows with the other
-# compression than the baseline's.
+# The series of the plot: (key, the settings its rows may differ from the baseline in, style); the
+# last is the rows with the other compression than the baseline's.
 SERIES = (
-    ("K", {"rpcs_in_flight_per_channel"}, dict(color="tab:blue", marker="o", ls="-"), (5, -11)),
-    ("buffer", {"data_stream_sender_buffer_size"}, dict(color="tab:orange", marker="s", ls="-"), (4, 6)),
+    ("K", {"rpcs_in_flight_per_channel"}, dict(color="tab:blue", marker="o", ls="-")),
+    ("buffer", {"data_stream_sender_buffer_size"}, dict(color="tab:orange", marker="s", ls="-")),
     ("compression", {"compression", "rpcs_in_flight_per_channel", "data_stream_sender_buffer_size"},
-     dict(color="tab:green", marker="^", ls=""), (7, -3)),
+     dict(color="tab:green", marker="^", ls="")),
 )
 # A span of change (percent) the runtime axes show at least, so that a workload K does not move is
 # drawn flat, not magnified to the last digit.
@@ -418,15 +417,16 @@ def series_name(key):
     return "LZ4 off" if b["compression"] == "true" else "LZ4 on"
 
 
-def _coinciding(members):
-    """The members as [(row, label)], a point drawn on top of the one before it (memory and runtime
-    within 0.1% and 0.01%) labelled with it, its label joined to that one's."""
+def _coinciding(members, runtime_tol=1e-4):
+    """The members as [(row, label)], a point drawn on top of the one before it (memory within 0.1%,
+    runtime within `runtime_tol` relative: 0.01%, or what a panel's scale makes as close) labelled
+    with it, its label joined to that one's."""
     out = []
     for r in members:
         if out:
             prev = out[-1][0]
             if (abs(r["memory_peak_query_mib"] / prev["memory_peak_query_mib"] - 1) < 1e-3
-                    and abs(r["runtime_s"] / prev["runtime_s"] - 1) < 1e-4):
+                    and abs(r["runtime_s"] / prev["runtime_s"] - 1) < runtime_tol):
                 out[-1] = (prev, out[-1][1] + "; " + _label(r))
                 continue
         out.append((r, _label(r)))
@@ -459,25 +459,27 @@ def predictions_figure(rows, intervals, title="", intervals_page=""):
         lo, hi = mid - MIN_SPAN_PCT / 2, mid + MIN_SPAN_PCT / 2
     fig, axes = plt.subplots(1, len(mts), figsize=(6.2 * len(mts), 5.0), squeeze=False)
     axes = axes[0]
+    panels = []
     for ax, mt in zip(axes, mts):
         here = [r for r in rows if r["mt_dop"] == mt]
         xs = [r["memory_peak_query_mib"] for r in here]
         x0, x1 = min(xs) / 1.3, max(xs) * 1.6
-        for key, allowed, style, offset in SERIES:
+        labels = []   # (point, text, color) of the panel, placed once its limits are set
+        lines = []
+        for key, allowed, style in SERIES:
             members = [r for r in here if set(_differs(r)) <= allowed
                        and (key == SERIES[-1][0]) == ("compression" in _differs(r))]
             members.sort(key=lambda r: r["memory_peak_query_mib"])
             if not any(_differs(r) for r in members) and key != SERIES[0][0]:
                 continue   # the baseline alone: drawn on the K line
-            ax.plot([r["memory_peak_query_mib"] for r in members], [r["runtime_s"] for r in members],
-                    label=series_name(key), markersize=6, zorder=3, **style)
+            xy = [(r["memory_peak_query_mib"], r["runtime_s"]) for r in members]
+            ax.plot([x for x, _ in xy], [y for _, y in xy], label=series_name(key), markersize=6, zorder=3, **style)
+            lines.append(xy)
             # the baseline is labelled once, on the K line
-            for r, label in _coinciding([r for r in members if _differs(r) or key == SERIES[0][0]]):
-                # a long label in the right half of the panel goes to the left of its point, inside
-                last = len(label) > 8 and math.log(r["memory_peak_query_mib"] / x0) > 0.5 * math.log(x1 / x0)
-                ax.annotate(label, (r["memory_peak_query_mib"], r["runtime_s"]), textcoords="offset points",
-                            xytext=(-offset[0], offset[1]) if last else offset, ha="right" if last else "left",
-                            fontsize=7.5, color=style["color"])
+            # points closer than 5% of the panel's height (a marker's size) are drawn on one another
+            for r, label in _coinciding([r for r in members if _differs(r) or key == SERIES[0][0]],
+                                        max(1e-4, 0.05 * (hi - lo) / 100)):
+                labels.append(((r["memory_peak_query_mib"], r["runtime_s"]), label, style["color"]))
         for r in here:
             iv = intervals.get(_key(r["cfg"]))
             if iv:
@@ -502,6 +504,7 @@ def predictions_figure(rows, intervals, title="", intervals_page=""):
             right.tick_params(labelsize=8)
         else:
             ax.set_ylim(bottom=0)
+        panels.append((ax, labels, lines))
     handles, labels = axes[0].get_legend_handles_labels()
     if intervals:
         handles.append(matplotlib.lines.Line2D([], [], color="black", lw=1, marker="_", markersize=8))
@@ -510,6 +513,11 @@ def predictions_figure(rows, intervals, title="", intervals_page=""):
     fig.suptitle("%s: runtime against sender memory, K, buffer size and LZ4 (predictions of the model)" % title,
                  fontsize=11)
     fig.tight_layout(rect=(0, 0.06, 1, 1))
+    # Labels last, where the laid-out panels show them: each where it covers no other label, point or
+    # line (common.figures.place_labels).
+    for ax, labels, lines in panels:
+        place_labels(ax, [p for p, _, _ in labels], [t for _, t, _ in labels], lines=lines,
+                     colors=[c for _, _, c in labels], fontsize=7.5)
     return fig
 
 
@@ -571,7 +579,9 @@ def main(argv=None):
             intervals, left = intervals_of(args.intervals, configs)
             for why in left:
                 print(f"predictions: interval left out of the plot: {why}", file=sys.stderr)
-        page = os.path.splitext(os.path.relpath(args.intervals, REPO))[0] + ".md" if args.intervals else ""
+        inside = os.path.abspath(args.intervals).startswith(str(REPO) + os.sep)
+        page = os.path.splitext(os.path.relpath(args.intervals, REPO) if inside else args.intervals)[0] + ".md" \
+            if args.intervals else ""
         atomic.write_bytes(out / "figures" / f"{name}_predictions.png",
                            png_bytes(predictions_figure(rows, intervals, title, page), dpi=100, tight=True))
         if args.readme:

@@ -285,3 +285,21 @@ def test_the_predictions_script_names_what_it_expects(tmp_path):
     assert proc.returncode == 2 and "usage: scripts/predictions.sh WORKLOAD [NAME]" in proc.stderr
     proc = subprocess.run([script, str(tmp_path / "none.json")], capture_output=True, text=True)
     assert proc.returncode == 2 and "none.json: no such file" in proc.stderr
+
+
+def test_a_crowd_of_nearly_equal_points_is_labelled_without_overlap(exsim):
+    """A workload K and the buffer move by hundredths of a percent: the points lie within a marker of
+    one another on the 2% span, so each series' crowd carries one joined label, and every label is
+    placed where it covers no other (common.figures.place_labels)."""
+    rows = tp.rows_of(committed_configs())
+    for i, r in enumerate(rows):
+        r["runtime_s"], r["memory_peak_query_mib"] = 100.0 + 0.01 * (i % 5), 384.0
+    fig = tp.predictions_figure(rows, {})
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    for ax in [ax for ax in fig.axes if ax.get_title().startswith("mt_dop=")]:
+        texts = [t.get_text() for t in ax.texts]
+        assert "K=1; K=2; K=3; K=4" in texts and len(texts) <= 5
+        boxes = [t.get_window_extent(renderer) for t in ax.texts]
+        assert not any(a.overlaps(b) for i, a in enumerate(boxes) for b in boxes[:i]), texts
+    plt.close(fig)
