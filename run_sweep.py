@@ -34,7 +34,7 @@ if not __package__:  # run as a script: the repository root on sys.path, as for 
     sys.path.insert(0, str(Path(__file__).resolve().parents[0]))
 
 from analysis import regress, results  # noqa: E402
-from common import atomic, exsim_runner  # noqa: E402
+from common import atomic, dask_client, exsim_runner  # noqa: E402
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
@@ -178,24 +178,12 @@ class DaskPool:
     """
 
     def __init__(self, address, jobs):
-        import logging
-
-        import cloudpickle
         import distributed  # only needed, and only paid for, with --dask
 
-        # Workers need neither this repository nor a shared file system: send the runner's code.
-        cloudpickle.register_pickle_by_value(exsim_runner)
-
-        self._cluster = None
-        if address == "local":
-            self._cluster = distributed.LocalCluster(
-                n_workers=1, threads_per_worker=jobs, processes=False,
-                dashboard_address=None, silence_logs=logging.ERROR)
-            address = self._cluster
         try:
-            self._client = distributed.Client(address, timeout="30s")
-        except OSError as e:
-            raise UsageError(f"--dask {address}: cannot reach the scheduler ({e})") from None
+            self._client, self._cluster = dask_client.connect(address, jobs)
+        except dask_client.DaskUnavailable as e:
+            raise UsageError(str(e)) from None
         self._futures = []
         self.as_completed = distributed.as_completed
 

@@ -11,11 +11,13 @@
 #include "output/fields.hpp"
 #include "output/results.hpp"
 #include "output/summary.hpp"
+#include "sim/simulation.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include <sys/resource.h>
+#include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -39,7 +41,7 @@ const char* const kUsage = R"(exsim - discrete-event simulator of Apache Impala'
 
 Usage:
   exsim run [SCENARIO] [--set NAME=VALUE]... [--output FILE] [--summary [--format F] [--top N]]
-            [--timing] [--progress | --no-progress] [--jobs N]
+            [--timing] [--progress | --no-progress] [--jobs N | --dask ADDRESS]
   exsim validate SCENARIO [--set NAME=VALUE]...
   exsim migrate SCENARIO [--output FILE]
   exsim explain [SCENARIO] [--set NAME=VALUE]... [--format text|json]
@@ -124,15 +126,22 @@ Options:
                     second (default when stderr is a terminal; --no-progress turns it off).
   --jobs N          With query_order "sequential", simulate N queries at once in child
                     processes (0 = one per core); the results do not depend on N.
+  --dask ADDRESS    With query_order "sequential", simulate the queries on the Dask cluster
+                    at ADDRESS (tcp://host:8786, or local), in shares, and merge them here:
+                    the same results as a local run (tools/dask_run.py; the workers need
+                    exsim at the same path). Its plumbing, for other schedulers:
+                    --query-share K/N writes the parts of share K of N of the queries;
+                    --from-parts DIR makes the results of the shares written in DIR.
 
 Exit status: 0 success, 2 bad input (the message names the file and JSON path) or a
 missing dependency (profile import, compare and diff need /usr/bin/python3, and
 python3-thrift for profile logs), 1 internal error.
 )";
 
-// profile import, compare, diff: replace this process with the system Python running the
-// project's package, the source directory first on its module path.
-int exec_python_tool(int argc, char** argv) {
+// profile import, compare, diff (module tools.impala_profile) and run --dask (tools.dask_run):
+// replace this process with the system Python running the project's module, the source directory
+// first on its module path.
+int exec_python_tool(int argc, char** argv, const char* module) {
   if (access(EXSIM_PYTHON, X_OK) != 0) {
     std::cerr << "exsim: " << argv[1] << ": needs " << EXSIM_PYTHON
               << " (Debian's python3, and python3-thrift for profile logs): apt-get install python3 "
@@ -147,7 +156,7 @@ int exec_python_tool(int argc, char** argv) {
   const ssize_t n = readlink("/proc/self/exe", self.data(), self.size() - 1);
   if (n > 0 && !std::getenv("EXSIM")) setenv("EXSIM", self.substr(0, static_cast<size_t>(n)).c_str(), 1);
   std::vector<char*> args{const_cast<char*>(EXSIM_PYTHON), const_cast<char*>("-P"), const_cast<char*>("-m"),
-                          const_cast<char*>("tools.impala_profile")};
+                          const_cast<char*>(module)};
   for (int i = 1; i < argc; ++i)
     args.push_back(argv[i]);
   args.push_back(nullptr);
@@ -156,9 +165,9 @@ int exec_python_tool(int argc, char** argv) {
   return kExitBadInput;
 }
 
-const std::vector<std::string> kOptions{"--set",  "--output", "--summary",  "--format",
-                                        "--top",  "--timing", "--progress", "--no-progress",
-                                        "--jobs", "--help",   "--version"};
+const std::vector<std::string> kOptions{"--set",  "--output", "--summary",  "--format",     "--top",
+                                        "--timing", "--progress", "--no-progress", "--jobs", "--dask",
+                                        "--query-share", "--from-parts", "--help", "--version"};
 const std::vector<std::string> kCommands{"run",    "validate", "explain", "migrate", "summary", "schema",
                                          "params", "fields",   "profile", "compare", "diff"};
 
@@ -212,6 +221,8 @@ struct Args {
   bool timing = false;
   int progress = -1; // -1: when stderr is a terminal
   int jobs = 1;
+  long share = -1, shares = 0; // --query-share K/N: simulate share K of N of the queries, write their parts
+  std::string from_parts;       // --from-parts DIR: the results of the parts there, not a simulation
 };
 
 Args parse_args(int argc, char** argv) {
@@ -249,7 +260,21 @@ Args parse_args(int argc, char** argv) {
             fmt::format("--jobs {}: expected a number of processes (0 = one per core)", v));
       a.jobs = std::stoi(v);
       if (a.jobs == 0) a.jobs = static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
-    } else if (arg == "--progress")
+    } else if (arg == "--query-share") {
+      const std::string v = value(arg);
+      const size_t slash = v.find('/');
+      const std::string k = v.substr(0, slash), n = slash == std::string::npos ? "" : v.substr(slash + 1);
+      auto digits = [](const std::string& t) {
+        return !t.empty() && t.size() <= 6 && t.find_first_not_of("0123456789") == std::string::npos;
+      };
+      if (!digits(k) || !digits(n) || std::stol(n) < 1 || std::stol(k) >= std::stol(n))
+        throw exsim::InputError(
+            fmt::format("--query-share {}: expected K/N, share K (from 0) of N shares, e.g. 0/4", v));
+      a.share = std::stol(k);
+      a.shares = std::stol(n);
+    } else if (arg == "--from-parts")
+      a.from_parts = value(arg);
+    else if (arg == "--progress")
       a.progress = 1;
     else if (arg == "--no-progress")
       a.progress = 0;
@@ -380,11 +405,71 @@ void check_command_args(Args& a) {
         fmt::format("{}: unexpected extra argument; {} takes no file (see exsim --help)", a.scenario, a.command));
 }
 
+// A workload's queries in shares, elsewhere (tools/dask_run.py): --query-share K/N simulates share K
+// and writes its queries' parts; --from-parts DIR makes the results of the shares written there.
+std::vector<std::string> read_parts(const exsim::Scenario& sc, const std::string& dir) {
+  std::vector<std::string> parts(sc.queries.size());
+  std::vector<std::string> files;
+  DIR* d = opendir(dir.c_str());
+  if (!d) throw file_error(dir, "--from-parts: cannot read the folder of query shares", errno);
+  while (const dirent* e = readdir(d)) {
+    const std::string name = e->d_name;
+    if (name.size() > 5 && name.compare(name.size() - 5, 5, ".json") == 0) files.push_back(dir + "/" + name);
+  }
+  closedir(d);
+  std::sort(files.begin(), files.end());
+  for (const std::string& path : files) {
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream text;
+    text << in.rdbuf();
+    try {
+      for (const nlohmann::json& entry : nlohmann::json::parse(text.str())) {
+        const size_t q = entry.at("index").get<size_t>();
+        if (q >= parts.size() || !parts[q].empty())
+          throw exsim::InputError(fmt::format("{}: --from-parts: query index {} is {}", path, q,
+                                              q >= parts.size() ? "not in the scenario" : "in two shares"));
+        parts[q] = entry.at("part").dump();
+      }
+    } catch (const nlohmann::json::exception& e) {
+      throw exsim::InputError(fmt::format("{}: --from-parts: not a share `exsim run --query-share` wrote: {}", path,
+                                          e.what()));
+    }
+  }
+  for (size_t q = 0; q < parts.size(); ++q)
+    if (parts[q].empty())
+      throw exsim::InputError(fmt::format("{}: --from-parts: no share holds query {} (\"{}\")", dir, q,
+                                          sc.queries[q].name));
+  return parts;
+}
+
+void check_parts_args(const Args& a, const exsim::Scenario& sc) {
+  if (a.share < 0 && a.from_parts.empty()) return;
+  const char* option = a.share >= 0 ? "--query-share" : "--from-parts";
+  if (a.share >= 0 && !a.from_parts.empty())
+    throw exsim::InputError("--query-share and --from-parts: one or the other (a share, or the results of shares)");
+  if (sc.remote_scan || sc.query_order != exsim::QueryOrder::sequential)
+    throw exsim::InputError(fmt::format("{}: only for a workload whose queries run one after another "
+                                        "(query_order \"sequential\"): each is simulated alone",
+                                        option));
+  if (a.share >= 0 && (a.summary || a.timing || a.jobs != 1))
+    throw exsim::InputError("--query-share: writes its queries' parts, not results: no --summary, --timing or --jobs");
+}
+
 int run(const Args& a) {
   const std::string path = a.scenario.empty() ? std::string(EXSIM_DEFAULT_SCENARIO) : a.scenario;
   const exsim::Scenario sc = exsim::load_scenario(path, a.overrides);
   check_memory(sc, path);
+  check_parts_args(a, sc);
   if (!a.output.empty()) check_output_path(a.output);
+  if (a.share >= 0) {
+    const std::string part =
+        exsim::query_share(sc, static_cast<size_t>(a.share), static_cast<size_t>(a.shares)) + "\n";
+    if (a.output.empty())
+      std::cout << part;
+    else
+      write_atomically(a.output, part);
+    return kExitOk;
+  }
   const exsim::ScenarioKind& kind = exsim::kind_of(sc);
   const std::string note = kind.note(sc);
   if (!note.empty()) std::cerr << note << "\n";
@@ -392,7 +477,20 @@ int run(const Args& a) {
   const bool progress = a.progress == 1 || (a.progress == -1 && isatty(STDERR_FILENO));
   // The simulation returns the models' counters; output/ makes the results document of them.
   uint64_t events = 0; // the models' events (0 where a kind does not count them)
-  const nlohmann::json results = kind.run(sc, {progress, a.jobs}, events);
+  nlohmann::json results;
+  try {
+    results = kind.run(sc, {progress, a.jobs, a.from_parts.empty() ? std::vector<std::string>{}
+                                                                   : read_parts(sc, a.from_parts)},
+                       events);
+  } catch (const nlohmann::json::exception& e) {
+    if (a.from_parts.empty()) throw;
+    throw exsim::InputError(fmt::format("--from-parts {}: a part is not one `exsim run --query-share` of this "
+                                        "scenario wrote: {}",
+                                        a.from_parts, e.what()));
+  } catch (const std::invalid_argument& e) {
+    if (a.from_parts.empty()) throw;
+    throw exsim::InputError(fmt::format("--from-parts {}: {}", a.from_parts, e.what()));
+  }
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const std::string text = results.dump(2) + "\n";
   if (!a.output.empty()) write_atomically(a.output, text);
@@ -439,7 +537,11 @@ int print_table(const Args& a, const nlohmann::json& for_programs, const std::st
 int run_command(int argc, char** argv) {
   if (argc > 1 && (std::strcmp(argv[1], "profile") == 0 || std::strcmp(argv[1], "compare") == 0 ||
                    std::strcmp(argv[1], "diff") == 0))
-    return exec_python_tool(argc, argv);
+    return exec_python_tool(argc, argv, "tools.impala_profile");
+  if (argc > 1 && std::strcmp(argv[1], "run") == 0)
+    for (int i = 2; i < argc; ++i)
+      if (std::strcmp(argv[i], "--dask") == 0 || std::strncmp(argv[i], "--dask=", 7) == 0)
+        return exec_python_tool(argc, argv, "tools.dask_run");
   try {
     Args a = parse_args(argc, argv);
     if (a.command.empty() || a.command == "--help" || a.command == "-h" || a.command == "help") {

@@ -18,7 +18,7 @@ namespace {
 
 // Exchanges and whole queries: the queries' fragments on the executors' cores.
 nlohmann::json run_workload(const Scenario& sc, const RunOptions& o, uint64_t& events) {
-  const WorkloadRun run = simulate(sc, o.progress, o.jobs);
+  const WorkloadRun run = o.parts.empty() ? simulate(sc, o.progress, o.jobs) : merge_parts(sc, o.parts);
   events = run.events;
   return results_document(sc, run);
 }

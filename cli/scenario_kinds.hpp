@@ -21,6 +21,7 @@ namespace exsim {
 struct RunOptions {
   bool progress = false;
   int jobs = 1;
+  std::vector<std::string> parts; // a part of every query (run --from-parts): merged, not simulated
 };
 
 struct ScenarioKind {

@@ -162,14 +162,14 @@ std::vector<size_t> launch_order(const Scenario& sc) {
   return order;
 }
 
-WorkloadRun simulate_in_sequence(const Scenario& sc, bool progress, int jobs) {
-  const std::vector<size_t> order = launch_order(sc);
+// The parts of the queries `order` (each simulated alone in a child process, `jobs` at a time), by
+// query index; the queries not in `order` keep an empty part.
+std::vector<std::string> simulate_parts(const Scenario& sc, const std::vector<size_t>& order, bool progress, int jobs) {
   char dir_template[] = "/tmp/exsim-queries.XXXXXX";
   const char* dir = mkdtemp(dir_template);
   if (!dir) throw std::runtime_error("cannot create a temporary directory for the query processes");
   auto part_path = [&](size_t q) { return fmt::format("{}/query-{}.json", dir, q); };
-  WorkloadRun run;
-  run.queries.resize(sc.queries.size());
+  std::vector<std::string> parts(sc.queries.size());
   std::map<pid_t, size_t> running;
   const pid_t parent = getpid();
   size_t next = 0, done = 0;
@@ -187,8 +187,7 @@ WorkloadRun simulate_in_sequence(const Scenario& sc, bool progress, int jobs) {
         int code = 0;
         std::string text;
         try {
-          const WorkloadRun one = run_queries(sc, {q}, false);
-          text = nlohmann::json{{"run", one.queries.at(0)}, {"events", one.events}}.dump();
+          text = query_part(sc, q);
         } catch (const std::exception& e) {
           text = e.what();
           code = 3;
@@ -211,14 +210,61 @@ WorkloadRun simulate_in_sequence(const Scenario& sc, bool progress, int jobs) {
         failure = fmt::format("query \"{}\": {}", sc.queries[q].name, text.empty() ? "its process died" : text);
       continue;
     }
-    const nlohmann::json part = nlohmann::json::parse(text);
-    part.at("run").get_to(run.queries[q]);
-    run.events += part.at("events").get<uint64_t>();
-    if (progress) std::fprintf(stderr, "\rexsim: %zu/%zu queries simulated ", ++done, sc.queries.size());
+    parts[q] = text;
+    if (progress) std::fprintf(stderr, "\rexsim: %zu/%zu queries simulated ", ++done, order.size());
   }
   rmdir(dir);
   if (progress) std::fprintf(stderr, "\n");
   if (!failure.empty()) throw std::runtime_error(failure);
+  return parts;
+}
+
+WorkloadRun simulate_in_sequence(const Scenario& sc, bool progress, int jobs) {
+  return merge_parts(sc, simulate_parts(sc, launch_order(sc), progress, jobs));
+}
+
+} // namespace
+
+std::string query_part(const Scenario& sc, size_t q) {
+  if (q >= sc.queries.size())
+    throw std::invalid_argument(fmt::format("query {}: the scenario has {} queries", q, sc.queries.size()));
+  const WorkloadRun one = run_queries(sc, {q}, false);
+  return nlohmann::json{{"query", sc.queries[q].name}, {"run", one.queries.at(0)}, {"events", one.events}}.dump();
+}
+
+std::vector<size_t> share_queries(const Scenario& sc, size_t share, size_t shares) {
+  if (shares == 0 || share >= shares)
+    throw std::invalid_argument(fmt::format("share {} of {}: expected a share from 0 to {}", share, shares,
+                                            shares == 0 ? 0 : shares - 1));
+  const std::vector<size_t> order = launch_order(sc);
+  std::vector<size_t> mine;
+  for (size_t i = share; i < order.size(); i += shares)
+    mine.push_back(order[i]);
+  return mine;
+}
+
+std::string query_share(const Scenario& sc, size_t share, size_t shares) {
+  const std::vector<size_t> mine = share_queries(sc, share, shares);
+  const std::vector<std::string> parts = simulate_parts(sc, mine, false, 1);
+  nlohmann::json out = nlohmann::json::array();
+  for (size_t q : mine)
+    out.push_back({{"index", q}, {"part", nlohmann::json::parse(parts[q])}});
+  return out.dump();
+}
+
+WorkloadRun merge_parts(const Scenario& sc, const std::vector<std::string>& parts) {
+  if (parts.size() != sc.queries.size())
+    throw std::invalid_argument(fmt::format("{} query parts for {} queries", parts.size(), sc.queries.size()));
+  WorkloadRun run;
+  run.queries.resize(sc.queries.size());
+  for (size_t q = 0; q < parts.size(); ++q) {
+    const nlohmann::json part = nlohmann::json::parse(parts[q]);
+    if (part.at("query").get<std::string>() != sc.queries[q].name)
+      throw std::invalid_argument(fmt::format("query part {} is of query \"{}\", expected \"{}\"", q,
+                                              part.at("query").get<std::string>(), sc.queries[q].name));
+    part.at("run").get_to(run.queries[q]);
+    run.events += part.at("events").get<uint64_t>();
+  }
   // Each query starts when the previous one ended.
   double offset = 0;
   for (size_t q = 0; q < sc.queries.size(); ++q) {
@@ -232,8 +278,6 @@ WorkloadRun simulate_in_sequence(const Scenario& sc, bool progress, int jobs) {
   }
   return run;
 }
-
-} // namespace
 
 WorkloadRun simulate(const Scenario& scenario, bool progress, int jobs) {
   if (scenario.remote_scan) throw std::logic_error("simulate: a remote scan runs with run_remote_scan");
