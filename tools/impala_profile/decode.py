@@ -145,6 +145,12 @@ def _read_json(path, data):
                 raise ProfileError(f"{path}: truncated JSON: the file ends inside a value (line {e.lineno}, "
                                    f"{e.msg})") from None
             raise ProfileError(f"{path}: invalid JSON at line {e.lineno} column {e.colno}: {e.msg}") from None
+        if isinstance(obj, list) and len(objs) == 0 and i >= len(text.rstrip()):
+            # impala-profile-tool's pretty JSON of a log: one array of its profiles
+            if not obj:
+                raise ProfileError(f"{path}: an empty JSON array: no profile in it")
+            objs.extend(obj)
+            break
         objs.append(obj)
     docs = []
     for k, obj in enumerate(objs):

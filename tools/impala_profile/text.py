@@ -45,6 +45,10 @@ _TOTAL_RE = re.compile(r":\(Total: [^()]*\)$")
 _AGG_SUFFIX_RE = re.compile(r" \[\d+ instances?\]$")
 _INDEX_SUFFIX_RE = re.compile(r"\[[\d, \-]+\]$")
 _INSTANCE_LIST_RE = re.compile(r"^\[(\d+)\] (Instance \S+ \(host=[^)]+\))$")
+# The extended text of an aggregated profile (Impala 4.x on, AggregatedRuntimeProfile with an
+# EXTENDED verbosity) follows a summary statistic's merged line with one row an instance, the index
+# first: '[3]   - RowBatchMemPoolAllocBytes: 0 (Number of samples: 0)'.
+_INSTANCE_VALUE_RE = re.compile(r"^\[\d+\]\s+- ")
 _SERIES_RE = re.compile(r"^(.*?)(?:\[[\d, \-]+\])? ?\((\d[\d.]*(?:ns|us|ms|s))\)$")
 _FRAGMENT_RE = re.compile(r"^(?:Averaged |Coordinator )?Fragment F\d+$")
 _ID_RE = re.compile(r"\(id=(\d+)\)")
@@ -323,6 +327,8 @@ def _read_query(path, lines, first, end, base):
                 node.info[key] += "\n" + (raw[base:] if len(raw) - len(raw.lstrip(" ")) >= base else raw.lstrip(" "))
             continue
         what, payload = kind
+        if what == "instance value":
+            continue   # one instance's value of the summary statistic above: the merged line is read
         if what == "event":
             label, ts = payload
             seq[1].append((label, ts))
@@ -436,7 +442,8 @@ def _read_query(path, lines, first, end, base):
 
 def _classify(s, ind, stack, seq, subunits=False):
     """What line s at indentation ind is: ('event', (label, ns)), ('counter', (name, value)),
-    ('header', name), ('info', (key, value)), ('instances', None), ('instance', name), or None
+    ('header', name), ('info', (key, value)), ('instances', None), ('instance', name), ('instance value',
+    None) for one instance's row under a summary statistic of the extended aggregated text, or None
     when the layout puts nothing there (a continuation of a multi-line info string)."""
     if ind < 0:
         return None
@@ -460,6 +467,8 @@ def _classify(s, ind, stack, seq, subunits=False):
             else:
                 return None
         return "counter", (name.strip(), value)
+    if _INSTANCE_VALUE_RE.match(s):
+        return "instance value", None
     m = _INSTANCE_LIST_RE.match(s)
     if m:
         return "instance", m.group(2)
