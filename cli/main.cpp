@@ -308,6 +308,14 @@ bool write_all(std::FILE* out, const std::string& text) {
 void write_atomically(const std::string& requested, const std::string& text) {
   std::string path = requested;
   struct stat st {};
+  // What the name reaches, links followed by the system: a pipe or a terminal behind /dev/stdout (a
+  // link to /proc/self/fd/1, whose own target is no path) is written through.
+  if (stat(requested.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+    std::FILE* out = std::fopen(requested.c_str(), "wb");
+    if (!out) throw file_error(requested, "cannot write the results file", errno);
+    if (!write_all(out, text)) throw file_error(requested, "writing the results failed", errno);
+    return;
+  }
   for (int links = 0; lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode); ++links) { // to the link's target
     if (links == 40) throw file_error(requested, "cannot write the results file", ELOOP);
     std::string target(4096, '\0');

@@ -91,6 +91,8 @@ PathPlace place_of(Section s, const std::string& key, int version) {
     if (key == "fragments") return {K::array_of_objects, Section::fragment};
     if (key == "exchanges") return {K::array_of_objects, Section::exchange};
     if (key == "parallel") return {K::object, Section::plan};
+    if (key == "flags" && s == Section::query) return {K::object, Section::flags};
+    if (key == "costs" && s == Section::query) return {K::object, Section::costs};
   }
   if (s == Section::fragment) {
     if (key == "root") return {K::object, Section::op};
@@ -196,6 +198,15 @@ std::string apply_override(json& doc, const Override& o) {
     }
   }
   *node = value;
+  // A flag or a cost set on the command line is a what-if for the whole run: the queries that set
+  // it themselves (their query options, their measured costs) take it too. An exchange's own flags
+  // still win.
+  if (tokens.size() == 2 && !tokens[0].is_index && (tokens[0].key == "flags" || tokens[0].key == "costs") &&
+      doc.contains("queries") && doc["queries"].is_array())
+    for (json& q : doc["queries"])
+      if (q.is_object() && q.contains(tokens[0].key) && q[tokens[0].key].is_object() &&
+          q[tokens[0].key].contains(tokens[1].key))
+        q[tokens[0].key][tokens[1].key] = value;
   return walked;
 }
 

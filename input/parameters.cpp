@@ -420,7 +420,8 @@ json scenario_schema() {
   const json exchanges = {{"type", "array"}, {"items", query_exchange}};
   const json plan = object_schema(Section::plan, {{"fragments", fragments}, {"exchanges", exchanges}});
   const json query =
-      object_schema(Section::query, {{"fragments", fragments}, {"exchanges", exchanges}, {"parallel", plan}});
+      object_schema(Section::query, {{"fragments", fragments}, {"exchanges", exchanges}, {"parallel", plan},
+                                     {"flags", flags}, {"costs", object_schema(Section::costs)}});
   const json exchange_form = object_schema(Section::scenario, {{"cluster", object_schema(Section::cluster)},
                                                {"flags", flags},
                                                {"costs", object_schema(Section::costs)},

@@ -448,6 +448,21 @@ void parse_plan(const json& plan, const std::string& plan_path, QuerySpec& q, co
 
 } // namespace
 
+// A query's own values of a section (its flags, its costs): `own` bound over the scenario's `base`.
+template <class T> T own_over(Section section, const T& base, const json& own) {
+  T out = base;
+  bind_given(section, own, out);
+  return out;
+}
+
+// The results' echo of a query's own values: the keys it gives, as the run read them.
+json own_echo(const json& echo, const json& own) {
+  json out = json::object();
+  for (const auto& [k, v] : own.items())
+    if (echo.contains(k)) out[k] = echo.at(k);
+  return out;
+}
+
 json read_queries(const json& queries_json, const json& defaults, int version, int first_exchange_index,
                   std::set<std::string> names, Scenario& sc, Errors& err) {
   json query_settings = json::array();
@@ -462,12 +477,31 @@ json read_queries(const json& queries_json, const json& defaults, int version, i
       err.add(qp + ".name", "expected a non-empty string");
     else if (!names.insert(q.name).second)
       err.add(qp + ".name", fmt::format("duplicate query name \"{}\"", q.name));
-    q.startup_s = sc.costs.query_startup_s;
     if (qj.contains("expected") && !qj.at("expected").empty()) q.expected_json = qj.at("expected").dump();
-    const bool parallel = sc.flags.mt_dop > 0 && qj.contains("parallel") && !qj.at("parallel").is_null();
+    // The query's own flags (its query options) and costs over the scenario's; its exchanges' own
+    // flags over both.
+    const json& own_flags = qj.at("flags");
+    const json& own_costs = qj.at("costs");
+    for (const auto& [k, v] : own_flags.items())
+      if (find_param(Section::flags, k, version)->daemon_wide)
+        err.add(qp + ".flags." + k, "a daemon-wide setting (the pools are shared by every query on a daemon): set "
+                                    "it in the top-level flags");
+    const Flags flags = own_over(Section::flags, sc.flags, own_flags);
+    const OperatorCosts costs = own_over(Section::costs, sc.costs, own_costs);
+    GivenKeys given = global_flags.given;
+    given.add(given_keys(Section::flags, own_flags, version));
+    if (!own_flags.empty()) {
+      check_window_flags(flags, qp + ".flags", err);
+      q.flags = flags;
+    }
+    if (!own_costs.empty()) q.costs = costs;
+    q.startup_s = costs.query_startup_s;
+    const GlobalFlags query_flags{flags, given};
+    const int mt_dop = flags.mt_dop;
+    const bool parallel = mt_dop > 0 && qj.contains("parallel") && !qj.at("parallel").is_null();
     const json& plan = parallel ? qj.at("parallel") : qj;
     json settings;
-    parse_plan(plan, parallel ? qp + ".parallel" : qp, q, defaults, global_flags, sc.cluster, sc.flags.mt_dop, version,
+    parse_plan(plan, parallel ? qp + ".parallel" : qp, q, defaults, query_flags, sc.cluster, mt_dop, version,
                exchange_index, settings, err);
     // The plan this mt_dop does not select is checked too, or its errors would wait for the sweep
     // point that selects it: `fragments` as it runs at mt_dop 0; `parallel` at mt_dop 1, without
@@ -477,10 +511,16 @@ json read_queries(const json& queries_json, const json& defaults, int version, i
       other.name = q.name;
       int other_index = exchange_index;
       json other_settings;
-      parse_plan(parallel ? qj : qj.at("parallel"), parallel ? qp : qp + ".parallel", other, defaults, global_flags,
+      parse_plan(parallel ? qj : qj.at("parallel"), parallel ? qp : qp + ".parallel", other, defaults, query_flags,
                  sc.cluster, parallel ? 0 : 1, version, other_index, other_settings, err, parallel);
     }
     settings["name"] = q.name;
+    if (!own_flags.empty())
+      settings["flags"] = own_echo(echo_fields(Section::flags, flags, version, given_keys(Section::flags, own_flags, version)),
+                                   own_flags);
+    if (!own_costs.empty())
+      settings["costs"] = own_echo(echo_fields(Section::costs, costs, version, given_keys(Section::costs, own_costs, version)),
+                                   own_costs);
     query_settings.push_back(settings);
     sc.queries.push_back(std::move(q));
   }

@@ -135,6 +135,10 @@ Forms check_structure(const json& doc, int version, Errors& err) {
     check_object(Section::query, forms.queries[i], qp, err, version);
     if (forms.queries[i].is_object() && forms.queries[i].contains("parallel"))
       check_object(Section::plan, forms.queries[i]["parallel"], qp + ".parallel", err, version);
+    if (forms.queries[i].is_object() && forms.queries[i].contains("flags"))
+      check_object(Section::flags, forms.queries[i]["flags"], qp + ".flags", err, version);
+    if (forms.queries[i].is_object() && forms.queries[i].contains("costs"))
+      check_object(Section::costs, forms.queries[i]["costs"], qp + ".costs", err, version);
   }
   err.throw_if_any();
   if (forms.exchanges.empty() && forms.queries.empty())

@@ -153,7 +153,8 @@ std::vector<size_t> launch_order(const Scenario& sc) {
     }
     for (const FragmentSpec& f : query.fragments)
       for (const OpSpec& o : f.ops)
-        if (o.kind == OpKind::scan) work[q] += o.rows / static_cast<double>(sc.flags.batch_size);
+        if (o.kind == OpKind::scan)
+          work[q] += o.rows / static_cast<double>((query.flags ? *query.flags : sc.flags).batch_size);
   }
   std::vector<size_t> order(sc.queries.size());
   for (size_t q = 0; q < order.size(); ++q)

@@ -34,6 +34,12 @@ void add_query_level_rows(std::vector<ParamSpec>& t) {
   t.push_back(P(S::query, "parallel", T::object, "", null, none, none,
                 "the plan run at mt_dop > 0: {\"fragments\": [...], \"exchanges\": [...]} (Impala plans "
                 "differently then: separate join-build fragments, the planner's mt_dop costing)"));
+  t.push_back(P(S::query, "flags", T::object, "", json::object(), none, none,
+                "this query's own flags (its query options, such as mt_dop): over the scenario's flags, "
+                "under its exchanges' own; `--set` of a flag sets it for every query too"));
+  t.push_back(P(S::query, "costs", T::object, "", json::object(), none, none,
+                "this query's own costs (its operators' CPU per row as its profile measured them): over the "
+                "scenario's costs; `--set` of a cost sets it for every query too"));
   t.push_back(P(S::query, "expected", T::object, "", json::object(), none, none,
                 "measured values to compare with (e.g. runtime_s); copied to the results"));
   t.push_back(required(P(S::plan, "fragments", T::array, "", null, 1, none, "the fragments of the plan")));

@@ -7,6 +7,7 @@
 #include "models/exchange/exchange_spec.hpp"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -108,6 +109,10 @@ struct QuerySpec {
   std::vector<ExchangeSpec> exchanges;
   double startup_s = 0;        // before any fragment starts (costs.query_startup_s; exchange-only: 0)
   std::string expected_json;   // measured values to compare with ("" or a JSON object)
+  // The flags it runs with when it has its own (the scenario's with its own over them); unset:
+  // the workload's.
+  std::optional<Flags> flags;
+  std::optional<OperatorCosts> costs; // the same for its operators' costs
 };
 
 } // namespace exsim

@@ -979,11 +979,6 @@ def build_scenario(queries, source, skipped=()):
             if name not in OPTIONS_USED:
                 imp.ignore(f"query option {name}={value}" + (f" (query {q.id})" if len(queries) > 1 else ""),
                            "not a parameter of the model")
-        for name in ("MT_DOP", "BATCH_SIZE", "NUM_SCANNER_THREADS"):
-            if q is not first and q.option(name) != first.option(name):
-                imp.ignore(f"query {q.id} option {name}={q.option(name)}",
-                           f"the scenario's flags are shared by its queries: the first query's "
-                           f"{first.option(name)} is used")
     for q in skipped:
         what = " ".join((q.statement or q.query_type).split())[:60]
         imp.ignore(f"query {q.id} ({what!r})", _why_skipped(q))
@@ -1044,6 +1039,11 @@ def build_scenario(queries, source, skipped=()):
                  "source": f"{q.where}: {q.encoding}; {q.impala_version or 'Impala version not recorded'}; "
                            f"{len(q.hosts)} daemon(s), mt_dop={qm}; "
                            + re.sub(r"\s+", " ", q.statement)[:200]}
+        own_x_costs = {}
+        if len(queries) > 1:
+            entry.update(_own_settings(q, flags, costs, first, default_batch, source))
+            own_x_costs = {k: v for k, v in measure_exchange_costs(Importer([q], source)).items()
+                           if exchange_defaults.get(k) != v}
         if qm > 0:
             frags0, _, pinned0 = plan_json(imp, q, qm, False, cluster["executors"])
             xs0 = exchanges_json(imp, q, False, sender_buffer, pooled, pinned0)
@@ -1059,6 +1059,10 @@ def build_scenario(queries, source, skipped=()):
             entry["fragments"], why, pinned = plan_json(imp, q, 0, True, cluster["executors"])
             entry["exchanges"] = exchanges_json(imp, q, True, sender_buffer, pooled, pinned)
         placement_notes[q.id] = why
+        for plan in (entry, entry.get("parallel") or {}):
+            for x in plan.get("exchanges", []):
+                for k, v in own_x_costs.items():
+                    x.setdefault(k, v)
         entry["expected"] = expected_query(q)
         a, b = q.runtime_events()
         if (a, b) != ("Query submitted", "Last row fetched"):
@@ -1104,6 +1108,14 @@ def build_scenario(queries, source, skipped=()):
     name, origin = _name_and_origin(source)
     desc = (f"Impala query {first.id} imported from {origin}"
             if len(queries) == 1 else f"{len(queries)} Impala queries imported from {origin}")
+    if any("costs" in e or "flags" in e for e in out_queries):
+        imp.derivations["queries' own flags and costs"] = (
+            "each query keeps the query options it ran with (MT_DOP, BATCH_SIZE, NUM_SCANNER_THREADS, where they "
+            "differ from the first query's, which are the top-level flags) and the CPU costs measured on its own "
+            "operators, senders and receivers, start-up and codegen (where they differ from the top-level ones, "
+            "pooled over every query): the queries of a workload run different expressions, and may come from "
+            "other builds or machines, so pooled costs would move time between them. `--set` of a flag or a "
+            "cost still sets it for every query")
     sc = {"schema_version": SCHEMA_VERSION, "name": name, "description": desc, "seed": 1,
           "provenance": provenance}
     if len(queries) > 1:
@@ -1114,6 +1126,24 @@ def build_scenario(queries, source, skipped=()):
     sc["exchange_defaults"] = exchange_defaults
     sc["queries"] = out_queries
     return sc
+
+
+def _own_settings(q, flags, costs, first, default_batch, source):
+    """A workload query's own `flags` (its query options that differ from the workload's) and `costs`
+    (those measured on its own operators that differ from the pooled ones), each only when it has some."""
+    out = {}
+    own_flags = {}
+    for name, key, default in (("MT_DOP", "mt_dop", 0), ("BATCH_SIZE", "batch_size", default_batch),
+                               ("NUM_SCANNER_THREADS", "num_scanner_threads", 0)):
+        value = _int_option(q, name, 0) or default
+        if value != flags.get(key, default):
+            own_flags[key] = value
+    if own_flags:
+        out["flags"] = own_flags
+    own_costs = {k: v for k, v in measure_costs(Importer([q], source)).items() if costs.get(k) != v}
+    if own_costs:
+        out["costs"] = own_costs
+    return out
 
 
 def _absent_counters(q):

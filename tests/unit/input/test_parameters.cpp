@@ -184,11 +184,12 @@ TEST_CASE("every fault row sets one member of FaultSpec, and every member is set
 
 TEST_CASE("a query's name is set by its row, the rest of QuerySpec by the parser", "[unit][parameters]") {
   // exchange_only: the form; fragments and exchanges: the plan; startup_s: costs.query_startup_s;
-  // expected_json: the `expected` object's text.
+  // expected_json: the `expected` object's text; flags and costs: the query's own objects bound over
+  // the scenario's sections.
   check_binds_every_member<QuerySpec>(Section::query, 1,
                                       offsets_of(&QuerySpec::exchange_only, &QuerySpec::fragments,
                                                  &QuerySpec::exchanges, &QuerySpec::startup_s,
-                                                 &QuerySpec::expected_json));
+                                                 &QuerySpec::expected_json, &QuerySpec::flags, &QuerySpec::costs));
   check_each_row_sets_its_member<QuerySpec>(Section::query);
 }
 
