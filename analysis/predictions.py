@@ -483,8 +483,11 @@ def predictions_figure(rows, intervals, title="", intervals_page=""):
         for r in here:
             iv = intervals.get(_key(r["cfg"]))
             if iv:
+                # an interval is made from runs whose runtimes the CSV keeps to the millisecond: a
+                # point by a rounding outside it sits on its end
                 ax.errorbar([r["memory_peak_query_mib"]], [r["runtime_s"]], fmt="none", color="black", lw=1,
-                            capsize=4, zorder=2, yerr=[[r["runtime_s"] - iv[0]], [iv[1] - r["runtime_s"]]])
+                            capsize=4, zorder=2, yerr=[[max(0.0, r["runtime_s"] - iv[0])],
+                                                       [max(0.0, iv[1] - r["runtime_s"])]])
         ax.set_xscale("log")
         ax.xaxis.set_major_locator(matplotlib.ticker.LogLocator(subs=(1, 2, 5)))
         ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: format(v, ",.0f")))

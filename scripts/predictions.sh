@@ -39,6 +39,15 @@ sys.path.insert(0, ".")
 from common import exsim_runner
 print(json.load(open(sys.argv[1])).get("flags", {}).get("mt_dop", exsim_runner.parameter_default("flags", "mt_dop")))' "$W")
 if [ "$MT" = 8 ]; then MTS=8; else MTS="$MT,8"; fi
+# A workload whose queries ran with their own mt_dop (queries[].flags): the sweeps set mt_dop for
+# every query, so its baseline runs them all at the workload's; `exsim run WORKLOAD` runs each at
+# its own.
+/usr/bin/python3 -c 'import json, sys
+own = sorted({q["flags"]["mt_dop"] for q in json.load(open(sys.argv[1])).get("queries", []) if "mt_dop" in q.get("flags", {})})
+if own:
+    sys.stderr.write("predictions: some queries ran at their own mt_dop (%s); the sweeps set mt_dop for every query, so "
+                     "the baseline runs them all at %s (exsim run %s runs each at its own)\n" % (", ".join(map(str, own)),
+                                                                                               sys.argv[2], sys.argv[1]))' "$W" "$MT"
 # shellcheck disable=SC2086
 sweep() { /usr/bin/python3 run_sweep.py "$W" $where "$@"; }
 sweep --out "$S/${N}_k" --grid mt_dop="$MTS" --grid rpcs_in_flight_per_channel=1,2,3,4

@@ -116,6 +116,11 @@ def test_compression_and_cpu_variants():
     assert cpu["costs"]["scan_ns_per_row"] == pytest.approx(11.0)
     assert cpu["costs"]["query_startup_s"] == 0.1 and cpu["costs"]["codegen_s_per_fragment"] == 0.08
     assert sc["costs"]["scan_ns_per_row"] == 10.0
+    # a query's own costs (an imported workload's) scale with them; its start-up does not
+    sc["queries"][0]["costs"] = {"aggregate_ns_per_row": 20.0, "query_startup_s": 0.5}
+    own = u.scale_cpu(sc, 1.1)["queries"][0]["costs"]
+    assert own == {"aggregate_ns_per_row": pytest.approx(22.0), "query_startup_s": 0.5}
+    assert sc["queries"][0]["costs"]["aggregate_ns_per_row"] == 20.0
 
 
 def test_summarize_names_the_input_that_moves_a_prediction_most():

@@ -123,10 +123,13 @@ def scale_compression(scenario, factor):
 
 
 def scale_cpu(scenario, factor):
+    """Every operator class's CPU per row x factor: the scenario's, and a query's own (an imported
+    workload keeps each query's measured costs)."""
     out = copy.deepcopy(scenario)
-    for k in exsim_runner.cost_keys(unit="ns"):   # the classes' CPU per row: what cpu_scale multiplies
-        if k in out["costs"]:
-            out["costs"][k] = round(out["costs"][k] * factor, 3)
+    for costs in [out["costs"]] + [q["costs"] for q in out.get("queries", []) if isinstance(q.get("costs"), dict)]:
+        for k in exsim_runner.cost_keys(unit="ns"):   # the classes' CPU per row: what cpu_scale multiplies
+            if k in costs:
+                costs[k] = round(costs[k] * factor, 3)
     return out
 
 
