@@ -439,8 +439,8 @@ std::vector<std::string> read_parts(const exsim::Scenario& sc, const std::string
         parts[q] = entry.at("part").dump();
       }
     } catch (const nlohmann::json::exception& e) {
-      throw exsim::InputError(fmt::format("{}: --from-parts: not a share `exsim run --query-share` wrote: {}", path,
-                                          e.what()));
+      throw exsim::InputError(
+          fmt::format("{}: --from-parts: not a share `exsim run --query-share` wrote: {}", path, e.what()));
     }
   }
   for (size_t q = 0; q < parts.size(); ++q)
@@ -454,13 +454,15 @@ void check_parts_args(const Args& a, const exsim::Scenario& sc) {
   if (a.share < 0 && a.from_parts.empty()) return;
   const char* option = a.share >= 0 ? "--query-share" : "--from-parts";
   if (a.share >= 0 && !a.from_parts.empty())
-    throw exsim::InputError("--query-share and --from-parts: one or the other (a share, or the results of shares)");
+    throw exsim::InputError(
+        "--query-share and --from-parts: one or the other (a share, or the results of shares)");
   if (sc.remote_scan || sc.query_order != exsim::QueryOrder::sequential)
     throw exsim::InputError(fmt::format("{}: only for a workload whose queries run one after another "
                                         "(query_order \"sequential\"): each is simulated alone",
                                         option));
   if (a.share >= 0 && (a.summary || a.timing || a.jobs != 1))
-    throw exsim::InputError("--query-share: writes its queries' parts, not results: no --summary, --timing or --jobs");
+    throw exsim::InputError(
+        "--query-share: writes its queries' parts, not results: no --summary, --timing or --jobs");
 }
 
 int run(const Args& a) {

@@ -446,8 +446,6 @@ void parse_plan(const json& plan, const std::string& plan_path, QuerySpec& q, co
   settings = plan_settings(plan_path, q);
 }
 
-} // namespace
-
 // A query's own values of a section (its flags, its costs): `own` bound over the scenario's `base`.
 template <class T> T own_over(Section section, const T& base, const json& own) {
   T out = base;
@@ -462,6 +460,8 @@ json own_echo(const json& echo, const json& own) {
     if (echo.contains(k)) out[k] = echo.at(k);
   return out;
 }
+
+} // namespace
 
 json read_queries(const json& queries_json, const json& defaults, int version, int first_exchange_index,
                   std::set<std::string> names, Scenario& sc, Errors& err) {
@@ -516,11 +516,11 @@ json read_queries(const json& queries_json, const json& defaults, int version, i
     }
     settings["name"] = q.name;
     if (!own_flags.empty())
-      settings["flags"] = own_echo(echo_fields(Section::flags, flags, version, given_keys(Section::flags, own_flags, version)),
-                                   own_flags);
+      settings["flags"] = own_echo(
+          echo_fields(Section::flags, flags, version, given_keys(Section::flags, own_flags, version)), own_flags);
     if (!own_costs.empty())
-      settings["costs"] = own_echo(echo_fields(Section::costs, costs, version, given_keys(Section::costs, own_costs, version)),
-                                   own_costs);
+      settings["costs"] = own_echo(
+          echo_fields(Section::costs, costs, version, given_keys(Section::costs, own_costs, version)), own_costs);
     query_settings.push_back(settings);
     sc.queries.push_back(std::move(q));
   }

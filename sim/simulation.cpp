@@ -165,7 +165,8 @@ std::vector<size_t> launch_order(const Scenario& sc) {
 
 // The parts of the queries `order` (each simulated alone in a child process, `jobs` at a time), by
 // query index; the queries not in `order` keep an empty part.
-std::vector<std::string> simulate_parts(const Scenario& sc, const std::vector<size_t>& order, bool progress, int jobs) {
+std::vector<std::string> simulate_parts(const Scenario& sc, const std::vector<size_t>& order, bool progress,
+                                        int jobs) {
   char dir_template[] = "/tmp/exsim-queries.XXXXXX";
   const char* dir = mkdtemp(dir_template);
   if (!dir) throw std::runtime_error("cannot create a temporary directory for the query processes");

@@ -6,7 +6,8 @@ Workload::Workload(Scheduler& s, Network& net, const ClusterSpec& c, const Flags
                    const std::vector<QuerySpec>& qs, uint64_t seed)
     : cluster(s, c, flags, net) {
   for (const QuerySpec& q : qs)
-    queries.push_back(std::make_unique<QueryRuntime>(cluster, q, q.flags ? *q.flags : flags, q.costs ? *q.costs : costs, seed));
+    queries.push_back(
+        std::make_unique<QueryRuntime>(cluster, q, q.flags ? *q.flags : flags, q.costs ? *q.costs : costs, seed));
 }
 
 void Workload::start(Callback on_finished) {

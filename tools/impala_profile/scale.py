@@ -2,7 +2,7 @@
 re-decided by Impala's planner rule for the new sizes.
 
 A profile from a test run at a small scale says how a query runs there; the same query on F times
-the data reads F times the rows of each table, in F times the scan ranges. What grows with it, and
+the data reads F times the rows of each table, in more scan ranges. What grows with it, and
 the assumptions that say how (none is fitted):
 - a scan's rows and rows read: x its table's factor (F, or the one `--scale-table` gives that
   table: 1 for a table that does not grow with the data, as a date dimension); its scan ranges,
@@ -18,10 +18,11 @@ the assumptions that say how (none is fitted):
   spread over every daemon); a join build follows its join's fragment, an interior fragment
   pinned with its leftmost input follows it;
 - each hash join's distribution is re-decided with the planner's rule (tools/join_distribution.py)
-  at the new rows, the probe fragment's hosts on the scenario's cluster and its mt_dop, a row
-  being the plan's row size plus 4 bytes per tuple. The rule is first asked at the profiled rows:
-  a join where it does not give the profile's choice (the planner saw other estimates, a hint or
-  a query option) keeps its choice. A join that turns from broadcast to partitioned is re-planned
+  as the planner would at the new size: at the plan's own estimates (its `cardinality=`) x the
+  sides' factors, the probe fragment's hosts on the scenario's cluster and its mt_dop, a row being
+  the plan's row size plus 4 bytes per tuple. The rule is first asked at the plan's estimates on
+  the profiled cluster: a join where it does not give the profile's choice (the planner saw
+  something it does not model: a hint, a query option) keeps its choice. A join that turns from broadcast to partitioned is re-planned
   as the planner builds it: the join and the nodes above it in its fragment move to a new
   fragment on every executor, fed by a hash exchange from the fragment below (on the probe keys)
   and by the build's exchange, now hash-partitioned. A change the importer cannot re-plan (to
