@@ -291,6 +291,11 @@ def test_an_imported_workloads_cpu_range_is_the_runtime_the_model_does_not_repro
     # a simulation that far off gives a CPU end no lower than a tenth of the measured costs
     r, how = u.runtime_residual(sc, {"queries": [{"query": "a", "runtime_s": 0.5}]})
     assert r == u.RESIDUAL_CAP and "(capped)" in how
+    # a query profiled on another number of daemons is left out, as `exsim compare` leaves it out
+    other = imported({"a": 2.0, "b": 6.0}, queries={"b": {"executors": {"0": "h0"}}})
+    other["cluster"] = {"executors": 3}
+    r, how = u.runtime_residual(other, results)
+    assert r == pytest.approx(1 - 2.0 / 4.0) and "runtime of 1 queries" in how
     # re-placed or scaled, the measured runtimes were another setup's: no range
     for key in ("retargeted", "scaled_data"):
         r, how = u.runtime_residual(imported({"a": 2.0}, **{key: {}}), results)

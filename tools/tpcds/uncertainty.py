@@ -278,12 +278,16 @@ def runtime_residual(scenario, results):
     for key, what in (("retargeted", "re-placed for another cluster"), ("scaled_data", "scaled to other data")):
         if key in prov:
             return None, "the workload was %s: its measured runtimes were another setup's" % what
+    # As `exsim compare` counts them: the queries that ran on a cluster of the simulated size.
+    executors = scenario.get("cluster", {}).get("executors")
+    profiled = {n: len(p.get("executors", {})) for n, p in prov.get("queries", {}).items()}
     measured = {q["name"]: q["expected"]["runtime_s"] for q in scenario.get("queries", [])
-                if isinstance(q.get("expected"), dict) and q["expected"].get("runtime_s")}
+                if isinstance(q.get("expected"), dict) and q["expected"].get("runtime_s")
+                and profiled.get(q["name"], executors) == executors}
     simulated = {q["query"]: q["runtime_s"] for q in results.get("queries", []) if q.get("runtime_s")}
     both = sorted(set(measured) & set(simulated))
     if not both:
-        return None, "no query has a measured runtime to compare with"
+        return None, "no query has a measured runtime on a cluster of the simulated size to compare with"
     m, t = sum(measured[n] for n in both), sum(simulated[n] for n in both)
     r = min(RESIDUAL_CAP, abs(1.0 - m / t))
     return r, ("runtime of %d queries measured %.2f s, simulated %.2f s at the workload's own settings: the time "
