@@ -36,37 +36,20 @@ import math
 import re
 
 from tools import join_distribution as rule
+from tools.scenario_ops import children, walk_ops
 
-from .to_scenario import _int_option
+from .to_scenario import _drop_weights as _drop_op_weights, _exchange_inputs, _int_option
 from .tree import ProfileError
 
 JOINS = ("hash_join", "nested_loop_join")
 BLOCK_BYTES = 128 * 2 ** 20   # HDFS's default dfs.blocksize: Impala makes a scan range of each block
 
 
-def _children(op):
-    """(key, child) pairs of an operator in the scenario's form, the main input first."""
-    out = []
-    for key in ("input", "probe", "build"):
-        if isinstance(op.get(key), dict):
-            out.append((key, op[key]))
-    for i, c in enumerate(op.get("inputs") or []):
-        out.append((i, c))
-    return out
-
-
-def _walk(op):
-    yield op
-    for _, c in _children(op):
-        if "op" in c:
-            yield from _walk(c)
-
-
 def _leftmost_scan(op):
     while "op" in op:
         if op["op"] == "scan":
             return op
-        kids = _children(op)
+        kids = children(op)
         if not kids:
             return None
         op = kids[0][1]
@@ -119,7 +102,7 @@ class _Plan:
             f = self.scale(self.source(op), factor, tables, used)
             self.factor[id(op)] = f
             return f
-        kids = [c for _, c in _children(op)]
+        kids = [c for _, c in children(op)]
         fs = [self.scale(c, factor, tables, used) for c in kids]
         if op["op"] == "exchange":
             f = self.scale(self.source(op), factor, tables, used) if op.get("exchange") in self.sender else 1.0
@@ -156,11 +139,10 @@ class _Plan:
 
 
 def _drop_weights(frag, plan):
-    dropped = False
-    for op in _walk(frag["root"]):
-        if op.pop("instance_weights", None) is not None:
-            dropped = True
-    inputs = {op.get("exchange") for op in _walk(frag["root"]) if op.get("op") == "exchange"}
+    """A fragment's per-instance weights, its scans' and the receivers' of the exchanges it reads: they
+    measured the profiled run's instances."""
+    inputs = set(_exchange_inputs(frag["root"]))
+    dropped = _drop_op_weights(frag["root"])
     for x in plan["exchanges"]:
         if x["id"] in inputs and x.pop("receiver_weights", None) is not None:
             dropped = True
@@ -202,11 +184,11 @@ def widen(p, notes, name):
             sink = f.get("sink", {})
             if "join_build" in sink:
                 lead = next((g for g, h in p.frags.items() if any(o.get("id") == sink["join_build"] and o["op"] in JOINS
-                                                                for o in _walk(h["root"]))), None)
+                                                                for o in walk_ops(h["root"]))), None)
             elif f.get("executors", 0) > 1:
                 left = f["root"]
-                while "op" in left and left["op"] != "exchange" and _children(left):
-                    left = _children(left)[0][1]
+                while "op" in left and left["op"] != "exchange" and children(left):
+                    left = children(left)[0][1]
                 lead = p.sender.get(left.get("exchange")) if left.get("op") == "exchange" else None
             if lead in placed and (f.get("executors"), f.get("first_executor", 0)) == placed[lead]:
                 placed[fid] = (f.get("executors"), f.get("first_executor", 0))
@@ -235,7 +217,7 @@ class _Joins:
 
     def frag_of(self, join):
         for fid, f in self.p.frags.items():
-            if any(o is join for o in _walk(f["root"])):
+            if any(o is join for o in walk_ops(f["root"])):
                 return fid
         return None
 
@@ -289,7 +271,7 @@ class _Joins:
         out = []
         order = []
         for fid, f in list(self.p.frags.items()):
-            order += [o for o in _walk(f["root"]) if o["op"] == "hash_join"]
+            order += [o for o in walk_ops(f["root"]) if o["op"] == "hash_join"]
         for join in reversed(order):   # bottom-up: a walk lists a node before its inputs
             fid = self.frag_of(join)
             d = self.decide(join, fid)
@@ -319,7 +301,7 @@ class _Joins:
     def _path_to(self, root, target):
         if root is target:
             return [root]
-        for _, c in _children(root):
+        for _, c in children(root):
             if "op" in c:
                 path = self._path_to(c, target)
                 if path:
@@ -376,7 +358,7 @@ class _Joins:
             if h == fid and g != xid:
                 self.p.sender[g] = new_fid
         self.partition[new_fid] = "HASH(%s)" % ",".join(keys)
-        moved = {o.get("id") for o in _walk(new["root"]) if o["op"] in JOINS}
+        moved = {o.get("id") for o in walk_ops(new["root"]) if o["op"] in JOINS}
         for h in self.p.frags.values():
             if h.get("sink", {}).get("join_build") in moved:
                 _place(h, self.p.executors, 0, self.p.executors)
@@ -423,7 +405,7 @@ def scale_data(sc, queries, factor, tables):
             for f in plan["fragments"]:
                 # Per-instance weights measured the profiled run's instances; a scan with other ranges
                 # has other instances (at mt_dop > 0, one per range up to mt_dop per executor).
-                if any(id(o) in p.ranges_changed for o in _walk(f["root"])):
+                if any(id(o) in p.ranges_changed for o in walk_ops(f["root"])):
                     _drop_weights(f, plan)
             name = q["name"] + (" parallel" if label == "parallel" else "")
             widen(p, notes, name)

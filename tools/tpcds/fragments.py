@@ -45,16 +45,6 @@ class Built:
         self.stats = stats
 
 
-def walk_ops(op):
-    """Every operator of a scenario operator tree, the root first."""
-    yield op
-    for k in ("input", "probe", "build"):
-        if isinstance(op.get(k), dict) and "op" in op[k]:
-            yield from walk_ops(op[k])
-    for c in op.get("inputs", []):
-        yield from walk_ops(c)
-
-
 def R(x):
     """Rule R1: rows as an integer, at least 1 if positive."""
     r = int(round(x))

@@ -8,7 +8,8 @@ from common.tables import markdown_table
 from tools.tpcds import EXECUTORS, compression
 from tools.tpcds.calibrate import readme_block
 from tools.tpcds.ddl import BLOCK_BYTES, TABLE_ROWS
-from tools.tpcds.fragments import PARALLEL_MT_DOP, walk_ops
+from tools.scenario_ops import walk_ops
+from tools.tpcds.fragments import PARALLEL_MT_DOP
 from tools.tpcds.profiles import COST_MIN_ROWS, SKEW_SHARE
 from tools.tpcds.scaling import MN_OVERRIDES, SCALE_RULES, fmt_ratio
 from tools.tpcds.variants import DERIVATIONS

@@ -60,6 +60,7 @@ from common import atomic, exsim_runner
 from common.tables import csv_text, markdown_table, replace_block_in_file
 from common.figures import png_bytes
 from tools import tpcds as tp
+from tools.scenario_ops import op_children, walk_ops
 from tools.tpcds import calibrate, compression
 from tools.tpcds import workload as wl   # the generator: the sampling error's ends are workloads made again
 
@@ -133,14 +134,6 @@ def scale_cpu(scenario, factor):
     return out
 
 
-def _children(op):
-    for key in ("input", "probe", "build"):
-        if isinstance(op.get(key), dict) and "op" in op[key]:
-            yield key, op[key]
-    for c in op.get("inputs", []):
-        yield "inputs", c
-
-
 def _parents(plan):
     """({id(op): (parent op, key)} over a plan's fragments, an exchange's sender root's parent being
     the exchange op that receives it; [scan ops]; {exchange id: its sender fragment's root})."""
@@ -151,7 +144,7 @@ def _parents(plan):
             scans.append(op)
         if op["op"] == "exchange":
             receiver[op["exchange"]] = op
-        for key, c in _children(op):
+        for key, c in op_children(op):
             parents[id(c)] = (op, key)
             walk(c)
     for f in plan.get("fragments", []):
@@ -300,13 +293,7 @@ RESIDUAL_CAP = 0.9   # a CPU end stays above a tenth of the measured costs
 
 def has_filters(scenario):
     return any(op.get("runtime_filters") for q in scenario.get("queries", []) for plan in (q, q.get("parallel") or {})
-               for f in plan.get("fragments", []) for op in _ops(f["root"]))
-
-
-def _ops(op):
-    yield op
-    for _, c in _children(op):
-        yield from _ops(c)
+               for f in plan.get("fragments", []) for op in walk_ops(f["root"]))
 
 
 def second_thread_gain_input():

@@ -30,7 +30,8 @@ from tools.tpcds import (CALIBRATION, DEFAULT_OUT, DEFAULT_PLANS, DEFAULT_PROFIL
 from tools.tpcds import profiles as prof
 from tools.tpcds import variants
 from tools.tpcds.ddl import BLOCK_BYTES, SF1_TEXT_TYPES, TABLE_ROWS, Schema, slot_size
-from tools.tpcds.fragments import PARALLEL_MT_DOP, SECTIONS, Built, Converter, Shape, walk_ops
+from tools.scenario_ops import walk_ops
+from tools.tpcds.fragments import PARALLEL_MT_DOP, SECTIONS, Built, Converter, Shape
 from tools.tpcds.joins import Redistributor
 from tools.tpcds.plans import (ROLLUP_BASES_REPLACED, VARIANT_BASE, parse_plan_file, query_sql,
                                select_queries)
