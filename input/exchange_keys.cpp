@@ -17,8 +17,8 @@ void check_window_flags(const Flags& f, const std::string& path, Errors& err) {
                         f.rpcs_in_flight_per_channel, to_string(f.rpcs_in_flight_policy), f.rpcs_in_flight_max));
 }
 
-void read_exchange(const json& x, const std::string& xp, const GlobalFlags& global_flags, int version,
-                   ExchangeSpec& e, json& eff_flags, Errors& err) {
+GivenKeys read_exchange(const json& x, const std::string& xp, const GlobalFlags& global_flags, int version,
+                        ExchangeSpec& e, Errors& err) {
   bind_fields(Section::exchange, x, e);
   bind_fields(Section::exchange, x, e.shape);
   bind_fields(Section::exchange, x, e.costs);
@@ -29,12 +29,11 @@ void read_exchange(const json& x, const std::string& xp, const GlobalFlags& glob
     if (find_param(Section::flags, k, version)->daemon_wide)
       err.add(xp + ".flags." + k, "a daemon-wide setting (the pools are shared by every receiver on a daemon): set "
                                   "it in the top-level flags");
-  // The exchange's own flags over the scenario's as bound; its settings list the flags it runs with.
+  // The exchange's own flags over the scenario's as bound.
   e.flags = global_flags.flags;
   bind_given(Section::flags, xflags, e.flags);
   GivenKeys given = global_flags.given;
   given.add(given_keys(Section::flags, xflags, version));
-  eff_flags = echo_fields(Section::flags, e.flags, version, given);
   e.k_set_by_exchange = k_explicit;
   if (e.merging && k_explicit && e.flags.rpcs_in_flight_per_channel > 1)
     err.add(xp + ".flags.rpcs_in_flight_per_channel",
@@ -47,6 +46,7 @@ void read_exchange(const json& x, const std::string& xp, const GlobalFlags& glob
   if (k_explicit || xflags.contains("rpcs_in_flight_policy") || xflags.contains("rpcs_in_flight_max"))
     check_window_flags(e.flags, xp + ".flags", err);
   if (x.contains("expected") && !x.at("expected").empty()) e.expected_json = x.at("expected").dump();
+  return given;
 }
 
 void per_receiver(const json& x, const char* key, const std::string& xp, int receivers,

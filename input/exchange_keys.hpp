@@ -3,7 +3,7 @@
 // scenario's, the K rule's checks, the per-receiver arrays once the receivers are known, and the
 // sender's configuration built once.
 //   apply_exchange_defaults(x, defaults, /*in_query=*/true, version);
-//   read_exchange(x, path, {sc.flags, sc.settings_inputs.flags}, version, spec, effective_flags, err);
+//   read_exchange(x, path, {sc.flags, sc.settings_inputs.flags}, version, spec, err);
 //   check_receiver_counts(x, path, spec, err);   configure_sender(spec);
 #pragma once
 
@@ -27,9 +27,10 @@ struct GlobalFlags {
 };
 
 // Reads the keys an exchange has in both forms (standalone and in a query). `x` has its
-// defaults filled in; `eff_flags` gets the exchange's flags as they run, for the results.
-void read_exchange(const nlohmann::json& x, const std::string& xp, const GlobalFlags& global_flags,
-                   int version, ExchangeSpec& e, nlohmann::json& eff_flags, Errors& err);
+// defaults filled in. Returns the keys its flags came from (the scenario's, then its own), for the
+// results' settings.
+GivenKeys read_exchange(const nlohmann::json& x, const std::string& xp, const GlobalFlags& global_flags,
+                        int version, ExchangeSpec& e, Errors& err);
 
 // An exchange's array of one number per receiver instance, bound from `key`: given, it must have
 // that many; absent, every receiver gets 1 (the row's derived default).

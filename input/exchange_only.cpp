@@ -9,6 +9,7 @@
 #include <functional>
 #include <map>
 #include <tuple>
+#include <variant>
 #include <vector>
 
 namespace exsim {
@@ -173,17 +174,15 @@ void read_faults(const json& faults, const std::string& xp, ExchangeSpec& e, Err
   }
 }
 
-// The exchange as it runs, for the results' settings: its keys with what the parser resolved.
-json exchange_settings(json x, const json& eff_flags, const ExchangeSpec& e) {
-  x["flags"] = eff_flags;
-  x["rpcs_in_flight_per_channel_effective"] = e.sender.k;
-  x["sender_executors"] = e.sender_executors;
-  x["receiver_executors"] = e.receiver_executors;
-  x["sender_instances_per_executor"] = e.sender_instances_per_executor;
-  x["receiver_instances_per_executor"] = e.receiver_instances_per_executor;
-  x["directed_fanout"] = e.directed_fanout;
-  x["receiver_weights"] = e.receiver_weights;
-  return x;
+// The rows of an exchange that bind no member, as `x` (defaults filled in) holds them, for the
+// results' settings; its flags and faults are echoed from their own sections' rows.
+json unbound_rows(const json& x, int version) {
+  json out = json::object();
+  for (const ParamSpec* p : params_of(Section::exchange, version))
+    if (std::holds_alternative<std::monostate>(p->binds) && p->name != "flags" && p->name != "faults" &&
+        x.contains(p->name))
+      out[p->name] = x.at(p->name);
+  return out;
 }
 
 // Groups the exchanges by query, in order of first appearance, each query after those in sc.
@@ -221,15 +220,15 @@ ExchangeOnlyForm read_exchange_only(const json& exchanges, int version, Scenario
   const std::map<std::string, int> index_of = index_ids(exchanges, err);
   std::vector<Standalone> standalone(exchanges.size());
   ExchangeOnlyForm out;
-  out.settings = json::array();
   for (size_t i = 0; i < exchanges.size(); ++i) {
     const std::string xp = fmt::format("exchanges[{}]", i);
     json x = with_defaults(Section::exchange, exchanges[i], version);
     normalise_integers(Section::exchange, x, version);
     Standalone& s = standalone[i];
     ExchangeSpec& e = s.spec;
-    json eff_flags;
-    read_exchange(x, xp, {sc.flags, sc.settings_inputs.flags}, version, e, eff_flags, err);
+    Scenario::SettingsInputs::Exchange echo;
+    echo.given = given_keys(Section::exchange, exchanges[i], version);
+    echo.flags = read_exchange(x, xp, {sc.flags, sc.settings_inputs.flags}, version, e, err);
     bind_fields(Section::exchange, x, s.ends);
     e.index = static_cast<int>(i);
     if (sc.query_order == QueryOrder::sequential && e.query.empty())
@@ -242,7 +241,11 @@ ExchangeOnlyForm read_exchange_only(const json& exchanges, int version, Scenario
     s.after = x.at("after").get<std::vector<std::string>>();
     check_after(exchanges, index_of, i, xp, s, err);
     read_faults(x.at("faults"), xp, e, err);
-    out.settings.push_back(exchange_settings(std::move(x), eff_flags, e));
+    for (const json& fault : x.at("faults"))
+      echo.faults.push_back(given_keys(Section::fault, fault, version));
+    echo.ends = s.ends;
+    echo.unbound = unbound_rows(x, version);
+    sc.settings_inputs.exchanges.push_back(std::move(echo));
   }
   err.throw_if_any();
   {

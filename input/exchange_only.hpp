@@ -15,12 +15,12 @@
 namespace exsim {
 
 struct ExchangeOnlyForm {
-  nlohmann::json settings;           // the exchanges as they run, for the results' settings
   std::set<std::string> query_names; // the queries they form, first in the scenario's queries
 };
 
 // `exchanges`: exchange_defaults merged in, structure checked. Appends their queries to
-// sc.queries (sc.cluster, sc.query_order already read); errors go to `err` (thrown per phase).
+// sc.queries and what the results' settings need of each exchange to sc.settings_inputs
+// (sc.cluster, sc.query_order already read); errors go to `err` (thrown per phase).
 ExchangeOnlyForm read_exchange_only(const nlohmann::json& exchanges, int version, Scenario& sc, Errors& err);
 
 } // namespace exsim

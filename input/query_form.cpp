@@ -216,9 +216,8 @@ std::vector<json> read_plan_exchanges(const json& plan, const std::string& plan_
     const std::string xp = fmt::format("{}.exchanges[{}]", plan_path, i);
     json x = with_defaults(Section::exchange, filled[i], version, true);
     normalise_integers(Section::exchange, x, version);
-    json eff_flags;
     ExchangeSpec& e = q.exchanges[i];
-    read_exchange(x, xp, global_flags, version, e, eff_flags, err);
+    read_exchange(x, xp, global_flags, version, e, err);
     e.query = q.name;
     e.index = exchange_index++;
   }
@@ -403,32 +402,11 @@ void place_plan(const std::string& plan_path, QuerySpec& q, const QueryParse& qp
     configure_sender(e);
 }
 
-// What ran, for the results.
-json plan_settings(const std::string& plan_path, const QuerySpec& q) {
-  json frag_settings = json::array();
-  for (const FragmentSpec& f : q.fragments)
-    frag_settings.push_back({{"id", f.id},
-                             {"executors", f.executors},
-                             {"first_executor", f.first_executor},
-                             {"instances_per_executor", f.instances_per_executor}});
-  json xs_settings = json::array();
-  for (const ExchangeSpec& e : q.exchanges)
-    xs_settings.push_back({{"id", e.id},
-                           {"partitioning", to_string(e.partitioning)},
-                           {"merging", e.merging},
-                           {"senders", e.senders()},
-                           {"receivers", e.receivers()},
-                           {"k", e.sender.k}});
-  return {{"plan", plan_path.find(".parallel") != std::string::npos ? "parallel" : "fragments"},
-              {"fragments", frag_settings},
-              {"exchanges", xs_settings}};
-}
-
 // `counts`: check what depends on the instance counts (weights per instance, the DIRECTED fanout);
 // false for a plan checked at an mt_dop it may not run at.
 void parse_plan(const json& plan, const std::string& plan_path, QuerySpec& q, const json& defaults,
                 const GlobalFlags& global_flags, const ClusterSpec& cluster, int mt_dop, int version,
-                int& exchange_index, json& settings, Errors& err, bool counts = true) {
+                int& exchange_index, Errors& err, bool counts = true) {
   QueryParse qp;
   qp.path = plan_path;
   const std::vector<json> filled =
@@ -443,7 +421,6 @@ void parse_plan(const json& plan, const std::string& plan_path, QuerySpec& q, co
   check_join_build_sinks(q, qp, sink_join, err);
   err.throw_if_any();
   place_plan(plan_path, q, qp, filled, cluster, mt_dop, counts, err);
-  settings = plan_settings(plan_path, q);
 }
 
 // A query's own values of a section (its flags, its costs): `own` bound over the scenario's `base`.
@@ -453,19 +430,10 @@ template <class T> T own_over(Section section, const T& base, const json& own) {
   return out;
 }
 
-// The results' echo of a query's own values: the keys it gives, as the run read them.
-json own_echo(const json& echo, const json& own) {
-  json out = json::object();
-  for (const auto& [k, v] : own.items())
-    if (echo.contains(k)) out[k] = echo.at(k);
-  return out;
-}
-
 } // namespace
 
-json read_queries(const json& queries_json, const json& defaults, int version, int first_exchange_index,
+void read_queries(const json& queries_json, const json& defaults, int version, int first_exchange_index,
                   std::set<std::string> names, Scenario& sc, Errors& err) {
-  json query_settings = json::array();
   int exchange_index = first_exchange_index;
   const GlobalFlags global_flags{sc.flags, sc.settings_inputs.flags};
   for (size_t i = 0; i < queries_json.size(); ++i) {
@@ -500,9 +468,8 @@ json read_queries(const json& queries_json, const json& defaults, int version, i
     const int mt_dop = flags.mt_dop;
     const bool parallel = mt_dop > 0 && qj.contains("parallel") && !qj.at("parallel").is_null();
     const json& plan = parallel ? qj.at("parallel") : qj;
-    json settings;
     parse_plan(plan, parallel ? qp + ".parallel" : qp, q, defaults, query_flags, sc.cluster, mt_dop, version,
-               exchange_index, settings, err);
+               exchange_index, err);
     // The plan this mt_dop does not select is checked too, or its errors would wait for the sweep
     // point that selects it: `fragments` as it runs at mt_dop 0; `parallel` at mt_dop 1, without
     // what depends on the instance counts of an mt_dop not known here.
@@ -510,21 +477,14 @@ json read_queries(const json& queries_json, const json& defaults, int version, i
       QuerySpec other;
       other.name = q.name;
       int other_index = exchange_index;
-      json other_settings;
       parse_plan(parallel ? qj : qj.at("parallel"), parallel ? qp : qp + ".parallel", other, defaults, query_flags,
-                 sc.cluster, parallel ? 0 : 1, version, other_index, other_settings, err, parallel);
+                 sc.cluster, parallel ? 0 : 1, version, other_index, err, parallel);
     }
-    settings["name"] = q.name;
-    if (!own_flags.empty())
-      settings["flags"] = own_echo(
-          echo_fields(Section::flags, flags, version, given_keys(Section::flags, own_flags, version)), own_flags);
-    if (!own_costs.empty())
-      settings["costs"] = own_echo(
-          echo_fields(Section::costs, costs, version, given_keys(Section::costs, own_costs, version)), own_costs);
-    query_settings.push_back(settings);
+    sc.settings_inputs.queries.push_back({.parallel = parallel,
+                                          .flags = given_keys(Section::flags, own_flags, version),
+                                          .costs = given_keys(Section::costs, own_costs, version)});
     sc.queries.push_back(std::move(q));
   }
-  return query_settings;
 }
 
 } // namespace exsim

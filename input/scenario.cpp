@@ -198,15 +198,11 @@ Scenario build_scenario(json doc, const std::string& file, const std::vector<Ove
     for (const std::string& key : outside_formula_keys(doc))
       err.add(key, outside_formula_removed(key));
   err.throw_if_any();
-  json query_settings =
-      read_queries(forms.queries, forms.defaults, version, static_cast<int>(forms.exchanges.size()),
-                   exchange_only.query_names, sc, err);
+  read_queries(forms.queries, forms.defaults, version, static_cast<int>(forms.exchanges.size()),
+               exchange_only.query_names, sc, err);
   err.throw_if_any();
   check_channel_count(sc, exchange_only.query_names.size(), err);
   err.throw_if_any();
-
-  sc.settings_inputs.exchanges = std::move(exchange_only.settings);
-  sc.settings_inputs.queries = std::move(query_settings);
   return sc;
 }
 

@@ -37,13 +37,26 @@ struct Scenario {
   OperatorCosts costs{};
   // Exchange-only queries first (grouped by their `query` key, "" for none), then whole queries.
   std::vector<QuerySpec> queries;
-  // What the results' settings (output/settings.cpp, which writes the rest from the members above
-  // by the parameter table's rows) take from the file itself: the keys each scenario-wide section
-  // gave, which no member holds, and the forms' parts of the echo, built as they are read.
+  // What the results' settings (output/settings.cpp, which writes them from the members above by
+  // the parameter table's rows) take from the file itself, which no member holds: the keys each
+  // object gave, and the rows no member binds.
   struct SettingsInputs {
     GivenKeys cluster, flags, costs;
-    nlohmann::json exchanges = nlohmann::json::array(); // the exchange-only form's, as they run
-    nlohmann::json queries = nlohmann::json::array();   // each whole query's plan, as it runs
+    // An exchange of the exchange-only form, the one of its index.
+    struct Exchange {
+      GivenKeys given;              // its keys
+      GivenKeys flags;              // those its flags came from: the scenario's, then its own
+      std::vector<GivenKeys> faults; // each fault's
+      StandaloneEnds ends;          // its producer and consumer (their fragments hold them after)
+      nlohmann::json unbound = nlohmann::json::object(); // its rows no member binds, as written
+    };
+    std::vector<Exchange> exchanges;
+    // A whole query, in order: the plan it runs, the keys of its own flags and costs.
+    struct Query {
+      bool parallel = false;
+      GivenKeys flags, costs;
+    };
+    std::vector<Query> queries;
   } settings_inputs;
   nlohmann::json settings; // the remote scan's settings for its results (input/remote_scan.cpp)
 

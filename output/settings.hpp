@@ -1,6 +1,6 @@
 // The results' `settings`: every effective parameter of an exchange-kind scenario, defaults filled
-// in. The scenario-wide sections are written from the bound structs by the parameter table's rows
-// (echo_fields, the reverse of bind_fields); the forms' parts come as the parser built them.
+// in, written from the bound structs by the parameter table's rows (echo_fields, the reverse of
+// bind_fields) and what the file said that no member holds (Scenario::SettingsInputs).
 //   nlohmann::json settings = exsim::settings_echo(scenario);
 #pragma once
 

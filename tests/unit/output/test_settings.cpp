@@ -10,7 +10,9 @@
 
 #include <catch2/catch.hpp>
 
+#include <set>
 #include <string>
+#include <variant>
 #include <vector>
 
 using namespace exsim;
@@ -143,4 +145,105 @@ TEST_CASE("an exchange's flags in the settings: the scenario's with its own over
   normalise_integers(Section::flags, expected);
   CHECK(echo.at("exchanges").at(0).at("flags").dump() == expected.dump());
   CHECK_FALSE(echo.at("flags").contains("rpcs_in_flight_series"));
+}
+
+TEST_CASE("an exchange's settings: each row from its member as the file spells it", "[unit][settings]") {
+  // Rows the parser resolves (the placement's zeros, the fanout, the weights) are written as they
+  // run, not as spelled: the next test case.
+  const std::set<std::string> resolved = {"sender_executors", "receiver_executors", "sender_instances_per_executor",
+                                          "receiver_instances_per_executor", "directed_fanout"};
+  int checked = 0;
+  for (int version : {1, 2})
+    for (const ParamSpec* p : params_of(Section::exchange, version)) {
+      if (std::holds_alternative<std::monostate>(p->binds) || resolved.count(p->name) > 0) continue;
+      if ((p->type != ParamType::number && p->type != ParamType::integer) || p->default_value.is_null()) continue;
+      for (const json& value : other_values(*p)) {
+        json doc = minimal(version);
+        doc["exchanges"][0][p->name] = value;
+        Scenario sc;
+        try {
+          sc = build_scenario(doc, "t.json");
+        } catch (const InputError&) {
+          continue; // a value the row refuses (the checks have their own tests)
+        }
+        const json echo = settings_echo(sc).at("exchanges").at(0);
+        // An integer row is stored as an integer however written; a number row keeps its spelling.
+        const json spelled = p->type == ParamType::integer ? json(value.get<int64_t>()) : value;
+        INFO("schema " << version << ": exchanges[0]." << p->name << " = " << value.dump());
+        CHECK(echo.at(p->name).dump() == spelled.dump());
+        ++checked;
+      }
+    }
+  CHECK(checked >= 30);
+}
+
+TEST_CASE("an exchange's settings: what the parser resolved, its faults, and the rows no member binds as written",
+          "[unit][settings]") {
+  json doc = minimal(2);
+  doc["cluster"] = {{"executors", 4}};
+  doc["exchanges"][0]["fixed_row_bytes"] = 32;
+  doc["exchanges"].push_back({{"id", "d"},
+                              {"partitioning", "DIRECTED"},
+                              {"rows_total", 5e3},
+                              {"source", "hand-made"},
+                              {"after", {"x"}},
+                              {"receiver_executors", 2},
+                              {"receiver_weights", {1, 3}},
+                              {"expected", {{"rpcs", 10.0}, {"rows", 7}}},
+                              {"faults", {{{"kind", "rpc_error"}, {"at_s", 1.0}, {"sender", 0}, {"receiver", 1}}}}});
+  const json echo = settings_echo(build_scenario(doc, "t.json")).at("exchanges");
+  REQUIRE(echo.size() == 2);
+  const json& x = echo[0];
+  CHECK(x.at("fixed_row_bytes") == 32);
+  CHECK(x.at("directed_fanout") == 1); // only DIRECTED sends a row to several receivers
+  CHECK(x.at("sender_executors") == 4); // 0: every executor
+  CHECK(x.at("sender_instances_per_executor") == 1); // 0: max(1, mt_dop)
+  CHECK(x.at("receiver_weights").dump() == "[1.0,1.0,1.0,1.0]");
+  CHECK(x.at("source") == "");
+  CHECK(x.at("after") == json::array());
+  CHECK(x.at("expected") == json::object());
+  CHECK(x.at("faults") == json::array());
+  CHECK(x.at("rpcs_in_flight_per_channel_effective") == 1);
+  const json& d = echo[1];
+  CHECK(d.at("rows_total").dump() == "5000");
+  CHECK(d.at("directed_fanout") == 2);
+  CHECK(d.at("receiver_executors") == 2);
+  CHECK(d.at("receiver_weights").dump() == "[1.0,3.0]");
+  CHECK(d.at("source") == "hand-made");
+  CHECK(d.at("after") == json::array({"x"}));
+  CHECK(d.at("expected").dump() == R"({"rows":7,"rpcs":10.0})");
+  CHECK(d.at("faults").dump() == R"([{"at_s":1.0,"kind":"rpc_error","receiver":1,"sender":0}])");
+  CHECK_FALSE(d.contains("receiver_consumer_slowdown")); // a derived row without a default: where given
+}
+
+TEST_CASE("a whole query's settings: the plan it runs, its placement, and only its own flags and costs",
+          "[unit][settings]") {
+  json doc = {{"schema_version", 2},
+              {"flags", {{"batch_size", 2048}}},
+              {"queries",
+               {{{"name", "q"},
+                 {"flags", {{"rpcs_in_flight_per_channel", 2}, {"rpcs_in_flight_max", 2.0}}},
+                 {"costs", {{"scan_ns_per_row", 40}}},
+                 {"fragments",
+                  {{{"id", "F1"}, {"root", {{"op", "scan"}, {"id", "1"}, {"rows", 10}}}, {"sink", {{"exchange", "x"}}}},
+                   {{"id", "F0"},
+                    {"executors", 1},
+                    {"root", {{"op", "exchange"}, {"id", "2"}, {"exchange", "x"}}},
+                    {"sink", {{"result", true}}}}}},
+                 {"exchanges", {{{"id", "x"}, {"partitioning", "HASH_PARTITIONED"}}}}},
+                {{"name", "plain"},
+                 {"fragments", {{{"id", "F0"}, {"root", {{"op", "scan"}, {"id", "1"}, {"rows", 10}}}, {"sink", {{"result", true}}}}}},
+                 {"exchanges", json::array()}}}}};
+  const json echo = settings_echo(build_scenario(doc, "t.json")).at("queries");
+  REQUIRE(echo.size() == 2);
+  const json& q = echo[0];
+  CHECK(q.at("name") == "q");
+  CHECK(q.at("plan") == "fragments");
+  CHECK(q.at("flags").dump() == R"({"rpcs_in_flight_max":2,"rpcs_in_flight_per_channel":2})");
+  CHECK(q.at("costs").dump() == R"({"scan_ns_per_row":40})");
+  CHECK(q.at("fragments").at(1).at("executors") == 1);
+  CHECK(q.at("exchanges").at(0).at("k") == 2);
+  CHECK(q.at("exchanges").at(0).at("receivers") == 1);
+  CHECK_FALSE(echo[1].contains("flags"));
+  CHECK_FALSE(echo[1].contains("costs"));
 }
