@@ -1,10 +1,11 @@
-// exsim command line: run, validate, explain, migrate, summary, schema, params, fields; profile import,
-// compare and diff are the Python package tools/impala_profile, run with the system interpreter. Exit status
-// 0 success, 2 bad input, 1 internal error.
+// exsim command line: run, validate, explain, migrate, summary, schema, params, fields, rules; profile
+// import, compare and diff are the Python package tools/impala_profile, run with the system interpreter.
+// Exit status 0 success, 2 bad input, 1 internal error.
 #include "cli/scenario_kinds.hpp"
 #include "input/json_input.hpp"
 #include "input/migrate.hpp"
 #include "input/parameters.hpp"
+#include "input/rules.hpp"
 #include "input/scenario.hpp"
 #include "input/suggest.hpp"
 #include "output/explain.hpp"
@@ -53,6 +54,8 @@ Usage:
   exsim fields [--format json]
                           print every field of the results with its unit, meaning and the counter it
                           reads (json: for other programs)
+  exsim rules RULE [FILE]
+                          answer one of the simulator's rules for other programs (RULE: {RULES})
   exsim profile import PROFILE... [--output SCENARIO] [--query ID] [--executors N]
                        [--scale-data F [--scale-table TABLE=F]...]
   exsim compare RESULTS PROFILE... [--format text|json|csv] [--query ID] [--full | --changed [TOL] | --top N]
@@ -102,6 +105,15 @@ Commands:
              verdict on every figure of the two: identical, within X (relative), or
              different (the worst listed; exit 1); --ignore leaves a key out.
   summary    Print the summary of a results file written earlier by `run --output`.
+  rules      Answer a rule of the simulator for inputs a program gives, so that the program
+             asks instead of computing it again: FILE (or stdin without it, or -) holds a
+             JSON array of inputs a line, and each line is answered, as soon as it is read,
+             with the JSON array of the answers on one line of stdout; a program may keep one
+             exsim open and ask as it goes. Each value is checked as the scenario key it
+             stands for. collector-rows: an input is [buffer_bytes, fixed_row_bytes,
+             row_bytes] (data_stream_sender_buffer_size, fixed_row_bytes, fixed_row_bytes +
+             var_row_bytes), answered with the rows a hash sender's collector holds:
+             echo '[[16384, 93, 93]]' | exsim rules collector-rows   prints [176].
 
 Options:
   --set NAME=VALUE  Override a value before validation. NAME is a flag name, applied to
@@ -169,7 +181,7 @@ const std::vector<std::string> kOptions{"--set",  "--output", "--summary",  "--f
                                         "--timing", "--progress", "--no-progress", "--jobs", "--dask",
                                         "--query-share", "--from-parts", "--help", "--version"};
 const std::vector<std::string> kCommands{"run",    "validate", "explain", "migrate", "summary", "schema",
-                                         "params", "fields",   "profile", "compare", "diff"};
+                                         "params", "fields",   "rules",   "profile", "compare", "diff"};
 
 // The usage text, the flag names filled in from the parameter table.
 std::string usage() {
@@ -182,6 +194,8 @@ std::string usage() {
   };
   fill("{FLAGS}", exsim::Section::flags);
   fill("{PREFETCH}", exsim::Section::remote_scan_prefetch);
+  const std::string rules = "{RULES}";
+  text.replace(text.find(rules), rules.size(), fmt::format("{}", fmt::join(exsim::rule_names(), ", ")));
   return text;
 }
 
@@ -211,7 +225,8 @@ void check_output_path(const std::string& path) {
 
 struct Args {
   std::string command;
-  std::string scenario;
+  std::string scenario;   // the first argument after the command: a scenario, results file or RULE
+  std::string rule_input; // rules RULE FILE: the file of inputs
   std::vector<exsim::Override> overrides;
   std::string output;
   bool summary = false;
@@ -287,6 +302,8 @@ Args parse_args(int argc, char** argv) {
       a.command = arg;
     else if (a.scenario.empty())
       a.scenario = arg;
+    else if (a.command == "rules" && a.rule_input.empty())
+      a.rule_input = arg;
     else
       throw exsim::InputError(fmt::format("{}: unexpected extra argument (see exsim --help)", arg));
   }
@@ -528,6 +545,31 @@ int run(const Args& a) {
   return kExitOk;
 }
 
+// `exsim rules RULE [FILE]`: each line of FILE (or stdin), a JSON array of inputs, answered by one
+// line as soon as it is read, so that a program can keep one exsim open and ask as it goes.
+int answer_rules(const Args& a) {
+  if (a.scenario.empty())
+    throw exsim::InputError(fmt::format("rules: expected the name of a rule: {} (see exsim --help)",
+                                        fmt::join(exsim::rule_names(), ", ")));
+  if (!a.overrides.empty() || !a.output.empty() || a.summary)
+    throw exsim::InputError("rules: takes a RULE and a FILE of inputs, no --set, --output or --summary");
+  exsim::answer_rule(a.scenario, nlohmann::json::array(), "rules"); // an unknown rule fails before reading
+  const bool from_stdin = a.rule_input.empty() || a.rule_input == "-";
+  std::istringstream file;
+  if (!from_stdin) file.str(exsim::read_input_file(a.rule_input, "file of inputs"));
+  std::istream& in = from_stdin ? std::cin : file;
+  const std::string source = from_stdin ? "stdin" : a.rule_input;
+  std::string line;
+  for (size_t n = 1; std::getline(in, line); ++n) {
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    const std::string label = fmt::format("{}:{}", source, n);
+    const nlohmann::json answers =
+        exsim::answer_rule(a.scenario, exsim::parse_input_json_unordered(line, label), label);
+    std::cout << answers.dump() << std::endl;
+  }
+  return kExitOk;
+}
+
 // `exsim params` and `exsim fields`: one of the simulator's tables, for people or (--format json)
 // for programs.
 int print_table(const Args& a, const nlohmann::json& for_programs, const std::string& heading,
@@ -617,6 +659,7 @@ int run_command(int argc, char** argv) {
           a, exsim::fields_json(),
           "Results fields (type, unit, meaning; when an entry has it; the counters it reads):\n",
           exsim::fields_text());
+    if (a.command == "rules") return answer_rules(a);
     throw exsim::InputError(fmt::format("{}: unknown command;{} commands: {} (see exsim --help)", a.command,
                                         exsim::did_you_mean(a.command, kCommands),
                                         fmt::join(kCommands, ", ")));

@@ -1,5 +1,5 @@
 """The one place that runs the exsim binary: which binary, its command line, its version, its
-parameter table.
+tables and its rules.
 
 Every Python entry point that simulates (run_sweep.py, tools/tpcds/calibrate.py, the tests)
 goes through here, so that the binary is found the same way ($EXSIM, else build/exsim) and a
@@ -10,12 +10,14 @@ failed run is reported the same way (ExsimError with exsim's own message).
                                     "out/r.json", sets=["rpcs_in_flight_per_channel=2"])
 """
 
+import atexit
 import functools
 import json
 import os
 import shutil
 import subprocess
 import tempfile
+import threading
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -104,7 +106,7 @@ def simulate(exsim, scenario, output, sets=(), jobs=None, extra=("--no-progress"
 
 # The parameter table as `exsim params --format json` gives it, committed beside the JSON Schema and
 # regenerated with it (tools/parameter_docs.py), so that Python which runs without a built simulator
-# (the TPC-DS generator) reads the same defaults; a test checks that it equals the simulator's.
+# reads the same defaults; a test checks that it equals the simulator's.
 PARAMETERS_JSON = REPO / "scenarios" / "parameters.json"
 
 
@@ -217,15 +219,82 @@ def batch_bytes(name, exsim=None):
     return rules(exsim)["batch"][name]
 
 
+# A rule that computes has no committed copy: it is asked of a running `exsim rules RULE`, one per
+# process, binary and rule, started at the first question and kept for the next (starting exsim
+# costs about 20 ms, a question some microseconds): a JSON array of inputs a line, answered a line.
+_RULE_PROCESSES = {}
+_RULE_LOCK = threading.Lock()
+
+
+def ask_rule(rule, inputs, exsim=None):
+    """The simulator's answers of `rule` ("collector-rows") to `inputs` (a list of its JSON inputs),
+    in order, from `exsim rules RULE` of `exsim` (else default_exsim()). ExsimError when that binary
+    is not built, or it refuses an input (its message names the input)."""
+    exsim = str(exsim or default_exsim())
+    key = (os.getpid(), exsim, rule)  # a forked child starts its own: the pipes are its parent's
+    with _RULE_LOCK:
+        if key not in _RULE_PROCESSES:
+            if shutil.which(exsim) is None:
+                raise ExsimError(f"{exsim}: not built; the simulator computes its rule {rule}, which has no "
+                                 f"committed copy: build exsim (cmake --preset default && cmake --build build) "
+                                 f"or set $EXSIM")
+            messages = tempfile.TemporaryFile()  # not a pipe: a long message nobody reads yet would stop it
+            try:
+                proc = subprocess.Popen([exsim, "rules", rule], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                        stderr=messages, text=True)
+            except OSError as e:
+                messages.close()
+                raise ExsimError(f"cannot run {exsim} ({e}); build exsim or set $EXSIM") from None
+            _RULE_PROCESSES[key] = (proc, messages)
+        proc, messages = _RULE_PROCESSES[key]
+        try:
+            proc.stdin.write(json.dumps(list(inputs)) + "\n")
+            proc.stdin.flush()
+            answer = proc.stdout.readline()
+        except BrokenPipeError:
+            answer = ""
+        if not answer:  # it stopped: a refused input, or killed
+            _stop(_RULE_PROCESSES.pop(key))
+            messages.seek(0)
+            err = messages.read().decode("utf-8", "replace").strip()
+            messages.close()
+            raise ExsimError(f"{exsim} rules {rule}: {err or f'exit status {proc.returncode}'}")
+    return json.loads(answer)
+
+
+def _stop(running):
+    """End a `exsim rules` (its end of input) and wait for it."""
+    proc, _ = running
+    try:
+        proc.stdin.close()
+    except BrokenPipeError:
+        pass
+    proc.wait()
+    proc.stdout.close()
+
+
+@atexit.register
+def _stop_rule_processes():
+    """End this process's `exsim rules`."""
+    with _RULE_LOCK:
+        for key in [k for k in _RULE_PROCESSES if k[0] == os.getpid()]:
+            running = _RULE_PROCESSES.pop(key)
+            _stop(running)
+            running[1].close()
+
+
+@functools.cache
+def _collector_rows(buffer_bytes, fixed_row_bytes, row_bytes, exsim):
+    return ask_rule("collector-rows", [[buffer_bytes, fixed_row_bytes, row_bytes]], exsim)[0]
+
+
 def collector_rows(buffer_bytes, fixed_row_bytes, row_bytes=None, exsim=None):
-    """Rows a collector holds before it is sent (models/exchange/batch.cpp collector_capacity_rows),
-    for Python that runs without a built simulator: the buffer over the fixed row bytes, at least
-    one, and no more than the tuple-data flush (collector_max_tuple_bytes) over the whole row
-    (`row_bytes`, default the fixed bytes). tests/python/test_rules.py checks it against the
-    collector rows `exsim explain --format json` reports."""
-    by_buffer = max(1, int(buffer_bytes) // max(1, int(fixed_row_bytes)))
-    whole = max(1, int(fixed_row_bytes if row_bytes is None else row_bytes))
-    return min(by_buffer, max(1, batch_bytes("collector_max_tuple_bytes", exsim) // whole))
+    """Rows a hash sender's collector holds before it is sent, as the simulator computes them
+    (`exsim rules collector-rows`: models/exchange/batch.cpp collector_capacity_rows) for a buffer of
+    `buffer_bytes` and rows of `fixed_row_bytes` fixed bytes and `row_bytes` bytes in all (default: the
+    fixed bytes), each asked once per binary. ExsimError when no simulator is built."""
+    return _collector_rows(buffer_bytes, fixed_row_bytes, fixed_row_bytes if row_bytes is None else row_bytes,
+                           str(exsim or default_exsim()))
 
 
 def cost_keys(unit=None, exsim=None):

@@ -107,6 +107,24 @@ expect_error "$tmp/fifo: cannot read the scenario file: not a regular file" vali
 expect_error "/dev/zero: cannot read the results file: not a regular file" summary /dev/zero
 expect_error "deep_arrays.json: [0][0]" summary "$tmp/deep_arrays.json"
 
+# exsim rules: a missing or unknown rule, and inputs that are not what the rule takes, each named by
+# line and JSON path.
+expect_error "rules: expected the name of a rule: collector-rows" rules
+expect_error "colector-rows: unknown rule; did you mean collector-rows?" rules colector-rows "$valid"
+expect_error "$tmp/none.json: cannot read the file of inputs: No such file or directory" \
+  rules collector-rows "$tmp/none.json"
+printf '[[16384, 93, 93]]\n{"rows": 1}\n' > "$tmp/rules_object.json"
+expect_error "rules_object.json:2: (top level): expected a JSON array of inputs [buffer_bytes, fixed_row_bytes, row_bytes], got an object" \
+  rules collector-rows "$tmp/rules_object.json"
+printf '[[16384, 93]]\n' > "$tmp/rules_pair.json"
+expect_error "rules_pair.json:1: [0]: expected [buffer_bytes, fixed_row_bytes, row_bytes], got [16384,93]" \
+  rules collector-rows "$tmp/rules_pair.json"
+printf '[[16384, 93.5, 100], [-1, 93, 93]]\n' > "$tmp/rules_values.json"
+expect_error "rules_values.json:1: [0][1]: expected an integer in [1, 16777216], got 93.5" \
+  rules collector-rows "$tmp/rules_values.json"
+expect_error "rules_values.json:1: [1][0]: expected an integer in [1, 2147483648], got -1" \
+  rules collector-rows "$tmp/rules_values.json"
+
 # Output that cannot be written fails (exit 2, naming where); a link stays a link.
 expect_error "/dev/full: writing the results failed: No space left on device" run "$valid" --output /dev/full
 count=$((count + 1))

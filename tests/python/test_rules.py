@@ -1,5 +1,5 @@
 """The simulator's rules as Python asks for them (common/exsim_runner.py: rules, partitioning,
-send_mode, batch_bytes, collector_rows, cost_keys), checked against what the simulator runs with
+send_mode, batch_bytes, collector_rows and ask_rule, cost_keys), checked against what the simulator runs with
 (`exsim explain --format json`), and a scan that fails when a Python file restates one of the
 simulator's tables (its sender kinds, cost keys or critical-path parts) instead of asking for it.
 
@@ -8,6 +8,7 @@ Run: /usr/bin/python3 -m pytest tests/python/test_rules.py -q
 
 import ast
 import json
+import os
 import subprocess
 from pathlib import Path
 
@@ -72,15 +73,40 @@ def test_send_modes_are_the_ones_the_simulator_runs(exsim, tmp_path):
     (1 << 26, 1, 0),          # 8 MiB // 1: the flush binds a narrow row too
 ])
 def test_collector_rows_are_the_ones_the_simulator_runs(exsim, tmp_path, buffer, fixed, var):
-    """Python's collector capacity (for the TPC-DS generator, which runs without a simulator) equals
-    the collector rows the simulator's sender runs with, where the buffer binds and where the 8 MiB
-    tuple-data flush does."""
+    """The collector capacity Python asks for (`exsim rules collector-rows`, for the TPC-DS generator)
+    is the collector rows the simulator's sender runs with (`exsim explain`), where the buffer binds
+    and where the 8 MiB tuple-data flush does."""
     got = explain(exsim, tmp_path, [{"id": "h", "partitioning": "HASH_PARTITIONED", "rows_total": 1000,
                                      "fixed_row_bytes": fixed, "var_row_bytes": var}],
                   flags={"data_stream_sender_buffer_size": buffer})["h"]["sender"]
     assert got["send_mode"] == "collectors"
     by_hand = min(max(1, buffer // fixed), max(1, (8 << 20) // (fixed + var)))
     assert exsim_runner.collector_rows(buffer, fixed, fixed + var, exsim) == got["collector_rows"] == by_hand
+
+
+def test_a_rule_is_asked_of_one_running_simulator(exsim):
+    """Many questions, one exsim process: each answered in order; a refused input is ExsimError with
+    exsim's message (naming the input), and the next question starts a new process."""
+    def running():
+        return exsim_runner._RULE_PROCESSES[(os.getpid(), str(exsim), "collector-rows")][0]
+
+    asked = [[16384, 64, 80], [16384, 93, 93], [1 << 20, 8, 200008]]
+    assert exsim_runner.ask_rule("collector-rows", asked, exsim) == [256, 176, 41]
+    first = running()
+    assert exsim_runner.ask_rule("collector-rows", [(16384, 100000, 100000)], exsim) == [1]
+    assert running() is first and first.poll() is None
+    with pytest.raises(exsim_runner.ExsimError, match=r"stdin:\d+: \[0\]\[1\]: expected an integer in \[1, "):
+        exsim_runner.ask_rule("collector-rows", [[16384, 0, 9]], exsim)
+    assert first.poll() == 2
+    assert exsim_runner.ask_rule("collector-rows", [[16384, 93, 93]], exsim) == [176]
+    assert running() is not first
+
+
+def test_a_rule_without_a_built_simulator_says_to_build_it(tmp_path):
+    """A rule that computes has no committed copy to fall back on: the error says to build exsim."""
+    missing = tmp_path / "build" / "exsim"
+    with pytest.raises(exsim_runner.ExsimError, match="not built.*build exsim"):
+        exsim_runner.collector_rows(16384, 93, exsim=missing)
 
 
 def test_batch_layout_and_cost_keys_come_from_the_simulator(exsim):

@@ -28,6 +28,9 @@ PLANS = os.path.normpath(os.path.join(REPO, "..", "shared", "impala-plans"))
 PROFILES = os.path.normpath(os.path.join(REPO, "..", "shared", "impala-profiles"))
 needs_inputs = pytest.mark.skipif(not (os.path.isdir(PLANS) and os.path.isdir(PROFILES)),
                                   reason="../shared/impala-plans or ../shared/impala-profiles is absent")
+# A hash sender's rows of a batch are the simulator's rule, asked of it (exsim_runner.collector_rows):
+# what sizes batches is skipped until exsim is built.
+needs_exsim = pytest.mark.usefixtures("exsim")
 
 
 # --------------------------------------------------------------------------
@@ -102,6 +105,7 @@ def _layouts():
     return fact, dim
 
 
+@needs_exsim
 def test_classes_of_a_join_row():
     fact, dim = _layouts()
     by, per_batch = comp.class_bytes(_Schema(), [fact, dim], "HASH", scale=100)
@@ -120,6 +124,7 @@ def test_classes_of_a_join_row():
     assert by["text"] == pytest.approx(external_string_bytes(100.5995, 200))
 
 
+@needs_exsim
 def test_a_multi_class_row_carries_one_class_tuple():
     fact, dim = _layouts()
     one, _ = comp.class_bytes(_Schema(), [fact], "HASH")
@@ -127,6 +132,7 @@ def test_a_multi_class_row_carries_one_class_tuple():
     assert sum(two.values()) == pytest.approx(sum(one.values()))
 
 
+@needs_exsim
 def test_rows_per_batch():
     assert comp.rows_per_batch("HASH", 93) == 176          # q72 profile exchange 28: 16384 // 93
     assert comp.rows_per_batch("HASH", 100000) == 1
@@ -155,7 +161,7 @@ def test_fit_recovers_known_ratios():
 # --------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
-def evidence():
+def evidence(exsim):
     return comp.evidence(PLANS, PROFILES)
 
 

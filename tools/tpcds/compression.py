@@ -183,7 +183,8 @@ MIN_FIT_BATCH_BYTES = 4096
 def rows_per_batch(kind, fixed_row_bytes, buffer_bytes=None, batch_size=None, row_bytes=None):
     """Rows of one serialized (and compressed) batch: a hash sender's collector holds
     buffer / fixed row size rows (KrpcDataStreamSender::Channel::CalculateRowBatchCapacity), no more
-    than its tuple-data flush allows of `row_bytes` rows (the simulator's rule, exsim_runner.collector_rows); the other
+    than its tuple-data flush allows of `row_bytes` rows (the simulator's rule, asked of it:
+    exsim_runner.collector_rows, so the generator needs a built exsim); the other
     senders serialize the RowBatch they are given whole (batch_size rows, the rows of the RowBatch a
     broadcast or unpartitioned sender serializes whole: the q72 profile's broadcasts sent 1,015 to 1,022
     rows per RPC). Unset, the buffer and batch_size are the parameter table's defaults of

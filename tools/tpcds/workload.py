@@ -605,7 +605,7 @@ def main(argv=None):
         if args.measured_rows not in (None, "", "none"):
             mr = load_measured_rows(args.measured_rows)
         scenario, summary = build_workload(args.plans, args.profiles, fitted, args.executors, mr)
-    except PlanError as e:
+    except (PlanError, exsim_runner.ExsimError) as e:  # ExsimError: the simulator's rules are asked of it
         sys.stderr.write("tpcds_workload: %s\n" % e)
         return 2
     atomic.write_text(os.path.join(args.out, "workload.json"), dump_json(scenario))
