@@ -4,6 +4,7 @@
 #include "cli/scenario_kinds.hpp"
 #include "input/json_input.hpp"
 #include "input/migrate.hpp"
+#include "input/parameter_docs.hpp"
 #include "input/parameters.hpp"
 #include "input/rules.hpp"
 #include "input/scenario.hpp"

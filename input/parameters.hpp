@@ -158,27 +158,7 @@ template <class T> T from_defaults(Section s) {
   return t;
 }
 
-// Where a row may be set, for other programs: "daemon" (top-level flags only), "exchange" (an
-// exchange's flags or keys), "cluster", "costs", "query", "remote_scan" or "scenario".
-const char* scope_of(const ParamSpec& p);
-// The struct of models/spec.hpp a row sets ("Flags", "CpuCosts", ...), or "" when none yet.
-const char* bound_struct(const ParamSpec& p);
-
-// JSON Schema (draft 2020-12) of scenario files of the current version, generated from the table: "kind" selects the
-// exchange form (the default) or the remote_scan form.
-nlohmann::json scenario_schema();
-
-// Human-readable table of every parameter, for `exsim params` and --help.
-std::string parameters_help();
-
-// The same table for other programs (`exsim params --format json`): {"schema_version": N,
-// "parameters": [{"section", "section_title", "name", "type", "unit", "required", "default",
-// "derived", "check", "description", "standalone_only", "since", "scope", "binds", and "min",
-// "max", "min_exclusive", "choices" where set}], "rules": rules_json()}, in the order of
-// `exsim params`.
-nlohmann::json parameters_json();
-
-// A section's name in parameters_json(): "cluster", "flags", "exchange", "remote_scan.s3", ...
+// A section's name in parameters_json() (input/parameter_docs.hpp): "cluster", "flags", "exchange", "remote_scan.s3", ...
 const char* section_key(Section s);
 
 } // namespace exsim

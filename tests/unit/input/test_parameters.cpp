@@ -3,6 +3,7 @@
 // by a row or named here as set by the parser (a reference, a tree, a value derived from others),
 // and a struct read from an empty object holds the table's defaults.
 #include "aggregate_members.hpp"
+#include "input/parameter_docs.hpp"
 #include "input/parameters.hpp"
 #include "input/remote_scan.hpp"
 

@@ -1,4 +1,5 @@
 // Scenario parameters: the table, defaults, overrides and the committed schema.
+#include "input/parameter_docs.hpp"
 #include "input/parameters.hpp"
 #include "input/scenario.hpp"
 
