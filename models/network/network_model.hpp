@@ -31,11 +31,13 @@ const NetworkModelKind& network_model_kind(NetworkModel m);
 const NetworkModelKind* find_network_model(const std::string& name);
 std::vector<std::string> network_model_names();
 
-// Above this many executors exsim's exact solver takes much of an all-to-all exchange's run (an
-// mt_dop=8 hash exchange: a third of the run at 80 executors, 70% at 150): `auto` (the default)
-// runs the approximation there, and a run that large says which model it used and why, on one
-// line (empty below it).
-constexpr int kExactNetworkSlowAbove = 64;
+// Above this many executors exsim's exact solver takes much of a run: the TPC-DS workload
+// re-planned for 40 executors ran 1.58x as long with it as with the approximation (103 s against
+// 65 s wall, --jobs 2; its q67a 87 s against 48 s), for 20 executors 1.07x (37.4 s against 34.8 s);
+// one mt_dop=8 hash exchange alone, a third of the run at 80 executors and 70% at 150. `auto`
+// (the default) runs the approximation above it, and a run that large says which model it used
+// and why, on one line (empty below it).
+constexpr int kExactNetworkSlowAbove = 32;
 // The model that runs: `m` itself, or for `auto` exsim's exact solver up to kExactNetworkSlowAbove
 // executors and its approximation above.
 NetworkModel resolve_network_model(NetworkModel m, int executors);

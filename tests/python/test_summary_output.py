@@ -70,8 +70,8 @@ def test_whole_queries_end_with_a_lesson_on_their_critical_paths(exsim):
     assert "critical paths" not in run(exsim, example.parent / "hash_5x5.json", "--summary")
 
 
-def test_auto_runs_the_exact_network_model_up_to_64_executors_and_the_approximation_above(exsim):
-    """The default network model: at 64 executors the exact solver's results, at 65 the
+def test_auto_runs_the_exact_network_model_up_to_32_executors_and_the_approximation_above(exsim):
+    """The default network model: at 32 executors the exact solver's results, at 33 the
     approximation's (the same runs as choosing each by name, but for the echoed choice), and a run
     that large says in its summary which model ran."""
     small = ["--set", "exchanges[0].rows_total=20000"]
@@ -82,13 +82,13 @@ def test_auto_runs_the_exact_network_model_up_to_64_executors_and_the_approximat
         chosen = doc["settings"]["cluster"].pop("network_model")
         return chosen, doc
 
-    for executors, same_as in ((64, "exsim"), (65, "approx")):
+    for executors, same_as in ((32, "exsim"), (33, "approx")):
         chosen, auto = results(executors)
         named, by_name = results(executors, "--set", f"cluster.network_model={same_as}")
         assert (chosen, named) == ("auto", same_as) and auto == by_name, executors
-    assert "network model" not in run(exsim, scenario, *small, "--set", "cluster.executors=64", "--summary")
-    out = run(exsim, scenario, *small, "--set", "cluster.executors=65", "--summary")
-    assert "65 executors, network model auto: approx, as auto runs it above 64 executors" in out
-    out = run(exsim, scenario, *small, "--set", "cluster.executors=65", "--set", "cluster.network_model=exsim",
+    assert "network model" not in run(exsim, scenario, *small, "--set", "cluster.executors=32", "--summary")
+    out = run(exsim, scenario, *small, "--set", "cluster.executors=33", "--summary")
+    assert "33 executors, network model auto: approx, as auto runs it above 32 executors" in out
+    out = run(exsim, scenario, *small, "--set", "cluster.executors=33", "--set", "cluster.network_model=exsim",
               "--summary")
-    assert "65 executors, network model exsim: the exact one, as the scenario chose" in out
+    assert "33 executors, network model exsim: the exact one, as the scenario chose" in out

@@ -44,7 +44,7 @@ TEST_CASE("network models: a run above the size where the exact one is slow says
         "exsim: 150 executors, network model approx: as the scenario chose (cluster.network_model)");
   const std::string chosen = network_model_note(NetworkModel::automatic, 150);
   INFO(chosen);
-  CHECK(chosen.rfind("exsim: 150 executors, network model auto: approx, as auto runs it above 64", 0) == 0);
+  CHECK(chosen.rfind("exsim: 150 executors, network model auto: approx, as auto runs it above 32", 0) == 0);
   CHECK(network_model_note(NetworkModel::automatic, kExactNetworkSlowAbove).empty());
 }
 
