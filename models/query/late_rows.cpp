@@ -1,12 +1,18 @@
 #include "models/query/late_rows.hpp"
 
 #include <algorithm>
+#include <set>
 
 namespace exsim {
 
+const std::vector<int>* late_set(const std::vector<int>& missing) {
+  static std::set<std::vector<int>> sets; // nodes keep their address
+  return &*sets.insert(missing).first;
+}
+
 RowMix RowMix::late(const std::vector<int>& missing, double rows) {
   RowMix m;
-  if (!missing.empty() && rows > 0) m.parts.push_back({missing, rows});
+  if (!missing.empty() && rows > 0) m.parts.push_back({late_set(missing), rows});
   return m;
 }
 
@@ -17,13 +23,13 @@ double RowMix::late_rows() const {
   return s;
 }
 
-void RowMix::add(const RowMix& m, double scale) {
-  for (const Part& q : m.parts) {
-    const double rows = q.rows * scale;
+void RowMix::add(const Part* begin, const Part* end, double scale) {
+  for (const Part* q = begin; q != end; ++q) {
+    const double rows = q->rows * scale;
     if (rows <= 0) continue;
-    auto it = std::find_if(parts.begin(), parts.end(), [&](const Part& p) { return p.missing == q.missing; });
+    auto it = std::find_if(parts.begin(), parts.end(), [&](const Part& p) { return p.missing == q->missing; });
     if (it == parts.end())
-      parts.push_back({q.missing, rows});
+      parts.push_back({q->missing, rows});
     else
       it->rows += rows;
   }
@@ -41,16 +47,16 @@ void RowMix::scale(double f) {
 double RowMix::drop_at(const std::vector<int>& built) {
   if (parts.empty() || built.empty()) return 0;
   double dropped = 0;
-  std::vector<Part> kept;
-  for (Part& p : parts) {
-    const bool hit = std::any_of(p.missing.begin(), p.missing.end(),
+  size_t kept = 0;
+  for (const Part& p : parts) {
+    const bool hit = std::any_of(p.missing->begin(), p.missing->end(),
                                  [&](int id) { return std::binary_search(built.begin(), built.end(), id); });
     if (hit)
       dropped += p.rows;
     else
-      kept.push_back(std::move(p));
+      parts[kept++] = p;
   }
-  parts = std::move(kept);
+  parts.resize(kept);
   return dropped;
 }
 
@@ -61,20 +67,25 @@ void MixStream::put(double rows, const RowMix& mix) {
   const double from = end_;
   end_ += rows;
   if (mix.clean()) return;
-  RowMix per_row = mix;
-  per_row.scale(1 / rows);
+  // The late share of each row (RowMix::scale by 1 / rows, into the stream's parts).
+  const double f = 1 / rows;
+  const size_t first = parts_.size();
+  for (const RowMix::Part& p : mix.parts)
+    parts_.push_back({p.missing, p.rows * f});
+  const size_t count = parts_.size() - first;
   if (late_.size() > first_) {
     Stretch& last = late_.back();
-    bool same = last.to == from && last.per_row.parts.size() == per_row.parts.size();
-    for (size_t i = 0; same && i < per_row.parts.size(); ++i)
-      same = last.per_row.parts[i].missing == per_row.parts[i].missing &&
-             last.per_row.parts[i].rows == per_row.parts[i].rows;
+    bool same = last.to == from && last.count == count;
+    for (size_t i = 0; same && i < count; ++i)
+      same = parts_[last.first + i].missing == parts_[first + i].missing &&
+             parts_[last.first + i].rows == parts_[first + i].rows;
     if (same) {
+      parts_.resize(first);
       last.to = end_;
       return;
     }
   }
-  late_.push_back({from, end_, std::move(per_row)});
+  late_.push_back({from, end_, static_cast<uint32_t>(first), static_cast<uint32_t>(count)});
 }
 
 RowMix MixStream::take(int reader, double rows) {
@@ -90,7 +101,10 @@ RowMix MixStream::take(int reader, double rows) {
     ++i;
   for (size_t j = i; j < late_.size() && late_[j].from < to; ++j) {
     const double overlap = std::min(to, late_[j].to) - std::max(from, late_[j].from);
-    if (overlap > 0) got.add(late_[j].per_row, overlap);
+    if (overlap > 0) {
+      const RowMix::Part* p = parts_.data() + late_[j].first;
+      got.add(p, p + late_[j].count, overlap);
+    }
   }
   if ((++takes_ & 255) == 0) compact();
   return got;
@@ -107,7 +121,11 @@ void MixStream::compact() {
   }
   first_ = passed;
   if (first_ < 1024 || first_ * 2 < late_.size()) return;
+  const uint32_t dropped_parts = first_ < late_.size() ? late_[first_].first : static_cast<uint32_t>(parts_.size());
   late_.erase(late_.begin(), late_.begin() + static_cast<std::ptrdiff_t>(first_));
+  parts_.erase(parts_.begin(), parts_.begin() + static_cast<std::ptrdiff_t>(dropped_parts));
+  for (Stretch& s : late_)
+    s.first -= dropped_parts;
   for (size_t& n : next_)
     n = n >= first_ ? n - first_ : 0;
   first_ = 0;

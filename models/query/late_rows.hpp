@@ -21,10 +21,12 @@
 namespace exsim {
 
 // The rows of a batch (or of a running total) that are late, by the set of filters they missed.
-// Rows are absolute and fractional; what is not in a part is an ordinary row.
+// Rows are absolute and fractional; what is not in a part is an ordinary row. A part names its set
+// of filters by the one stored copy of that set (late_set), so that parts copy without allocating
+// and compare by address.
 struct RowMix {
   struct Part {
-    std::vector<int> missing; // query-wide filter ids, sorted
+    const std::vector<int>* missing = nullptr; // query-wide filter ids, sorted (late_set)
     double rows = 0;
   };
   std::vector<Part> parts;
@@ -34,13 +36,18 @@ struct RowMix {
   bool clean() const { return parts.empty(); }
   double late_rows() const;
   // Adds `m` x `scale`.
-  void add(const RowMix& m, double scale = 1);
+  void add(const RowMix& m, double scale = 1) { add(m.parts.data(), m.parts.data() + m.parts.size(), scale); }
+  void add(const Part* begin, const Part* end, double scale);
   // Every part x `f` (0: none left).
   void scale(double f);
   // At the join that built the filters `built` (sorted ids): the parts missing one of them are
   // dropped. Returns the rows dropped.
   double drop_at(const std::vector<int>& built);
 };
+
+// The one stored copy of a set of filter ids (sorted): equal sets, the same address, for the
+// process's life (a query's sets are few: those its scans have missed at once).
+const std::vector<int>* late_set(const std::vector<int>& missing);
 
 // Batches in the order they were put, read in that order by `readers` readers that each read the
 // whole stream in its own units: a stream carries the mix of what flows through a FIFO (a scan's
@@ -58,11 +65,12 @@ public:
 private:
   struct Stretch {
     double from = 0, to = 0;
-    RowMix per_row; // the late share of each row of the stretch
+    uint32_t first = 0, count = 0; // the late share of each row of the stretch: parts_[first, first + count)
   };
   void compact();
 
   std::vector<Stretch> late_;
+  std::vector<RowMix::Part> parts_; // the stretches' parts, in their order
   size_t first_ = 0; // stretches before this one every reader has passed
   double end_ = 0;
   std::vector<double> cursor_;

@@ -13,7 +13,8 @@ TEST_CASE("late rows: the first join that built one of the filters they missed d
   m.add(RowMix::late({1}, 200));
   CHECK(m.drop_at({0}) == Approx(1000));
   REQUIRE(m.parts.size() == 1);
-  CHECK(m.parts[0].missing == std::vector<int>{1});
+  CHECK(*m.parts[0].missing == std::vector<int>{1});
+  CHECK(m.parts[0].missing == late_set({1})); // one stored copy of each set
   CHECK(m.drop_at({2, 3}) == 0);
   CHECK(m.late_rows() == Approx(200));
   CHECK(m.drop_at({1, 4}) == Approx(200));
