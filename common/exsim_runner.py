@@ -222,8 +222,14 @@ def batch_bytes(name, exsim=None):
 # A rule that computes has no committed copy: it is asked of a running `exsim rules RULE`, one per
 # process, binary and rule, started at the first question and kept for the next (starting exsim
 # costs about 20 ms, a question some microseconds): a JSON array of inputs a line, answered a line.
-_RULE_PROCESSES = {}
-_RULE_LOCK = threading.Lock()
+# The processes and their lock are made at the first question, so that until then this module's
+# state pickles: common/dask_client.py sends the module by value to Dask workers, where nothing asks.
+_RULES = {}
+
+
+def _rule_state():
+    """(lock, {(pid, exsim, rule): (process, its messages file)}), made at the first call."""
+    return _RULES.setdefault("lock", threading.Lock()), _RULES.setdefault("processes", {})
 
 
 def ask_rule(rule, inputs, exsim=None):
@@ -232,8 +238,9 @@ def ask_rule(rule, inputs, exsim=None):
     is not built, or it refuses an input (its message names the input)."""
     exsim = str(exsim or default_exsim())
     key = (os.getpid(), exsim, rule)  # a forked child starts its own: the pipes are its parent's
-    with _RULE_LOCK:
-        if key not in _RULE_PROCESSES:
+    lock, processes = _rule_state()
+    with lock:
+        if key not in processes:
             if shutil.which(exsim) is None:
                 raise ExsimError(f"{exsim}: not built; the simulator computes its rule {rule}, which has no "
                                  f"committed copy: build exsim (cmake --preset default && cmake --build build) "
@@ -245,8 +252,8 @@ def ask_rule(rule, inputs, exsim=None):
             except OSError as e:
                 messages.close()
                 raise ExsimError(f"cannot run {exsim} ({e}); build exsim or set $EXSIM") from None
-            _RULE_PROCESSES[key] = (proc, messages)
-        proc, messages = _RULE_PROCESSES[key]
+            processes[key] = (proc, messages)
+        proc, messages = processes[key]
         try:
             proc.stdin.write(json.dumps(list(inputs)) + "\n")
             proc.stdin.flush()
@@ -254,7 +261,7 @@ def ask_rule(rule, inputs, exsim=None):
         except BrokenPipeError:
             answer = ""
         if not answer:  # it stopped: a refused input, or killed
-            _stop(_RULE_PROCESSES.pop(key))
+            _stop(processes.pop(key))
             messages.seek(0)
             err = messages.read().decode("utf-8", "replace").strip()
             messages.close()
@@ -276,9 +283,12 @@ def _stop(running):
 @atexit.register
 def _stop_rule_processes():
     """End this process's `exsim rules`."""
-    with _RULE_LOCK:
-        for key in [k for k in _RULE_PROCESSES if k[0] == os.getpid()]:
-            running = _RULE_PROCESSES.pop(key)
+    if "processes" not in _RULES:
+        return
+    lock, processes = _rule_state()
+    with lock:
+        for key in [k for k in processes if k[0] == os.getpid()]:
+            running = processes.pop(key)
             _stop(running)
             running[1].close()
 

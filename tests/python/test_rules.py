@@ -88,7 +88,7 @@ def test_a_rule_is_asked_of_one_running_simulator(exsim):
     """Many questions, one exsim process: each answered in order; a refused input is ExsimError with
     exsim's message (naming the input), and the next question starts a new process."""
     def running():
-        return exsim_runner._RULE_PROCESSES[(os.getpid(), str(exsim), "collector-rows")][0]
+        return exsim_runner._rule_state()[1][(os.getpid(), str(exsim), "collector-rows")][0]
 
     asked = [[16384, 64, 80], [16384, 93, 93], [1 << 20, 8, 200008]]
     assert exsim_runner.ask_rule("collector-rows", asked, exsim) == [256, 176, 41]
@@ -180,3 +180,12 @@ def test_no_python_file_restates_a_simulator_table():
             found.append(f"{rel}:{line}: {table} {', '.join(names)}")
     assert not found, ("these restate a table of the simulator's; ask common/exsim_runner.py for it:\n"
                        + "\n".join(found))
+
+
+def test_the_runner_module_pickles_by_value_until_it_asks():
+    """common/dask_client.py sends exsim_runner to Dask workers by value, its state included: a
+    lock made at import would not pickle (run_sweep.py --dask failed so)."""
+    import sys
+    code = ("import cloudpickle, sys; sys.path.insert(0, %r); from common import exsim_runner; "
+            "cloudpickle.register_pickle_by_value(exsim_runner); cloudpickle.dumps(exsim_runner)" % str(REPO))
+    subprocess.run([sys.executable, "-c", code], check=True)  # a fresh process: this one may have asked
