@@ -30,20 +30,15 @@ bool has_section(const char* key, int version) {
   return find_param(Section::scenario, key, version) != nullptr;
 }
 
-void merge(json& into, const json& from) {
-  for (const auto& [key, value] : from.items())
-    into[key] = value;
-}
-
 // An exchange of the exchange-only form as it runs: its keys as bound (with the defaults of the
 // keys it does not give) and as written where no member binds them, its flags and faults, and what
 // the parser resolved (the placement's zeros, the weights, the fanout, K).
 json exchange_echo(const ExchangeSpec& e, const Scenario::SettingsInputs::Exchange& in, int v) {
   json out = in.unbound;
-  merge(out, echo_fields(Section::exchange, e, v, in.given));
-  merge(out, echo_fields(Section::exchange, e.shape, v, in.given));
-  merge(out, echo_fields(Section::exchange, e.costs, v, in.given));
-  merge(out, echo_fields(Section::exchange, in.ends, v, in.given));
+  out.update(echo_fields(Section::exchange, e, v, in.given));
+  out.update(echo_fields(Section::exchange, e.shape, v, in.given));
+  out.update(echo_fields(Section::exchange, e.costs, v, in.given));
+  out.update(echo_fields(Section::exchange, in.ends, v, in.given));
   out["flags"] = echo_fields(Section::flags, e.flags, v, in.flags);
   json faults = json::array();
   for (size_t i = 0; i < e.faults.size(); ++i)
