@@ -73,11 +73,11 @@ NetworkPrecision simgrid_precision(double slack) {
 } // namespace
 
 ExsimTransferNetwork::ExsimTransferNetwork(const Platform& p, double slack)
-    : model_(static_cast<int>(p.hosts.size()), p.nic_bytes_per_s, p.loopback_bytes_per_s,
-             simgrid_precision(slack)) {}
+    : model_(p.host_count, p.nic_bytes_per_s, p.loopback_bytes_per_s, simgrid_precision(slack)),
+      routes_(p.routes) {}
 
 void ExsimTransferNetwork::start(int from, int to, double bytes, TransferSink* sink) {
-  const uint64_t id = model_.start(now(), from, to, bytes);
+  const uint64_t id = model_.start(now(), routes_.host_of(from), routes_.host_of(to), bytes);
   const size_t i = NetworkShare::index(id);
   if (i >= sinks_.size()) sinks_.resize(i + 1, nullptr);
   sinks_[i] = sink;

@@ -82,7 +82,8 @@ public:
   const NetworkShare& model() const { return model_; }
 
 private:
-  NetworkShare model_;
+  NetworkShare model_; // over hosts: daemons on one host share its links
+  Routes routes_;      // which host each daemon is on
   std::vector<TransferSink*> sinks_; // by NetworkShare::index(id)
   std::vector<uint64_t> finished_;
   std::vector<TransferSink*> due_;

@@ -38,11 +38,13 @@ Platform build_platform(const ClusterSpec& c) {
   const double nic_bps = c.nic_bandwidth_gbps * 1e9 / 8;     // bytes per second
   const double lo_bps = c.loopback_bandwidth_gbps * 1e9 / 8; // bytes per second
   Platform p;
-  p.routes = Routes::of(c.rtt_us, c.loopback_rtt_us);
+  p.routes = Routes::of(c.rtt_us, c.loopback_rtt_us, c.daemons_per_host);
   p.nic_bytes_per_s = nic_bps;
   p.loopback_bytes_per_s = lo_bps;
-  for (int i = 0; i < c.executors; ++i) {
-    const std::string name = fmt::format("executor-{}", i);
+  p.host_count = c.hosts();
+  std::vector<sg4::Host*> machines;
+  for (int i = 0; i < p.host_count; ++i) {
+    const std::string name = fmt::format("executor-{}", i); // the first daemon's index
     sg4::Host* host = zone->create_host(name, kFlopsPerSecond)->set_core_count(c.cores_per_executor);
     // A remote message crosses the sender's NIC up and the receiver's NIC down.
     auto* nic = zone->create_split_duplex_link(name + "-nic", nic_bps)->set_latency(0);
@@ -51,8 +53,10 @@ Platform build_platform(const ClusterSpec& c) {
                     {sg4::LinkInRoute(nic, sg4::LinkInRoute::Direction::UP)}, true);
     zone->add_route(host->get_netpoint(), host->get_netpoint(), nullptr, nullptr, {sg4::LinkInRoute(lo)},
                     false);
-    p.hosts.push_back(host);
+    machines.push_back(host);
   }
+  for (int d = 0; d < c.executors; ++d)
+    p.hosts.push_back(machines.at(static_cast<size_t>(p.routes.host_of(d))));
   zone->seal();
   return p;
 }

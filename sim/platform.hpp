@@ -1,5 +1,6 @@
-// The simulated cluster: one SimGrid host per executor (cores shared by every instance on it),
-// a split-duplex NIC link per host, and a loopback link per host for RPCs to the same daemon.
+// The simulated cluster: one SimGrid host per `daemons_per_host` executor daemons (its cores
+// shared by every instance on it), a split-duplex NIC link per host, and a loopback link per host
+// for RPCs between daemons on it or to the same daemon.
 // Links carry bandwidth only; the route latency (half the round trip each way) is added by the
 // actors (a request waits it out before its connection transfers it, a response is due that
 // long after it is sent), so that a message costs latency + size / bandwidth share while
@@ -31,7 +32,8 @@ void configure_engine(sg4::Engine& engine);
 std::unique_ptr<sg4::Engine> make_engine();
 
 struct Platform {
-  std::vector<sg4::Host*> hosts;
+  std::vector<sg4::Host*> hosts;   // each daemon's host (daemons on one host share it)
+  int host_count = 0;              // distinct hosts
   Routes routes;                   // latencies, the same the models use for responses
   double nic_bytes_per_s = 0;      // each NIC link, each way
   double loopback_bytes_per_s = 0; // each loopback link

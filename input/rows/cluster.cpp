@@ -26,13 +26,18 @@ void add_cluster_rows(std::vector<ParamSpec>& t) {
   using T = ParamType;
   const auto none = std::nullopt;
   // Cluster.
-  t.push_back(binds(P(S::cluster, "executors", T::integer, "hosts", 5, 1, 1000,
-                      "executor daemons, one simulated host each"),
+  t.push_back(binds(P(S::cluster, "executors", T::integer, "daemons", 5, 1, 1000,
+                      "executor daemons (impalad), daemons_per_host of them on each simulated host"),
                     &ClusterSpec::executors));
+  t.push_back(binds(listed_when_set(P(S::cluster, "daemons_per_host", T::integer, "daemons", 1, 1, 1000,
+                      "executor daemons sharing one host: its cores, its NIC and its loopback path, which "
+                      "carries their RPCs to each other (Impala's single-node performance runs start 3 on "
+                      "one machine); daemons 0..n-1 share the first host, and so on")),
+                    &ClusterSpec::daemons_per_host));
   // Schema 1 files have other defaults for these two: input/scenario.cpp writes them into the
   // file's object before it binds.
   t.push_back(binds(derived(P(S::cluster, "cores_per_executor", T::integer, "cores", 8, 1, 1024,
-                              "physical cores per executor, shared by every thread on it (m6id.4xlarge: 8)"),
+                              "physical cores of each host, shared by every thread of its daemons (m6id.4xlarge: 8)"),
                             "8 (16 in schema 1 files)"),
                     &ClusterSpec::cores_per_executor));
   t.push_back(binds(derived(P(S::cluster, "threads_per_core", T::integer, "threads", 2, 1, 8,
@@ -46,16 +51,16 @@ void add_cluster_rows(std::vector<ParamSpec>& t) {
               "Rashid & Hammad, Int. J. Parallel Programming 36, 2008: 1.26x on TPC-H-like queries)"),
             &ClusterSpec::second_thread_gain));
   t.push_back(binds(P(S::cluster, "nic_bandwidth_gbps", T::number, "Gbit/s", 12.5, kMinGbps, kMaxGbps,
-                      "NIC bandwidth of each executor, each direction"),
+                      "NIC bandwidth of each host, each direction"),
                     &ClusterSpec::nic_bandwidth_gbps));
   t.push_back(binds(P(S::cluster, "rtt_us", T::number, "us", 390, 0, 1e7,
-                      "round trip of an empty RPC between two executors (flat in payload size)"),
+                      "round trip of an empty RPC between two hosts (flat in payload size)"),
                     &ClusterSpec::rtt_us));
   t.push_back(binds(P(S::cluster, "loopback_rtt_us", T::number, "us", 50, 0, 1e7,
-                      "round trip of an empty RPC to the same daemon (assumption, not measured)"),
+                      "round trip of an empty RPC within one host: to the same daemon or another on its host (assumption, not measured)"),
                     &ClusterSpec::loopback_rtt_us));
   t.push_back(binds(P(S::cluster, "loopback_bandwidth_gbps", T::number, "Gbit/s", 100, kMinGbps, kMaxGbps,
-                      "bandwidth of the path to the same daemon (assumption, not measured)"),
+                      "bandwidth of a host's loopback path, shared by its RPCs to the same daemon and between its daemons (assumption, not measured)"),
                     &ClusterSpec::loopback_bandwidth_gbps));
   // The choices are the registered models in their order, which is NetworkModel's.
   t.push_back(binds(choices(P(S::cluster, "network_model", T::enumeration, "", "auto", none, none,

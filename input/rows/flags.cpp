@@ -61,6 +61,11 @@ void add_sender_and_receiver_flags(std::vector<ParamSpec>& t) {
   t.push_back(binds(P(S::flags, "compression", T::boolean, "", true, none, none,
                       "LZ4-compress batches sent to another daemon"),
                     &Flags::compression));
+  t.push_back(binds(listed_when_set(P(S::flags, "compress_local_channels", T::boolean, "", false, none, none,
+                      "with compression, LZ4-compress batches to a receiver in the same daemon too, as Impala "
+                      "did before September 2023 (a what-if; since then it skips them: "
+                      "krpc-data-stream-sender.cc, Channel::IsLocal)")),
+                    &Flags::compress_local_channels));
 }
 
 // The daemon's service pools, end of stream, scans and runtime filters.

@@ -15,8 +15,9 @@ namespace exsim {
 // meaning, unit, default).
 struct ClusterSpec {
   NetworkModel network_model; // how bandwidth is shared (models/network/network_model)
-  int executors;
-  int cores_per_executor;    // physical cores
+  int executors;             // daemons
+  int daemons_per_host;      // daemons sharing one host's cores, NIC and loopback path
+  int cores_per_executor;    // physical cores of each host
   int threads_per_core;      // hardware threads per core
   double second_thread_gain; // extra throughput of a core running a second thread
   double nic_bandwidth_gbps;
@@ -24,8 +25,11 @@ struct ClusterSpec {
   double loopback_rtt_us;
   double loopback_bandwidth_gbps;
 
-  // What Impala calls the number of cores (CpuInfo::num_cores): logical CPUs.
+  // What Impala calls the number of cores (CpuInfo::num_cores): the host's logical CPUs, which
+  // every daemon on it counts as its own.
   int logical_cpus() const { return cores_per_executor * threads_per_core; }
+  // Daemons d of a cluster share host d / daemons_per_host; the last host may hold fewer.
+  int hosts() const { return (executors + daemons_per_host - 1) / daemons_per_host; }
 };
 
 // The values of each enumeration in the order of its row's choices (the table reads a name by its
@@ -45,6 +49,7 @@ struct Flags {
   int rpcs_in_flight_max;                 // an adaptive policy's cap (K_max)
   bool rpcs_in_flight_series;             // results list each channel's K over time (adaptive policies)
   bool compression;
+  bool compress_local_channels; // compression reaches channels to the same daemon too
   EosFlush eos_flush;
   int datastream_service_num_svc_threads; // 0: logical CPUs
   int datastream_service_num_deserialization_threads;

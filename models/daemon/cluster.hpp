@@ -1,6 +1,6 @@
-// The simulated daemons as the models see them: each executor's hardware threads and its
-// data-stream service pools (shared by every receiver on it, as in Impala), the routes between
-// executors and the network that carries requests. The engine provides the Scheduler's clock and
+// The simulated daemons as the models see them: each executor daemon's hardware threads (its
+// host's, shared with the other daemons there) and its data-stream service pools (shared by every
+// receiver on it, as in Impala), the routes between daemons and the network that carries requests. The engine provides the Scheduler's clock and
 // the Network; everything else here is model.
 //   exsim::Cluster c(sched, spec, flags, network);
 //   c.cpu(host).start(ns, cb);   c.service_threads(host).submit(ns, cb);
@@ -30,7 +30,8 @@ public:
   const ClusterSpec spec;
   Routes routes;
 
-  HostCpu& cpu(int host) { return *cpus_.at(static_cast<size_t>(host)); }
+  // The hardware threads of daemon `host`'s host.
+  HostCpu& cpu(int host) { return *cpus_.at(static_cast<size_t>(routes.host_of(host))); }
   // Deserializes batches admitted on arrival (datastream_service_num_svc_threads; 0 = logical CPUs).
   ThreadPool& service_threads(int host) { return *svc_.at(static_cast<size_t>(host)); }
   // Deserializes deferred batches once they fit (datastream_service_num_deserialization_threads).

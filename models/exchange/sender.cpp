@@ -22,7 +22,8 @@ Sender::Sender(ExchangeRuntime& x, int index, SimThread& t)
   channels_.reserve(static_cast<size_t>(receivers_));
   for (int r = 0; r < receivers_; ++r) {
     channels_.emplace_back(spec_.sender.window);
-    local_.push_back(spec_.receiver_host(r) == c_.host);
+    // Compression is skipped for a receiver in the same process.
+    plain_.push_back(spec_.receiver_host(r) == c_.host && !spec_.flags.compress_local_channels);
   }
   const uint64_t seed =
       Rng::stream_seed(x.seed, (static_cast<uint64_t>(spec_.index) << 32) | static_cast<uint64_t>(index));
@@ -112,8 +113,7 @@ Task Sender::send_batch(int r, int64_t rows) {
     c_.RowsDropped += rows;
     co_return;
   }
-  // Compression is skipped for a receiver in the same process.
-  const bool compressed = spec_.flags.compression && !local_[static_cast<size_t>(r)];
+  const bool compressed = spec_.flags.compression && !plain_[static_cast<size_t>(r)];
   serialize(rows, compressed);
   co_await transmit(r, rows, compressed);
 }

@@ -69,7 +69,7 @@ private:
   const int receivers_;
   const SendMode mode_;
   std::vector<Channel> channels_;
-  std::vector<bool> local_;
+  std::vector<bool> plain_; // channels whose batches go uncompressed (in this daemon)
   // Routing.
   std::unique_ptr<RowSplitter> splitter_;
   std::unique_ptr<RoundRobin> round_robin_;

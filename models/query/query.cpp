@@ -762,13 +762,13 @@ void QueryRuntime::setup_runtime_filters() {
   }
 }
 
-// Half a round trip, then the filter's bytes, on the way between two executors (the same one:
-// the loopback path). The filter does not share the NICs with the exchanges' transfers.
+// Half a round trip, then the filter's bytes, on the way between two daemons (on one host: its
+// loopback path). The filter does not share the NICs with the exchanges' transfers.
 double QueryRuntime::filter_hop_s(int from, int to) const {
   const ClusterSpec& c = cluster_.spec;
   const double bits = static_cast<double>(flags_.runtime_bloom_filter_size) * 8;
-  if (from == to) return c.loopback_rtt_us * 1e-6 / 2 + bits / (c.loopback_bandwidth_gbps * 1e9);
-  return c.rtt_us * 1e-6 / 2 + bits / (c.nic_bandwidth_gbps * 1e9);
+  const double gbps = cluster_.routes.same_host(from, to) ? c.loopback_bandwidth_gbps : c.nic_bandwidth_gbps;
+  return cluster_.routes.one_way_s(from, to) + bits / (gbps * 1e9);
 }
 
 void QueryRuntime::build_finished(int fragment, int join_op, int host) {

@@ -1,9 +1,10 @@
 // Runs queries on the models alone, with a hand-driven clock and a network with no sharing: each
-// ordered pair of hosts is a FIFO that moves one request at a time at the link's bandwidth after
+// ordered pair of daemons is a FIFO that moves one request at a time at the link's bandwidth after
 // the route's one-way latency. No SimGrid: the models' behaviour, tested on its own.
 #pragma once
 
 #include "input/scenario.hpp"
+#include "models/network/routes.hpp"
 #include "models/query/workload.hpp"
 
 #include <deque>
@@ -13,10 +14,12 @@ namespace exsim::test {
 
 class FifoNetwork : public Network {
 public:
-  FifoNetwork(Scheduler& s, const ClusterSpec& c) : sched_(s), cluster_(c) {}
+  FifoNetwork(Scheduler& s, const ClusterSpec& c)
+      : sched_(s), cluster_(c), routes_(Routes::of(c.rtt_us, c.loopback_rtt_us, c.daemons_per_host)) {}
   void send(int from, int to, Request* req) override {
-    const double latency = (from == to ? cluster_.loopback_rtt_us : cluster_.rtt_us) * 1e-6 / 2;
-    const double bw = (from == to ? cluster_.loopback_bandwidth_gbps : cluster_.nic_bandwidth_gbps) * 1e9 / 8;
+    const bool local = routes_.same_host(from, to); // the host's loopback path
+    const double latency = routes_.one_way_s(from, to);
+    const double bw = (local ? cluster_.loopback_bandwidth_gbps : cluster_.nic_bandwidth_gbps) * 1e9 / 8;
     double& free_at = free_at_[{from, to}];
     req->ready_at = sched_.now() + latency;
     const double start = std::max(req->ready_at, free_at);
@@ -28,6 +31,7 @@ public:
 private:
   Scheduler& sched_;
   ClusterSpec cluster_;
+  Routes routes_;
   std::map<std::pair<int, int>, double> free_at_;
 };
 

@@ -53,6 +53,7 @@ json traffic_times(bool ahead, const std::vector<double>& sends) {
   return in_child([&] {
     const auto engine = exsim::test::quiet_engine();
     exsim::ClusterSpec cluster{};
+    cluster.daemons_per_host = 1;
     cluster.executors = 4;
     cluster.cores_per_executor = 1;
     cluster.nic_bandwidth_gbps = 12.5;

@@ -36,6 +36,7 @@ json finish_times(const std::vector<Piece>& pieces, int cores) {
   return in_child([&] {
     const auto engine = exsim::test::quiet_engine();
     exsim::ClusterSpec cluster{};
+    cluster.daemons_per_host = 1;
     cluster.executors = 2;
     cluster.cores_per_executor = cores;
     const exsim::Platform p = exsim::build_platform(cluster);

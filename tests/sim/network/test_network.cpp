@@ -62,6 +62,7 @@ json end_times(const std::vector<Chain>& chains, int hosts, Path path) {
   return in_child([&] {
     const auto engine = exsim::test::quiet_engine();
     exsim::ClusterSpec cluster{};
+    cluster.daemons_per_host = 1;
     cluster.executors = hosts;
     cluster.cores_per_executor = 1;
     cluster.nic_bandwidth_gbps = 12.5;
