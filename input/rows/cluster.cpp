@@ -57,7 +57,9 @@ void add_cluster_rows(std::vector<ParamSpec>& t) {
                       "round trip of an empty RPC between two hosts (flat in payload size)"),
                     &ClusterSpec::rtt_us));
   t.push_back(binds(P(S::cluster, "loopback_rtt_us", T::number, "us", 50, 0, 1e7,
-                      "round trip of an empty RPC within one host: to the same daemon or another on its host (assumption, not measured)"),
+                      "round trip of an empty RPC within one host: to the same daemon or another on its host (assumption; "
+                      "the bundled profiles of 3 daemons on one machine, DEBUG builds, measured 69.5 us: TPC-DS q72, "
+                      "98,709 RPCs; and 242.7 us: COMPUTE STATS, 516 RPCs; mean RpcNetworkTime)"),
                     &ClusterSpec::loopback_rtt_us));
   t.push_back(binds(P(S::cluster, "loopback_bandwidth_gbps", T::number, "Gbit/s", 100, kMinGbps, kMaxGbps,
                       "bandwidth of a host's loopback path, shared by its RPCs to the same daemon and between its daemons (assumption, not measured)"),
