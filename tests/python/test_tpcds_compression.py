@@ -21,6 +21,7 @@ from conftest import REPO
 
 from common import exsim_runner
 from tools.tpcds import compression as comp
+from tools.tpcds.ddl import TPCDS_TABLES
 from tools.tpcds.rowsize import (SMALL_STRING_LIMIT, Layout, Slot, exchange_row, exchange_row_small_strings,
                                  external_string_bytes)
 
@@ -92,6 +93,8 @@ class _Schema:
                 _Col("item", "i_category", "STRING", 5.905, 10)]
         self.columns = {c.name: c for c in cols}
         self.stats = {"item": {"columns": {"i_item_desc": {"maxColLen": 200}, "i_category": {"maxColLen": 11}}}}
+        self.tables = TPCDS_TABLES
+        self.stats_scale = 3000
 
     def column(self, name):
         return self.columns.get(name.split(".")[-1])

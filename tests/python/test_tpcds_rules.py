@@ -168,7 +168,7 @@ def test_the_rule_reproduces_the_printed_plans():
             continue
         plan, _ = parse_plan_file(os.path.join(PLANS, name), "DISTRIBUTEDPLAN")
         shape = Shape(plan.root, True, schema, 0)
-        Scaler(schema.stats, shape.instances, name[6:-5]).scale(plan.root)
+        Scaler(schema, shape.instances, name[6:-5]).scale(plan.root)
         for d in joins.Redistributor(plan, shape, 0, 0).run():
             total += 1
             agree += d.at_plan == d.printed

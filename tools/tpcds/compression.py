@@ -127,7 +127,7 @@ from common import exsim_runner
 from tools.impala_profile import decode, model
 from tools.tpcds import PROFILE_Q72, PlanError
 from tools.tpcds import profiles as prof
-from tools.tpcds.ddl import FK_SUFFIX, SCALE_INDEX, SF1_TEXT_TYPES, TABLE_ROWS, Schema, slot_size
+from tools.tpcds.ddl import SF1_TEXT_TYPES, Schema, slot_size
 from tools.tpcds.plans import exchange_kind, parse_plan_file, query_sql
 from tools.tpcds.rowsize import RowSizes, external_string_bytes
 
@@ -154,11 +154,6 @@ CLASS_WHAT = {
 # frozen here so that the generator needs no profile to use them; tests/python/test_tpcds_compression.py
 # refits and checks these values.
 CLASS_RATIOS = {"num": 0.5441, "lowcard": 0.1606, "text": 0.5090, "repeat": 0.2498}
-
-# TPC-DS fact tables (specification 2.2 and 2.3; inventory is a fact table of its snowflake): every
-# other table is a dimension.
-FACT_TABLES = ("store_sales", "store_returns", "catalog_sales", "catalog_returns", "web_sales", "web_returns",
-               "inventory")
 
 # Column types of the SF1 text schema the q72 profile ran on (database `tpcds`, apache/impala
 # testdata/datasets/tpcds/tpcds_schema_template.sql at commit b21595276c6c, last changed by 60a0e9a03e38),
@@ -204,14 +199,15 @@ def column_ndv(schema, name, scale):
     col = schema.column(name) if re.match(r"^[a-z0-9_.]+$", name) else None
     if col is None:
         return None
-    idx = SCALE_INDEX[scale]
-    rows = TABLE_ROWS[col.table][idx]
-    ndv = col.ndv if col.ndv and col.ndv > 0 else TABLE_ROWS[col.table][2]
-    if ndv >= 0.5 * TABLE_ROWS[col.table][2]:
+    tables = schema.tables
+    rows = tables.rows(col.table, scale)
+    stats_rows = tables.rows(col.table, schema.stats_scale)
+    ndv = col.ndv if col.ndv and col.ndv > 0 else stats_rows
+    if ndv >= 0.5 * stats_rows:
         return rows
-    for suffix, ref in FK_SUFFIX:
-        if col.name.endswith(suffix) and ref != col.table:
-            return min(ndv, TABLE_ROWS[ref][idx], rows)
+    ref = tables.referenced(col.name, col.table)
+    if ref is not None:
+        return min(ndv, tables.rows(ref, scale), rows)
     return min(ndv, rows)
 
 
@@ -254,15 +250,15 @@ def class_bytes(schema, layouts, kind, scale=100, classes=1, types=None, buffer_
     row_all = fixed_all + sum(ext for _, p, _ in parts for _, ext, _ in p)
     per_batch = rows_per_batch(kind, fixed_all, buffer_bytes, batch_size, row_bytes=row_all)
     tables = [tuple_table(schema, lay) for lay in layouts]
-    idx = SCALE_INDEX[scale]
-    biggest = max((TABLE_ROWS[t][idx] if t else float("inf")) for t in tables) if tables else 0
+    rows = schema.tables.rows
+    biggest = max((rows(t, scale) if t else float("inf")) for t in tables) if tables else 0
     out = {c: 0.0 for c in CLASSES}
     for (lay, p, null_bytes), table in zip(parts, tables):
         mine = {c: 0.0 for c in CLASSES}
-        repeats = (len(layouts) > 1 and table is not None and table not in FACT_TABLES
-                   and TABLE_ROWS[table][idx] < biggest)
+        repeats = (len(layouts) > 1 and table is not None and table not in schema.tables.facts
+                   and rows(table, scale) < biggest)
         # rows of a batch that can repeat a value: a scan's tuple has at most its table's rows
-        reach = min(per_batch, TABLE_ROWS[table][idx]) if table else per_batch
+        reach = min(per_batch, rows(table, scale)) if table else per_batch
         for slot, (fixed, ext, is_string) in zip(lay.slots, p):
             if repeats:
                 mine["repeat"] += fixed + ext

@@ -1,5 +1,11 @@
 """TPC-DS tables: row counts per scale factor, column types and sizes, the naming convention.
 
+The generator reads a benchmark's tables through `Schema.tables` (a `Tables`: rows at a scale
+factor, the table of a column, the table a foreign key references, the facts) and its scale
+factors through `Schema.stats_scale` (the statistics' and the plans' estimates') and
+`Schema.target` (the workload's), not through this module's TPC-DS constants, so that another
+benchmark is another description.
+
 Column types are those of Impala's `tpcds_partitioned_parquet_snap` schema, the one the plans
 were made for: the `type` of every column in impala-plans/stats-3TB.json (the same types as
 apache/impala testdata/datasets/tpcds_partitioned/tpcds_partitioned_schema_template.sql at the
@@ -81,6 +87,47 @@ FK_SUFFIX = [
 SCALE_INDEX = {1: 0, 100: 1, 3000: 2}   # column of TABLE_ROWS per scale factor
 STRING_TYPES = ("STRING", "VARCHAR")
 
+# TPC-DS fact tables (specification 2.2 and 2.3; inventory is a fact table of its snowflake): every
+# other table is a dimension.
+FACT_TABLES = ("store_sales", "store_returns", "catalog_sales", "catalog_returns", "web_sales", "web_returns",
+               "inventory")
+
+
+class Tables:
+    """A benchmark's tables as the workload generator sees them: a table's rows at a scale factor,
+    the table a column belongs to (the benchmark's naming convention, a prefix per table), the
+    table a foreign-key column references (its suffix), and which tables are facts.
+
+        TPCDS_TABLES.rows("item", 100)               # 204000
+        TPCDS_TABLES.table_of("ss_item_sk")          # "store_sales"
+        TPCDS_TABLES.referenced("ss_item_sk")        # "item"
+    """
+
+    def __init__(self, rows, prefixes, fk_suffixes, facts):
+        self._rows = rows                  # (table, scale factor) -> rows
+        self.prefixes = dict(prefixes)     # column-name prefix -> table
+        self.fk_suffixes = list(fk_suffixes)  # [(column-name suffix, referenced table)], first match wins
+        self.facts = frozenset(facts)
+
+    def rows(self, table, scale):
+        return self._rows(table, scale)
+
+    def table_of(self, column):
+        """The table whose prefix the column's name carries, or None."""
+        m = re.match(r"^([a-z]+)_[a-z0-9_]+$", column)
+        return self.prefixes.get(m.group(1)) if m else None
+
+    def referenced(self, column, table=None):
+        """The table a foreign-key column references (not its own `table`), or None."""
+        for suffix, ref in self.fk_suffixes:
+            if column.endswith(suffix) and ref != table:
+                return ref
+        return None
+
+
+TPCDS_TABLES = Tables(lambda table, scale: TABLE_ROWS[table][SCALE_INDEX[scale]], COLUMN_PREFIX, FK_SUFFIX,
+                      FACT_TABLES)
+
 # Types of the SF1 text schema Impala's q72 profile ran on (database `tpcds`, apache/impala
 # testdata/datasets/tpcds/tpcds_schema_template.sql at the plans' commit), for the columns of the
 # profile's exchange 28 (the row-size check of README "Row sizes"). They differ from the
@@ -142,6 +189,9 @@ class Schema:
             if self.stats[t]["numRows"] != sf3000:
                 raise PlanError("stats-3TB.json: %s numRows %d, expected SF3000 %d" % (
                     t, self.stats[t]["numRows"], sf3000))
+        self.tables = TPCDS_TABLES
+        self.stats_scale = 3000   # the scale factor of the statistics and of the plans' estimates
+        self.target = 100         # the scale factor the workload is built for
         self.measured = {}   # measured_rows.json (tools/tpcds_measure_rows.py), when the generator reads one
         self.columns = {}
         self.by_table = {}
@@ -170,14 +220,14 @@ class Schema:
 BLOCK_BYTES = 128 * 1024 * 1024
 
 
-def scan_ranges_sf100(table, hdfs, schema):
-    """Scan ranges of a scan at SF100: one file per selected partition (the date partitions are the
-    same at every scale factor), each split into blocks of BLOCK_BYTES; an unpartitioned table is
-    one file. Returns (ranges, why)."""
+def scan_ranges(table, hdfs, schema):
+    """Scan ranges of a scan at the target scale factor: one file per selected partition (the date
+    partitions are the same at every scale factor), each split into blocks of BLOCK_BYTES; an
+    unpartitioned table is one file. Returns (ranges, why)."""
     sel = hdfs["sel"] if hdfs else 1
-    ratio = TABLE_ROWS[table][1] / TABLE_ROWS[table][2]
-    size100 = (hdfs["size_bytes"] if hdfs else schema.table_bytes(table)) * ratio
-    per_file = size100 / max(1, sel)
+    ratio = schema.tables.rows(table, schema.target) / schema.tables.rows(table, schema.stats_scale)
+    size = (hdfs["size_bytes"] if hdfs else schema.table_bytes(table)) * ratio
+    per_file = size / max(1, sel)
     ranges = sel * max(1, math.ceil(per_file / BLOCK_BYTES))
-    return ranges, "%d file(s) (one per selected partition) of %.1f MB at SF100, %d MiB blocks: %d range(s)" % (
-        sel, per_file / 1e6, BLOCK_BYTES >> 20, ranges)
+    return ranges, "%d file(s) (one per selected partition) of %.1f MB at SF%d, %d MiB blocks: %d range(s)" % (
+        sel, per_file / 1e6, schema.target, BLOCK_BYTES >> 20, ranges)

@@ -21,7 +21,7 @@ import math
 import zlib
 
 from tools.tpcds import EXECUTORS, PlanError
-from tools.tpcds.ddl import TABLE_ROWS, scan_ranges_sf100
+from tools.tpcds.ddl import scan_ranges
 from tools.tpcds.filters import scan_filters
 from tools.tpcds.plans import EXCHANGE_KINDS, exchange_kind, fragment_nodes
 from tools.tpcds.compression import exchange_ratio
@@ -55,13 +55,13 @@ class Shape:
     """Fragment structure of one plan tree: which fragment each node runs in (after folding join
     builds at mt_dop=0), and each fragment's placement and nominal instance count."""
 
-    def __init__(self, root, fold, schema, mt_dop, base_scale=3000, executors=EXECUTORS):
+    def __init__(self, root, fold, schema, mt_dop, base_scale=None, executors=EXECUTORS):
         self.root = root
         self.executors = executors   # the target cluster's executors (the measured cluster's by default)
         self.fold = fold
         self.schema = schema
         self.mt_dop = mt_dop
-        self.base_scale = base_scale
+        self.base_scale = schema.stats_scale if base_scale is None else base_scale  # the plan's rows' scale
         self.frag_of = {}       # node id -> Fragment (effective)
         self.frag_nodes = {}    # fid -> root node of the fragment
         self.sink = {}          # fid -> ("result",) | ("exchange", node) | ("join_build", join node)
@@ -105,7 +105,7 @@ class Shape:
 
     def scan_ranges(self, node):
         if node.nid not in self.ranges:
-            self.ranges[node.nid] = scan_ranges_sf100(node.table, node.hdfs, self.schema)
+            self.ranges[node.nid] = scan_ranges(node.table, node.hdfs, self.schema)
         return self.ranges[node.nid]
 
     def _place(self, fid):
@@ -192,9 +192,10 @@ class Converter:
                        "input": out}
             return out
         if k == "SCAN HDFS":
-            ratio = TABLE_ROWS[n.table][1] / TABLE_ROWS[n.table][self._base_index()]
+            tables, target = self.schema.tables, self.schema.target
+            ratio = tables.rows(n.table, target) / tables.rows(n.table, self.shape.base_scale)
             if n.hdfs is None or n.hdfs["sel"] == n.hdfs["total"] or n.stored_rows is None:
-                read = TABLE_ROWS[n.table][1]     # every partition: the table's rows at SF100
+                read = tables.rows(n.table, target)     # every partition: the table's rows at the target
             else:
                 read = R(n.stored_rows * ratio)
             inner = {"op": "scan", "id": nid, "table": n.table, "rows": min(rows_inner, read), "rows_read": read,
@@ -239,9 +240,6 @@ class Converter:
         if n.limit is not None:
             return {"op": "limit", "id": nid + "L", "rows": rows, "limit": n.limit, "input": inner}
         return inner
-
-    def _base_index(self):
-        return {3000: 2, 1: 0}[self.shape.base_scale]
 
     def fragment(self, fid):
         root = self.shape.frag_nodes[fid]

@@ -4,7 +4,6 @@ import math
 import re
 
 from tools.tpcds import PlanError
-from tools.tpcds.ddl import COLUMN_PREFIX, FK_SUFFIX, SCALE_INDEX, TABLE_ROWS
 from tools.tpcds.filters import MIN_REJECT
 
 # Rule D1: date ranges the planner estimates with its default selectivity.
@@ -94,27 +93,33 @@ def date_groups(cols, days):
 # --------------------------------------------------------------------------
 
 class Scaler:
-    """Re-estimates every plan node's rows at the target scale factor (SF100).
+    """Re-estimates every plan node's rows at the target scale factor (`target`, SF100).
 
-    Works bottom-up on the plan tree; each node's rule is recorded in node.rule. `base` is the
-    scale factor the node counts (node.card) are at: 3000 for the planner tests' estimates, 1
-    for the measured rows of the q72 profile (rule M1). `instances(node)` is the number of
+    Works bottom-up on the plan tree; each node's rule is recorded in node.rule. `schema`: the
+    benchmark's tables (ddl.Tables), statistics and scale factors (ddl.Schema). `base` is the scale
+    factor the node counts (node.card) are at: the statistics' (3000) for the planner tests'
+    estimates, 1 for the measured rows of the q72 profile (rule M1);
+    the rules that correct the planner's own estimates (D1, J2's overrides, the date-key joins) apply
+    when `estimates` (the planner tests'), not to measured rows. `instances(node)` is the number of
     instances the node's fragment runs in the plan being built (5 per fragment at mt_dop=0):
     rows that Impala produces once per instance (a pre-aggregation's groups, a per-instance
     limit, a partial aggregate without grouping) follow it.
     """
 
-    def __init__(self, stats, instances, plan_stem="", base=3000, measured=None):
+    def __init__(self, schema, instances, plan_stem="", base=None, measured=None, estimates=True):
+        self.tables = schema.tables
         self.plan_stem = plan_stem
         self.measured = measured or {}   # node id (str) -> measured_rows.json's record (rule M2)
         self.instances = instances
-        self.stats = stats          # table -> {"numRows", "columns": {...}} at SF3000
-        self.base = SCALE_INDEX[base]
-        self.target = SCALE_INDEX[100]
-        self.groups = {}            # streaming aggregate node id -> groups at SF100
+        self.stats = schema.stats   # table -> {"numRows", "columns": {...}} at schema.stats_scale
+        self.stats_scale = schema.stats_scale
+        self.base = schema.stats_scale if base is None else base
+        self.target = schema.target
+        self.estimates = estimates
+        self.groups = {}            # streaming aggregate node id -> groups at the target
 
-    def rows_at(self, table, col):
-        return TABLE_ROWS[table][col]
+    def rows_at(self, table, scale):
+        return self.tables.rows(table, scale)
 
     def table_ratio(self, table):
         return self.rows_at(table, self.target) / self.rows_at(table, self.base)
@@ -122,25 +127,24 @@ class Scaler:
     def column_ratio(self, col):
         """Ratio of a grouping column's distinct values, target / base (1 if unknown)."""
         col = col.split(".")[-1]
-        m = re.match(r"^([a-z]+)_([a-z0-9_]+)$", col)
-        if not m or m.group(1) not in COLUMN_PREFIX:
+        table = self.tables.table_of(col)
+        if table is None:
             return 1.0, "unknown column %s: ratio 1" % col
-        table = COLUMN_PREFIX[m.group(1)]
         cstats = self.stats[table]["columns"].get(col)
         if cstats is None:
             return 1.0, "no statistics for %s: ratio 1" % col
         ndv = max(1, cstats["numDVs"])
-        rows3000 = TABLE_ROWS[table][2]
-        rest = m.group(2)
-        if ndv >= 0.5 * rows3000:
+        rows_stats = self.rows_at(table, self.stats_scale)
+        rest = col.split("_", 1)[1]
+        if ndv >= 0.5 * rows_stats:
             r = self.table_ratio(table)
-            return r, "%s key-like (NDV %d of %d rows): x%s" % (col, ndv, rows3000, fmt_ratio(r))
-        for suffix, ref in FK_SUFFIX:
-            if rest.endswith(suffix) and ref != table:
-                r = self.table_ratio(ref)
-                if self.base == 2:
-                    r = min(1.0, r)
-                return r, "%s references %s: x%s" % (col, ref, fmt_ratio(r))
+            return r, "%s key-like (NDV %d of %d rows): x%s" % (col, ndv, rows_stats, fmt_ratio(r))
+        ref = self.tables.referenced(rest, table)
+        if ref is not None:
+            r = self.table_ratio(ref)
+            if self.estimates:
+                r = min(1.0, r)
+            return r, "%s references %s: x%s" % (col, ref, fmt_ratio(r))
         r = min(ndv, self.rows_at(table, self.target)) / min(ndv, self.rows_at(table, self.base))
         return r, "%s bounded domain (NDV %d): x%s" % (col, ndv, fmt_ratio(r))
 
@@ -176,7 +180,7 @@ class Scaler:
                 rkeys |= key_columns(b)
         lu = unique_on(left, lkeys) if lkeys else False
         ru = unique_on(right, rkeys) if rkeys else False
-        override = MN_OVERRIDES.get((self.plan_stem, node.nid)) if self.base == 2 else None
+        override = MN_OVERRIDES.get((self.plan_stem, node.nid)) if self.estimates else None
         if override is not None:
             mode, reason = override
             if mode == "keep":
@@ -202,7 +206,7 @@ class Scaler:
         The planner kept min(1, |dim estimate| / NDV(fact date key)) of the probe
         rows; the range really keeps min(1, days / days the fact's dates cover).
         Returns (correction factor, why) or None."""
-        if self.base != 2 or jt not in ("INNER JOIN", "LEFT SEMI JOIN") or len(node.children) != 2:
+        if not self.estimates or jt not in ("INNER JOIN", "LEFT SEMI JOIN") or len(node.children) != 2:
             return None
         d = node.children[1]
         while d.kind in ("EXCHANGE",) and d.children:
@@ -215,7 +219,7 @@ class Scaler:
             if not m:
                 continue
             key = m.group(1)
-            table = COLUMN_PREFIX.get(key.split("_")[0])
+            table = self.tables.table_of(key)
             cst = self.stats.get(table, {}).get("columns", {}).get(key) if table else None
             if not cst or cst["numDVs"] <= 0:
                 return None
@@ -265,10 +269,10 @@ class Scaler:
         walk(node)
         by_table = {}
         for col in cols:
-            m = re.match(r"^([a-z]+)_([a-z0-9_]+)$", col)
-            if not m or m.group(1) not in COLUMN_PREFIX:
+            table = self.tables.table_of(col)
+            if table is None:
                 return None
-            by_table.setdefault(COLUMN_PREFIX[m.group(1)], []).append(col)
+            by_table.setdefault(table, []).append(col)
         if not by_table:
             return None
         total = 1.0
@@ -309,7 +313,7 @@ class Scaler:
             r = self.table_ratio(node.table)
             node.card100 = c0 * r
             node.rule = "S1 scan of %s: x%s (table rows)" % (node.table, fmt_ratio(r))
-            days = date_range_days(node) if self.base == 2 else None
+            days = date_range_days(node) if self.estimates else None
             if days is not None:
                 node.date_days = days
                 node.card100 = days
@@ -336,7 +340,7 @@ class Scaler:
                 why = "J1 ratio of the input that changes most with the scale (%s)" % jt.lower()
             node.card100 = c0 * r
             node.rule = "%s: x%s" % (why, fmt_ratio(r))
-            if (node.fkpk in ("none", "assumed fk/pk") and len(ch) == 2 and jt != "CROSS JOIN" and self.base == 2
+            if (node.fkpk in ("none", "assumed fk/pk") and len(ch) == 2 and jt != "CROSS JOIN" and self.estimates
                     and c0 > max(ch[0].card, ch[1].card)):
                 cap, capwhy = self.mn_cap(node, jt)
                 node.mn_capped = True

@@ -35,13 +35,11 @@ import copy
 import os
 
 from tools.tpcds import EXECUTORS, PlanError
-from tools.tpcds.ddl import SCALE_INDEX, TABLE_ROWS
 from tools.tpcds.fragments import SECTIONS, Built, Converter, Shape
 from tools.tpcds.plans import EXCHANGE_KINDS, VARIANT_BASE, Fragment, Node, parse_plan_file, query_sql
 from tools.tpcds.rowsize import Layout, RowSizes, Slot
 from tools.tpcds.scaling import Scaler, date_groups, preagg_output
 
-TABLE_ROWS_ITEM = TABLE_ROWS["item"]
 
 # Per variant: the rollup levels (grouping columns of each UNION branch, in the SQL's order), the
 # grouping of the view `results` itself (None: it does not group), whether the union is DISTINCT.
@@ -200,7 +198,7 @@ class Builder:
             else:
                 per_table[c.table] = per_table.get(c.table, 1.0) * v
         for table, v in sorted(per_table.items()):
-            cap = TABLE_ROWS[table][SCALE_INDEX[100]]
+            cap = self.schema.tables.rows(table, self.schema.target)
             if table == "date_dim":
                 days = self.date_days()
                 dg = date_groups(sorted(c for c in cols if self.schema.column(c) is not None
@@ -271,7 +269,7 @@ def rollup_variant(q, base_stem, plans, schema, section, fold, mt_dop, executors
     path = os.path.join(plans, "tpcds-%s.test" % base_stem)
     plan, data = parse_plan_file(path, section)
     shape0 = Shape(plan.root, fold, schema, mt_dop, executors=executors)
-    scaler = Scaler(schema.stats, shape0.instances, base_stem, measured=schema.measured_nodes(base_stem, section))
+    scaler = Scaler(schema, shape0.instances, base_stem, measured=schema.measured_nodes(base_stem, section))
     scaler.scale(plan.root)
     sizes = RowSizes(plan, schema, query_sql(data.decode("utf-8")))
     b = Builder(q, plan, sizes, schema, scaler)
@@ -431,7 +429,7 @@ def q51a(plans, schema, section, fold, mt_dop, executors):
     path = os.path.join(plans, "tpcds-q51.test")
     plan, data = parse_plan_file(path, section)
     shape0 = Shape(plan.root, fold, schema, mt_dop, executors=executors)
-    scaler = Scaler(schema.stats, shape0.instances, "q51", measured=schema.measured_nodes("q51", section))
+    scaler = Scaler(schema, shape0.instances, "q51", measured=schema.measured_nodes("q51", section))
     scaler.scale(plan.root)
     sizes = RowSizes(plan, schema, query_sql(data.decode("utf-8")))
     b = Builder("q51a", plan, sizes, schema, scaler)
@@ -443,7 +441,7 @@ def q51a(plans, schema, section, fold, mt_dop, executors):
         return found[0]
 
     web_tv, store_tv = tv_node("ws_item_sk"), tv_node("ss_item_sk")
-    items = TABLE_ROWS_ITEM[1]
+    items = schema.tables.rows("item", schema.target)
 
     def slot(name, size):
         return Slot(name, size, 0.0, True)

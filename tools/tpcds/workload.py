@@ -58,11 +58,11 @@ def build_section(stem, path, section, fold, mt_dop, schema, name, executors=EXE
     plan, data = parse_plan_file(path, section)
     shape = Shape(plan.root, fold, schema, mt_dop, executors=executors)
     measured = schema.measured_nodes(stem, section)
-    Scaler(schema.stats, shape.instances, stem, measured=measured).scale(plan.root)
+    Scaler(schema, shape.instances, stem, measured=measured).scale(plan.root)
     decisions = Redistributor(plan, shape, mt_dop, PLANNED_MT_DOP[section]).run()
     if any(d.applied for d in decisions):
         shape = Shape(plan.root, fold, schema, mt_dop, executors=executors)
-        Scaler(schema.stats, shape.instances, stem, measured=measured).scale(plan.root)
+        Scaler(schema, shape.instances, stem, measured=measured).scale(plan.root)
     plan.join_decisions = decisions
     sizes = RowSizes(plan, schema, query_sql(data.decode("utf-8")))
     conv = Converter(shape, sizes, schema, name)
@@ -111,7 +111,7 @@ def build_q72(plans, profiles, schema, executors=EXECUTORS):
                     raise PlanError("q72: the profile scans %s %s, the planner test does not" % (n.table, n.alias))
                 n.hdfs = hdfs[(n.table, n.alias)]
         shape = Shape(plan.root, fold, schema, mt_dop, base_scale=1, executors=executors)
-        Scaler(schema.stats, shape.instances, "q72", base=1).scale(plan.root)
+        Scaler(schema, shape.instances, "q72", base=1, estimates=False).scale(plan.root)
         sizes = RowSizes(plan, schema, sql, scan_columns=cols)
         notes = {n.nid: "measured at SF1: %s (planner's SF1 estimate %s)" % (
             "{:,.0f}".format(measured[n.nid][1]), "{:,.0f}".format(measured[n.nid][0]))
