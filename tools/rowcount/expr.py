@@ -7,7 +7,9 @@ aggregations and analytic functions by their own text (`sum(ss_sales_price)`, `r
 relation's columns (translate.Relation) carry those texts; `sql()` replaces every reference by
 the column's SQL name and rewrites the few constructs DuckDB spells differently:
 `CAST(x AS STRING)`, `INTERVAL CAST(n AS INT) days`, `valid_tid(..)` (the class of a row of a
-multi-class aggregation), `aggif(c, e)` and `zeroifnull(x)` (macros, MACROS below).
+multi-class aggregation), `aggif(c, e)` and `zeroifnull(x)` (macros, MACROS below). A benchmark
+may map more functions to macros of its own (a Scope's `functions`: Impala's implicit casts, such
+as `year()` of a STRING date, which DuckDB does not make).
 """
 
 import re
@@ -98,9 +100,10 @@ def split_equality(text):
 class Scope:
     """The columns an expression may name, in order of preference (a join's probe side first)."""
 
-    def __init__(self, columns, aliases=None):
+    def __init__(self, columns, aliases=None, functions=None):
         self.columns = list(columns)
         self.aliases = aliases or {}     # view column alias -> [expression texts] (from the query's SQL)
+        self.functions = functions or {}  # Impala function (lower case) -> the DuckDB macro that means it
 
     def resolve(self, ref):
         """The SQL name of the column `ref` names (qualified or not), or None."""
@@ -172,6 +175,7 @@ def sql(text, scope, _depth=0):
                 fn = tok.replace(":merge", "")
                 if fn.lower() == "ndv":
                     fn = "approx_count_distinct"
+                fn = scope.functions.get(fn.lower(), fn)
                 out.append(fn)
             else:
                 col = scope.resolve(tok) or scope.resolve(tok.lower())
@@ -234,7 +238,7 @@ def _via_alias(ref, scope, depth):
         if hit is not None:
             return hit
         try:
-            return "(%s)" % sql(expr, Scope(scope.columns, {}), depth + 1)
+            return "(%s)" % sql(expr, Scope(scope.columns, {}, scope.functions), depth + 1)
         except TranslateError:
             continue
     return None
