@@ -3,7 +3,8 @@
 A Benchmark says: where its tables' columns and Impala types come from (so that a plan's
 expressions mean in DuckDB what they meant in Impala), in what order its generator writes a
 table's columns and with what file suffix, how its planner tests are read into plans, which
-Impala functions need a DuckDB macro for its types, and, for a measurement on a sample, which fact
+Impala functions need a DuckDB macro for its types (and other ways its expressions are read:
+expr.Dialect), and, for a measurement on a sample, which fact
 tables a parallel generation splits and on which key (tools/rowcount/measure.py). The translator,
 the loader and the counting are the same for every benchmark.
 
@@ -17,12 +18,13 @@ the loader and the counting are the same for every benchmark.
 import os
 
 from tools.rowcount import tables
+from tools.rowcount.expr import Dialect
 from tools.tpcds.plans import parse_plan_block, parse_plan_file, parse_query_blocks, query_sql
 
 
 class Benchmark:
     def __init__(self, name, generator, suffix, columns, generator_columns, read_plans, channels=None, tickets=(),
-                 base_only=(), functions=None, macros=(), fixed_tables=()):
+                 base_only=(), dialect=None, macros=(), fixed_tables=()):
         self.name = name
         self.generator = generator                  # the TPC kit's data generator
         self.suffix = suffix                        # its file suffix
@@ -32,8 +34,8 @@ class Benchmark:
         self.channels = channels or {}              # sampled fact table -> the group sampled together
         self.tickets = frozenset(tickets)           # the keys a sample's child keeps whole
         self.base_only = frozenset(base_only)       # tables whose sample is no unbiased share
-        self.functions = functions or {}            # Impala function -> DuckDB macro (expr.Scope)
-        self.macros = list(macros)                  # [(id, CREATE MACRO ...)] defining them
+        self.dialect = dialect or Dialect()         # how its expressions are read (expr.Dialect)
+        self.macros = list(macros)                  # [(id, CREATE MACRO ...)] its dialect's functions need
         self.fixed_tables = frozenset(fixed_tables)  # tables whose rows do not grow with the scale
 
 
@@ -122,8 +124,9 @@ def _tpch_plans(plans, names, sections):
 TPCH = Benchmark(
     "tpch", "dbgen", ".tbl", lambda plans: {t: list(c) for t, c in TPCH_COLUMNS.items()}, lambda table, columns: list(columns),
     _tpch_plans,
-    # Impala casts a STRING argument of year() to TIMESTAMP; DuckDB casts no column implicitly.
-    functions={"year": "impala_year"},
+    # Impala casts a STRING argument of year() to TIMESTAMP; DuckDB casts no column implicitly. q11
+    # compares each group's sum with the total's, both printed as the same text.
+    dialect=Dialect(functions={"year": "impala_year"}, mentions_in_order=True),
     macros=[("macro impala_year", "CREATE OR REPLACE TEMP MACRO impala_year(x) AS year(CAST(x AS TIMESTAMP))")],
     # nation and region have 25 and 5 rows at every scale factor (the TPC-H specification's table sizes)
     fixed_tables={"nation", "region"})

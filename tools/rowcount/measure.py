@@ -86,7 +86,7 @@ class PlanMeasure:
         self.key = key
         self.plan = plan
         self.bench = benchmark
-        self.tr = Translator(plan, schema, query_text, functions=benchmark.functions)
+        self.tr = Translator(plan, schema, query_text, dialect=benchmark.dialect)
         for n in sorted(plan.nodes.values(), key=lambda n: n.nid):
             try:
                 self.tr.relation(n)

@@ -126,12 +126,12 @@ class Relation:
 
 
 class Translator:
-    """Translates one parsed plan. `tables`: table -> [(column, type)] (Impala's order); `functions`:
-    Impala functions the benchmark's types need as DuckDB macros (expr.Scope)."""
+    """Translates one parsed plan. `tables`: table -> [(column, type)] (Impala's order); `dialect`:
+    how the benchmark's expressions are read where benchmarks differ (expr.Dialect)."""
 
-    def __init__(self, plan, tables, query_text="", runtime_filters=True, functions=None):
+    def __init__(self, plan, tables, query_text="", runtime_filters=True, dialect=None):
         self.plan = plan
-        self.functions = functions or {}
+        self.dialect = dialect or X.DEFAULT
         self.runtime_filters = runtime_filters
         self.tables = tables
         self.aliases = sql_aliases(query_text)
@@ -156,7 +156,7 @@ class Translator:
         cols = []
         for r in rels:
             cols.extend(r.columns)
-        return X.Scope(cols, self.aliases, self.functions)
+        return X.Scope(cols, self.aliases, self.dialect)
 
     def _view_names(self):
         """The names the plan's expressions use (view columns and base columns): the columns a
@@ -251,7 +251,7 @@ class Translator:
             col = X.Column(self.fresh(), c, qual, c)
             col.table = table
             cols.append(col)
-        sc = X.Scope(cols, {}, self.functions)
+        sc = X.Scope(cols, {}, self.dialect)
         preds = conjuncts(node, "predicates: ")
         where = " AND ".join("(%s)" % X.sql(p, sc) for p in preds) or "TRUE"
         # the select list is the columns some relation reads (filled in by finish())
@@ -458,7 +458,7 @@ class Translator:
             else:
                 # a new aggregate over the first phase's groups: its argument is a grouping key, not the
                 # first phase's partial aggregate of the same text
-                keys = X.Scope([k for k in sc.columns if X._is_ident(k.text)], sc.aliases, self.functions)
+                keys = X.Scope([k for k in sc.columns if X._is_ident(k.text)], sc.aliases, self.dialect)
                 sel.append("%s AS %s" % (X.sql(t, keys), c.sql))
         gb = " GROUP BY %s" % ", ".join(str(i + 1) for i in range(len(groups))) if groups else ""
         rel = self.add("n%d" % node.nid, "SELECT %s FROM %s%s" % (", ".join(sel), child.name, gb), cols,
@@ -525,7 +525,7 @@ class Translator:
         for f in X.split_top(one(node, "functions: ") or ""):
             c = X.Column(self.fresh(), f)
             cols.append(c)
-            sel.append("%s OVER (%s) AS %s" % (X.sql(f, X.Scope(sc.columns, {}, self.functions)), " ".join(over), c.sql))
+            sel.append("%s OVER (%s) AS %s" % (X.sql(f, X.Scope(sc.columns, {}, self.dialect)), " ".join(over), c.sql))
         if not sel:
             raise TranslateError("analytic node without functions")
         return self.add("n%d" % node.nid, "SELECT *, %s FROM %s" % (", ".join(sel), child.name),
@@ -562,7 +562,7 @@ class Translator:
         best = None
         for e in self.aliases.get(view, []):
             try:
-                s = X.sql(e, X.Scope(sc.columns, {}, self.functions))
+                s = X.sql(e, X.Scope(sc.columns, {}, self.dialect))
             except TranslateError:
                 continue
             uses = any(c.sql in re.findall(r"\bc\d+\b", s) for c in sc.columns)
