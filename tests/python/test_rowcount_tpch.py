@@ -144,6 +144,26 @@ def test_rules_that_carry_two_counts_to_a_target():
     assert how == "power" and rows == pytest.approx(5388, rel=1e-3)
 
 
+def test_counts_off_linear_by_their_sampling_noise_are_linear():
+    # a scan without runtime filters: 747 rows at SF1 (noise 1/sqrt(747) = 3.7%), 7854 at SF10 (10.51x):
+    # its predicates keep a fixed share of the table, 7854 x 42/10 = 32986.8
+    assert linear.target_rule(node("SCAN HDFS"), rel("scan part"), 747, 7854, [], False, 10.0, 4.2)[:2] == (
+        pytest.approx(32986.8), "near-linear")
+    # q18's 57 orders over 300 units at SF1, 624 at SF10 (10.95x): within 3/sqrt(57) = 0.397 of 10
+    assert linear.target_rule(node(), rel(), 57, 624, [], False, 10.0, 30.0, None, 57)[:2] == (
+        pytest.approx(18720), "near-linear")
+    # from fewer than 36 rows the band (3/sqrt(30) = 0.548) says nothing: the trend is carried on
+    assert linear.target_rule(node(), rel(), 57, 624, [], False, 10.0, 30.0, None, 30)[1] == "power"
+    # an aggregation's groups go to the occupancy model however near linear they are
+    assert linear.target_rule(node("AGGREGATE"), rel("aggregate", [None]), 57, 624, [], False, 10.0, 30.0,
+                              (399, 4368, 131040), 57)[1] == "groups"
+
+
+def test_a_node_empty_at_the_larger_scale_is_empty_at_the_targets():
+    # q11 at SF10: no part is worth more than 0.0001 of the total any more
+    assert linear.target_rule(node("NESTED LOOP JOIN"), rel(), 1048, 0, [], False, 10.0, 30.0)[:2] == (0, "constant")
+
+
 def test_groups_of_a_fixed_domain_fill_it():
     """1000 keys: 2000 rows give 1000 (1 - e^-2) = 864.66 groups, 20000 rows 1000 (1 - e^-20) groups; both
     solve to a domain of 1000 that does not grow, so 84000 rows at the target give 1000 groups."""

@@ -10,6 +10,14 @@ r = B / A the tables' growth:
   constant   g within TOLERANCE of 1: count_B (the rule text says why the rows stop growing: a
              limit reached, one group, or groups of a bounded domain such as the 4 combinations
              of l_returnflag and l_linestatus);
+  near-linear  dbgen draws each row independently, so a selection of n rows at SF1 is a sample
+             whose share of its table is off by about 1/sqrt(n) (q18's 57 orders of more than 300
+             units at SF1, 624 at SF10): count_B x T / B, B's count being the less noisy, for
+             - a scan without runtime filters of a growing table (its predicates read the row's
+               own values: the share they keep does not depend on the scale), and
+             - any other node but an aggregation whose g is within 3/sqrt(n) of r, n the smallest
+               count at A of the node and of every scan of a growing table it reads (runtime
+               filters' builds included), when that band is at most MAX_BAND;
   groups     an aggregation (its groups) with any other growth: the occupancy model, groups
              g = D (1 - exp(-n/D)) of n input rows over a key domain D, D solved at A and at B and
              grown as SF^a between them (a = log(D_B / D_A) / log r: 0 for a fixed domain, 1 for
@@ -20,7 +28,8 @@ r = B / A the tables' growth:
   power      anything else (a join or having whose output grows neither like its inputs nor
              not at all): count_B x (T / B)^e with e = log g / log r, the SF1-to-SF10 trend
              carried on; the least sure rule, so the output names it.
-A node that is empty at A but not at B, or empty at B, keeps the count at B.
+A node empty at B is empty at the targets (q11 keeps the parts worth more than 0.0001 of the total,
+the specification's fraction for SF1: 1048 at SF1, none at SF10); one empty at A only keeps B's count.
 
 A pre-aggregation ([STREAMING]) is counted as its global groups, as tools/rowcount/translate.py
 counts it for TPC-DS: what it emits is the sum over instances of each instance's groups, which
@@ -36,6 +45,10 @@ from tools.rowcount import TranslateError
 from tools.rowcount.measure import PlanMeasure, Script, _filters_by_join
 
 TOLERANCE = 0.02
+# dbgen draws each row's values independently: a selection of n rows at A is a sample whose share
+# of its table is off by about 1/sqrt(n); a growth within NOISE of those is read as linear.
+NOISE = 3.0
+MAX_BAND = 0.5      # a band wider than this (fewer than 36 rows) tells linear from constant no more
 FOLLOWS = ("EXCHANGE", "MERGING-EXCHANGE", "SORT", "SELECT", "TOP-N", "ANALYTIC", "CARDINALITY CHECK")
 
 
@@ -74,10 +87,13 @@ def _near(x, y):
     return abs(x / y - 1.0) <= TOLERANCE
 
 
-def target_rule(node, rel, c_a, c_b, inputs, fixed_only, ratio, t_over_b, agg_input=None):
+def target_rule(node, rel, c_a, c_b, inputs, fixed_only, ratio, t_over_b, agg_input=None, smallest_a=None,
+                filtered=False):
     """(rows at the target, how, rule text) of one node.
     inputs: [(input's count at B, input's target rows)] of the nodes its rows follow;
-    agg_input: an aggregation's (input rows at A, at B, at the target), or None."""
+    agg_input: an aggregation's (input rows at A, at B, at the target), or None;
+    smallest_a: the smallest count at A of the node and the scans it reads (its sampling noise);
+    filtered: a scan with runtime filters."""
     if fixed_only:
         return float(c_b), "fixed", "only tables of a fixed size below it: the count at B"
     if c_a > 0 and c_b > 0:
@@ -94,8 +110,21 @@ def target_rule(node, rel, c_a, c_b, inputs, fixed_only, ratio, t_over_b, agg_in
             else:
                 why = "rows bounded by what is above a bounded domain"
             return float(c_b), "constant", "growth %.4g from A to B: the count at B (%s)" % (g, why)
-    elif c_b == 0 or c_a == 0:
-        return float(c_b), "constant", "%d rows at A, %d at B: the count at B" % (c_a, c_b)
+        if node.kind == "SCAN HDFS" and not filtered:
+            return c_b * t_over_b, "near-linear", (
+                "growth %.4g from A to B (%.4g expected): a scan's predicates keep a fixed share of a table that "
+                "grows linearly (%d rows at A: sampling noise 1/sqrt(n) = %.3g): count at B x T/B" % (
+                    g, ratio, c_a, 1 / math.sqrt(c_a)))
+        band = NOISE / math.sqrt(smallest_a) if smallest_a else None
+        if band is not None and band <= MAX_BAND and rel.kind != "aggregate" and abs(g / ratio - 1.0) <= band:
+            return c_b * t_over_b, "near-linear", (
+                "growth %.4g from A to B (%.4g expected), within %g/sqrt(%d) = %.3g, the sampling noise of the "
+                "smallest count it reads at A: count at B x T/B" % (g, ratio, NOISE, smallest_a, band))
+    elif c_b == 0:
+        return 0.0, "constant", ("%d rows at A, none at B: a condition the larger scale no longer meets (q11's "
+                                 "share of a total that grows with it) meets none at the target either" % c_a)
+    else:
+        return float(c_b), "constant", "no rows at A, %d at B: the count at B" % c_b
     if rel.kind == "aggregate" and rel.group_columns and agg_input is not None:
         got = occupancy(agg_input[0], c_a, agg_input[1], c_b, agg_input[2], ratio, t_over_b)
         if got is not None:
@@ -167,6 +196,11 @@ class TwoScales:
             rel = pm.rel[node.nid]
             c_a, c_b = count(self.A, rel.name), count(self.B, rel.name)
             fixed_only = all(t in self.bench.fixed_tables for t in pm.tables_below(rel.name))
+            reads = pm.tr.closure([rel.name])
+            smallest = min([c_a] + [count(self.A, pm.rel[n.nid].name) for n in pm.plan.nodes.values()
+                                    if n.kind == "SCAN HDFS" and n.nid in pm.rel
+                                    and n.table not in self.bench.fixed_tables
+                                    and (pm.rel[n.nid].name in reads or "n%d_plain" % n.nid in reads)])
             ins = [i for i in pm.inputs(node) if i.nid in pm.rel]
             rec = {"kind": node.kind, "counts": {"sf%g" % scale_a: c_a, "sf%g" % scale_b: c_b},
                    "growth": (c_b / c_a) if c_a else None, "rows": {}, "how": None, "rule": {}}
@@ -181,7 +215,8 @@ class TwoScales:
                     n_t = _input_target(n_a, n_b, ratio, t / float(scale_b), inputs)
                     agg_input = (n_a, n_b, n_t)
                 rows, how, why = target_rule(node, rel, c_a, c_b, inputs, fixed_only, ratio, t / float(scale_b),
-                                             agg_input)
+                                             agg_input, smallest if smallest > 0 else None,
+                                             bool(pm.tr.filters.get(node.nid)))
                 rec["rows"]["sf%g" % t] = rows
                 rec["rule"]["sf%g" % t] = why
                 hows.append(how)

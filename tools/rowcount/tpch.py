@@ -86,12 +86,13 @@ def check_roots(records, scale_a):
 
 
 def planner_ratios(records, scale_a):
-    """SF A count / the plan's printed SF1 estimate for every counted node that prints one."""
+    """SF A count / the plan's printed SF1 estimate for every counted node that prints one; a scan's
+    count before its runtime filters (the plans print the planner's estimate without them)."""
     ratios = []
     for key, rec in sorted(records.items()):
         for nid, n in rec["nodes"].items():
             est = n.get("planner_sf1")
-            got = n["counts"]["sf%g" % scale_a]
+            got = n.get("before_filters", n["counts"])["sf%g" % scale_a]
             if est and got:
                 ratios.append((got / est, key, nid, n["kind"]))
     if not ratios:
