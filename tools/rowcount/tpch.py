@@ -209,11 +209,14 @@ def main(argv=None):
                  "fixed, linear, constant, groups, follows, power)." % (
                      " and SF".join("%g" % t for t in targets), args.scale_a, args.scale_b),
         "benchmark": "tpch",
-        "scale_factors": {"counted": [args.scale_a, args.scale_b], "targets": targets},
+        "scale_factors": {"counted": [_num(args.scale_a), _num(args.scale_b)], "targets": [_num(t) for t in targets]},
         "tolerance": TOLERANCE,
         "plans": {"file": TPCH_FILE, "git_blob": blob, "sections": list(SECTION_NAMES)},
         "engine": "DuckDB %s (npm @duckdb/node-api)" % _engine_version(),
         "data": {"sf%g" % args.scale_a: rows_a, "sf%g" % args.scale_b: rows_b},
+        # what a scan reads at each target: a fixed table's rows, a growing one's at B x T/B
+        "tables_at_targets": {"sf%g" % t: {n: (v if n in TPCH.fixed_tables else v * t / args.scale_b)
+                                           for n, v in rows_b.items() if isinstance(v, int)} for t in targets},
         "checks": {
             "tables": {"sf%g" % args.scale_a: check_tables(rows_a, args.scale_a),
                        "sf%g" % args.scale_b: check_tables(rows_b, args.scale_b)},
@@ -229,6 +232,10 @@ def main(argv=None):
         cov["counted"], cov["nodes"], cov["hash_exchanges_counted"], cov["hash_exchanges"], args.out,
         time.monotonic() - t0))
     return 0
+
+
+def _num(x):
+    return int(x) if float(x).is_integer() else x
 
 
 def _engine_version():
