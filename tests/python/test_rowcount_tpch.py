@@ -162,6 +162,7 @@ def test_counts_off_linear_by_their_sampling_noise_are_linear():
 def test_a_node_empty_at_the_larger_scale_is_empty_at_the_targets():
     # q11 at SF10: no part is worth more than 0.0001 of the total any more
     assert linear.target_rule(node("NESTED LOOP JOIN"), rel(), 1048, 0, [], False, 10.0, 30.0)[:2] == (0, "constant")
+    assert linear.target_rule(node(), rel(), 0, 0, [], False, 10.0, 30.0)[2] == "no rows at A or B: none at the target"
 
 
 def test_groups_of_a_fixed_domain_fill_it():

@@ -120,6 +120,8 @@ def target_rule(node, rel, c_a, c_b, inputs, fixed_only, ratio, t_over_b, agg_in
             return c_b * t_over_b, "near-linear", (
                 "growth %.4g from A to B (%.4g expected), within %g/sqrt(%d) = %.3g, the sampling noise of the "
                 "smallest count it reads at A: count at B x T/B" % (g, ratio, NOISE, smallest_a, band))
+    elif c_a == 0 and c_b == 0:
+        return 0.0, "constant", "no rows at A or B: none at the target"
     elif c_b == 0:
         return 0.0, "constant", ("%d rows at A, none at B: a condition the larger scale no longer meets (q11's "
                                  "share of a total that grows with it) meets none at the target either" % c_a)
