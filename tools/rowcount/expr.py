@@ -7,7 +7,9 @@ aggregations and analytic functions by their own text (`sum(ss_sales_price)`, `r
 relation's columns (translate.Relation) carry those texts; `sql()` replaces every reference by
 the column's SQL name and rewrites the few constructs DuckDB spells differently:
 `CAST(x AS STRING)`, `INTERVAL CAST(n AS INT) days`, `valid_tid(..)` (the class of a row of a
-multi-class aggregation), `aggif(c, e)` and `zeroifnull(x)` (macros, MACROS below).
+multi-class aggregation), `aggif(c, e)` and `zeroifnull(x)` (macros, MACROS below). A benchmark
+may read some expressions its own way (a Scope's Dialect: functions mapped to macros for Impala's
+implicit casts, such as `year()` of a STRING date, which DuckDB does not make).
 """
 
 import re
@@ -95,12 +97,28 @@ def split_equality(text):
     return None
 
 
+class Dialect:
+    """How a benchmark's expressions are read where benchmarks differ.
+    functions: Impala function (lower case) -> the DuckDB macro that means it for the benchmark's types;
+    mentions_in_order: when two columns of a scope carry the same text (the two inputs of a join), the
+    i-th mention of the text in an expression names the i-th column in scope order (the probe side's
+    first), instead of every mention naming the first column."""
+
+    def __init__(self, functions=None, mentions_in_order=False):
+        self.functions = functions or {}
+        self.mentions_in_order = mentions_in_order
+
+
+DEFAULT = Dialect()
+
+
 class Scope:
     """The columns an expression may name, in order of preference (a join's probe side first)."""
 
-    def __init__(self, columns, aliases=None):
+    def __init__(self, columns, aliases=None, dialect=None):
         self.columns = list(columns)
         self.aliases = aliases or {}     # view column alias -> [expression texts] (from the query's SQL)
+        self.dialect = dialect or DEFAULT
 
     def resolve(self, ref):
         """The SQL name of the column `ref` names (qualified or not), or None."""
@@ -145,7 +163,10 @@ def sql(text, scope, _depth=0):
     computed = sorted((c for c in scope.columns if not _is_ident(c.text)), key=lambda c: -len(c.text))
     for c in computed:
         if c.text in s:
-            s = re.sub(r"(?<![\w.:])" + re.escape(c.text), lambda m, c=c: hold(c.sql), s)
+            # TPC-H q11's `sum(x) > sum(x) * 0.0001` compares the groups' sums (probe) with the total
+            # (build): with mentions_in_order each mention names its own input's column
+            same = iter([d for d in computed if d.text == c.text] if scope.dialect.mentions_in_order else [])
+            s = re.sub(r"(?<![\w.:])" + re.escape(c.text), lambda m, c=c, same=same: hold(next(same, c).sql), s)
     s = _calls_via_aliases(s, scope, computed, hold)
     s = VALID_TID_RE.sub(lambda m: hold(_valid_tid(scope)), s)
     out = []
@@ -172,6 +193,7 @@ def sql(text, scope, _depth=0):
                 fn = tok.replace(":merge", "")
                 if fn.lower() == "ndv":
                     fn = "approx_count_distinct"
+                fn = scope.dialect.functions.get(fn.lower(), fn)
                 out.append(fn)
             else:
                 col = scope.resolve(tok) or scope.resolve(tok.lower())
@@ -234,7 +256,7 @@ def _via_alias(ref, scope, depth):
         if hit is not None:
             return hit
         try:
-            return "(%s)" % sql(expr, Scope(scope.columns, {}), depth + 1)
+            return "(%s)" % sql(expr, Scope(scope.columns, {}, scope.dialect), depth + 1)
         except TranslateError:
             continue
     return None

@@ -43,24 +43,23 @@ import time
 from common import atomic
 from tools.rowcount import TranslateError, engine, tables
 from tools.rowcount import expr as X
+from tools.rowcount.benchmark import TPCDS
 from tools.rowcount.translate import PASS_THROUGH, Translator
 from tools.tpcds import DEFAULT_OUT, DEFAULT_PLANS, DEFAULT_PROFILES, REPO, PlanError
 from tools.tpcds import profiles as prof
-from tools.tpcds.plans import parse_plan_file, query_sql, select_queries
+from tools.tpcds.plans import select_queries
 
-CHANNEL = {"store_sales": "store", "store_returns": "store", "catalog_sales": "catalog",
-           "catalog_returns": "catalog", "web_sales": "web", "web_returns": "web"}
-# Tables whose sample is no unbiased share of their rows: counted on the base whatever is above.
-BASE_ONLY = {"inventory"}
 NONLINEAR = ("aggregate", "limit", "analytic")
 
 
-def load_database(folder, schema, path, threads=None, say=print):
-    """Load a folder of dsdgen output into the DuckDB file `path` unless the file already holds
-    exactly that folder (its files' names and sizes, recorded in the file); returns the Folder."""
-    f = tables.Folder(folder, schema)
+def load_database(folder, schema, path, threads=None, say=print, benchmark=TPCDS):
+    """Load a folder of the benchmark's generator output into the DuckDB file `path` unless the file
+    already holds exactly that folder (its files' names and sizes, recorded in the file); returns the
+    Folder."""
+    f = tables.Folder(folder, schema, suffix=benchmark.suffix)
     if not f.files:
-        raise TranslateError("%s: no dsdgen output (TABLE.dat or TABLE_<child>_<parallel>.dat) found" % folder)
+        raise TranslateError("%s: no %s output (TABLE%s or TABLE_<child>_<parallel>%s) found" % (
+            folder, benchmark.generator, benchmark.suffix, benchmark.suffix))
     stamp = ";".join("%s:%d" % (os.path.basename(p), os.path.getsize(p))
                      for t in sorted(f.files) for p in f.files[t])
     if os.path.exists(path):
@@ -69,7 +68,7 @@ def load_database(folder, schema, path, threads=None, say=print):
             return f
         os.remove(path)
     say("loading %s into %s (%d tables; minutes for large folders)" % (folder, path, len(f.files)))
-    stmts = tables.load_statements(f, schema)
+    stmts = tables.load_statements(f, schema, benchmark.generator_columns)
     stmts.append(("stamp", "CREATE TABLE exsim_loaded AS SELECT '%s' AS stamp" % stamp.replace("'", "''")))
     res = engine.run(stmts, path + ".tmp", threads,
                      on_result=lambda i, r: say("  %s %s" % (i, r.get("error", "%.1f s" % r.get("seconds", 0)))))
@@ -83,10 +82,11 @@ def load_database(folder, schema, path, threads=None, say=print):
 class PlanMeasure:
     """One plan section of one query: its translation and what to count where."""
 
-    def __init__(self, key, plan, schema, query_text):
+    def __init__(self, key, plan, schema, query_text, benchmark=TPCDS):
         self.key = key
         self.plan = plan
-        self.tr = Translator(plan, schema, query_text)
+        self.bench = benchmark
+        self.tr = Translator(plan, schema, query_text, dialect=benchmark.dialect)
         for n in sorted(plan.nodes.values(), key=lambda n: n.nid):
             try:
                 self.tr.relation(n)
@@ -123,12 +123,13 @@ class PlanMeasure:
         kind = r.kind or ""
         if kind.startswith("scan "):
             t = kind[5:]
-            out = (frozenset([CHANNEL[t]]) if t in sampled else frozenset(), t not in BASE_ONLY)
+            out = (frozenset([self.bench.channels[t]]) if t in sampled else frozenset(), t not in self.bench.base_only)
         elif r.join:
             j = r.join
             cp, lp = self.lineage(j["probe"], sampled)
             cb, lb = self.lineage(j["build"], sampled)
-            ticket = any(_is_ticket(a) and _is_ticket(b) for a, b in j["keys"])
+            ticket = any(_is_ticket(a, self.bench.tickets) and _is_ticket(b, self.bench.tickets)
+                         for a, b in j["keys"])
             if "SEMI" in j["type"] or "ANTI" in j["type"]:
                 kept, other = (cb, cp) if j["type"].startswith("RIGHT") else (cp, cb)
                 out = (kept, lp and lb and (not other or (other == kept and len(kept) == 1 and ticket)))
@@ -138,7 +139,8 @@ class PlanMeasure:
             chans, lin = self.lineage(r.deps[0], sampled)
             for target, src, build in r.filter_links:
                 cb, lb = self.lineage(build, sampled)
-                lin = lin and lb and (not cb or (cb == chans and _is_ticket(target) and _is_ticket(src)))
+                lin = lin and lb and (not cb or (cb == chans and _is_ticket(target, self.bench.tickets)
+                                                 and _is_ticket(src, self.bench.tickets)))
             out = (chans, lin)
         else:
             parts = [self.lineage(d, sampled) for d in r.deps]
@@ -166,13 +168,10 @@ class PlanMeasure:
 # (an 18-table join of q64 at SF10 does not end in minutes on two cores).
 STATEMENT_TIMEOUT_S = 120
 
-TICKET = {"ss_ticket_number", "sr_ticket_number", "cs_order_number", "cr_order_number", "ws_order_number",
-          "wr_order_number"}
-
-
-def _is_ticket(text):
-    """A plan expression that is a channel's ticket or order number (the key a sample's child keeps whole)."""
-    return text.strip().split(".")[-1] in TICKET
+def _is_ticket(text, tickets):
+    """A plan expression that is a channel's ticket or order number (the key a sample's child keeps whole:
+    the benchmark's `tickets`)."""
+    return text.strip().split(".")[-1] in tickets
 
 
 def occupancy_groups(n_base, g_base, n_target, growth):
@@ -204,7 +203,8 @@ class Script:
     Counts are kept in a cache beside the database (`<database>.counts.json`, keyed by the database
     file's size and time and by each statement's SQL), so that a rerun counts only what changed."""
 
-    def __init__(self):
+    def __init__(self, macros=()):
+        self.macros = list(macros)   # the benchmark's macros, defined before the counts
         self.groups = []     # [(count ids, statements)]: one group per plan, plus the whole tables'
         self.tables = []
         self.ids = set()
@@ -280,7 +280,7 @@ class Script:
                     # an interrupted run keeps what it counted
                     atomic.write_text(cache_path, json.dumps({"stamp": stamp, "counts": cache}) + "\n")
         if todo:
-            engine.run(list(X.MACROS) + todo, database, threads, on_result=progress, read_only=True,
+            engine.run(list(X.MACROS) + self.macros + todo, database, threads, on_result=progress, read_only=True,
                        timeout_s=STATEMENT_TIMEOUT_S)
             atomic.write_text(cache_path, json.dumps({"stamp": stamp, "counts": cache}) + "\n")
         for sid, first in same.items():
@@ -293,18 +293,19 @@ class Script:
         return self.result.get("g|" + sql)
 
 
-def measure(plans, schema, sample_db, sample_folder, base_db, base_folder, threads=None, say=print):
+def measure(plans, schema, sample_db, sample_folder, base_db, base_folder, threads=None, say=print,
+            benchmark=TPCDS):
     """plans: [(key, Plan, query text)] -> ({key: section record}, data) (see tools/tpcds_measure_rows.py)."""
     sampled = {t: sample_folder.sample_fraction(t) for t in sample_folder.children}
-    fraction = {t: f for t, f in sampled.items() if t in CHANNEL}
-    S, B = Script(), Script()
+    fraction = {t: f for t, f in sampled.items() if t in benchmark.channels}
+    S, B = Script(benchmark.macros), Script(benchmark.macros)
     both = sorted(set(schema) & set(sample_folder.files) & set(base_folder.files))
     for t in both:
         S.table("SELECT count(*) FROM %s" % t)
         B.table("SELECT count(*) FROM %s" % t)
     pms = []
     for key, plan, text in plans:
-        pm = PlanMeasure(key, plan, schema, text)
+        pm = PlanMeasure(key, plan, schema, text, benchmark)
         pm.cls = {nid: pm.classify(nid, fraction) for nid in pm.rel}
         pms.append(pm)
         on_s, on_b = [], []
@@ -488,7 +489,7 @@ def _base_rule(pm, node, rel, b, value, B, S, rows_full, rows_b, fraction):
             ns = S.get_table(_distinct_sql(t, cols))
             nb = B.get_table(_distinct_sql(t, cols))
             what = "(%s)" % ", ".join(cols)
-            if t in CHANNEL or t in BASE_ONLY:
+            if t in pm.bench.channels or t in pm.bench.base_only:
                 if isinstance(nb, int) and rows_b.get(t) and nb >= 0.5 * rows_b[t]:
                     gcol = _growth_of_table(t, rows_full, rows_b)
                     parts.append("%s key-like x%.3g" % (what, gcol))
@@ -633,10 +634,9 @@ def main(argv=None):
             ap.error("%s %s: no such folder" % (opt, d))
     if args.threads < 0:
         ap.error("--threads: expected 0 (all cores) or more, got %d" % args.threads)
-    stats = os.path.join(args.plans, "stats-3TB.json")
     t0 = time.monotonic()
     try:
-        schema = tables.impala_columns(stats)
+        schema = TPCDS.columns(args.plans)
         _, selected = select_queries(args.plans)
         stems = sorted({s for _, s in selected})
         if args.queries:
@@ -651,12 +651,7 @@ def main(argv=None):
                                  threads, say)
         base_f = load_database(args.base, schema, os.path.join(args.cache, "base_sf%d.duckdb" % args.base_scale),
                                threads, say)
-        plans = []
-        for stem in stems:
-            path = os.path.join(args.plans, "tpcds-%s.test" % stem)
-            for section in SECTION_NAMES:
-                plan, data = parse_plan_file(path, section)
-                plans.append(("%s %s" % (stem, section), plan, query_sql(data.decode("utf-8"))))
+        plans = TPCDS.read_plans(args.plans, stems, SECTION_NAMES)
         result, meta = measure(plans, schema, os.path.join(args.cache, "sample_sf%d.duckdb" % args.sample_scale),
                                sample_f, os.path.join(args.cache, "base_sf%d.duckdb" % args.base_scale), base_f,
                                threads, say)
@@ -692,7 +687,7 @@ def _check_main(ap, args, say):
     if not paths:
         ap.error("--profiles %s: no tpcds_*_profile.json there" % args.profiles)
     try:
-        schema = tables.impala_columns(os.path.join(args.plans, "stats-3TB.json"))
+        schema = TPCDS.columns(args.plans)
         os.makedirs(args.cache, exist_ok=True)
         db = os.path.join(args.cache, "check.duckdb")
         load_database(args.check_profiles, schema, db, args.threads or None, say)

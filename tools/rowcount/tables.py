@@ -1,4 +1,4 @@
-"""The tables of a folder of dsdgen output, and the statements that load them into DuckDB.
+"""The tables of a folder of dsdgen (or dbgen) output, and the statements that load them into DuckDB.
 
 Columns and types are those of Impala's schema the plans were made for (`stats-3TB.json`: INT
 keys, BIGINT order numbers, DATE dates, DECIMAL amounts, STRING text), so that an expression
@@ -10,7 +10,8 @@ end (checked when loading: a DATE or DECIMAL column read from the wrong place fa
 A folder holds either whole tables (`store_sales.dat`) or children of a parallel generation
 (`store_sales_<child>_<parallel>.dat`, `dsdgen -PARALLEL P -CHILD C`); `sample_fraction()` says
 which, so that a count over sampled children can be scaled to the whole table. `.dat` is dsdgen's
-suffix; another (dsdgen -SUFFIX, dbgen's `.tbl`) is the Folder's `suffix`.
+suffix; another (dsdgen -SUFFIX, dbgen's `.tbl`) is the Folder's `suffix`. Another benchmark's
+types and column order come from its description (tools/rowcount/benchmark.py).
 """
 
 import glob
@@ -87,11 +88,12 @@ class Folder:
         return len(kids) / float(par)
 
 
-def load_statements(folder, schema):
-    """[(id, sql)] creating and filling every table the folder has."""
+def load_statements(folder, schema, order=None):
+    """[(id, sql)] creating and filling every table the folder has; `order(table, columns)` gives the
+    columns in the generator's order (dsdgen's, generator_columns, by default)."""
     out = []
     for t in sorted(folder.files):
-        cols = generator_columns(t, schema[t])
+        cols = (order or generator_columns)(t, schema[t])
         decl = ", ".join("%s %s" % (c, DUCK_TYPE.get(ty, ty)) for c, ty in cols)
         spec = ", ".join("'%s': '%s'" % (c, DUCK_TYPE.get(ty, ty)) for c, ty in cols)
         files = ", ".join("'%s'" % f.replace("'", "''") for f in folder.files[t])

@@ -126,10 +126,12 @@ class Relation:
 
 
 class Translator:
-    """Translates one parsed plan. `tables`: table -> [(column, type)] (Impala's order)."""
+    """Translates one parsed plan. `tables`: table -> [(column, type)] (Impala's order); `dialect`:
+    how the benchmark's expressions are read where benchmarks differ (expr.Dialect)."""
 
-    def __init__(self, plan, tables, query_text="", runtime_filters=True):
+    def __init__(self, plan, tables, query_text="", runtime_filters=True, dialect=None):
         self.plan = plan
+        self.dialect = dialect or X.DEFAULT
         self.runtime_filters = runtime_filters
         self.tables = tables
         self.aliases = sql_aliases(query_text)
@@ -154,7 +156,7 @@ class Translator:
         cols = []
         for r in rels:
             cols.extend(r.columns)
-        return X.Scope(cols, self.aliases)
+        return X.Scope(cols, self.aliases, self.dialect)
 
     def _view_names(self):
         """The names the plan's expressions use (view columns and base columns): the columns a
@@ -249,7 +251,7 @@ class Translator:
             col = X.Column(self.fresh(), c, qual, c)
             col.table = table
             cols.append(col)
-        sc = X.Scope(cols, {})
+        sc = X.Scope(cols, {}, self.dialect)
         preds = conjuncts(node, "predicates: ")
         where = " AND ".join("(%s)" % X.sql(p, sc) for p in preds) or "TRUE"
         # the select list is the columns some relation reads (filled in by finish())
@@ -276,7 +278,9 @@ class Translator:
             for part in X.split_top(line):
                 m = RF_RE.match(part)
                 if m and " -> " in part:
-                    targets.setdefault(m.group(1), (m.group(2), part.split(" -> ", 1)[1].strip()))
+                    # untyped (the standard explain level): a bloom filter, the only kind Impala
+                    # makes for a text table (min-max filters need Parquet or Kudu)
+                    targets.setdefault(m.group(1), (m.group(2) or "bloom", part.split(" -> ", 1)[1].strip()))
         if not targets or not self.runtime_filters:
             return []
         by_join = producers_above(scan)
@@ -454,7 +458,7 @@ class Translator:
             else:
                 # a new aggregate over the first phase's groups: its argument is a grouping key, not the
                 # first phase's partial aggregate of the same text
-                keys = X.Scope([k for k in sc.columns if X._is_ident(k.text)], sc.aliases)
+                keys = X.Scope([k for k in sc.columns if X._is_ident(k.text)], sc.aliases, self.dialect)
                 sel.append("%s AS %s" % (X.sql(t, keys), c.sql))
         gb = " GROUP BY %s" % ", ".join(str(i + 1) for i in range(len(groups))) if groups else ""
         rel = self.add("n%d" % node.nid, "SELECT %s FROM %s%s" % (", ".join(sel), child.name, gb), cols,
@@ -521,7 +525,7 @@ class Translator:
         for f in X.split_top(one(node, "functions: ") or ""):
             c = X.Column(self.fresh(), f)
             cols.append(c)
-            sel.append("%s OVER (%s) AS %s" % (X.sql(f, X.Scope(sc.columns, {})), " ".join(over), c.sql))
+            sel.append("%s OVER (%s) AS %s" % (X.sql(f, X.Scope(sc.columns, {}, self.dialect)), " ".join(over), c.sql))
         if not sel:
             raise TranslateError("analytic node without functions")
         return self.add("n%d" % node.nid, "SELECT *, %s FROM %s" % (", ".join(sel), child.name),
@@ -558,7 +562,7 @@ class Translator:
         best = None
         for e in self.aliases.get(view, []):
             try:
-                s = X.sql(e, X.Scope(sc.columns, {}))
+                s = X.sql(e, X.Scope(sc.columns, {}, self.dialect))
             except TranslateError:
                 continue
             uses = any(c.sql in re.findall(r"\bc\d+\b", s) for c in sc.columns)

@@ -23,7 +23,8 @@ import re
 
 from tools.tpcds.plans import EXCHANGE_KINDS
 
-RF_RE = re.compile(r"(RF\d+)\[(\w+)\]")
+# The filter's type in brackets; the standard explain level (tpch-all.test) prints none.
+RF_RE = re.compile(r"(RF\d+)(?:\[(\w+)\])?")
 MIN_REJECT = 0.1   # --min_filter_reject_ratio
 
 

@@ -21,11 +21,13 @@ VARIANT_BASE = {"q18a": "q18", "q22a": "q22", "q51a": "q51", "q67a": "q67",
 NODE_RE = re.compile(r"^(?P<prefix>(?:\|  |\|--)*)(?P<id>\d+):(?P<kind>[A-Z][A-Z -]*[A-Z])(?P<rest>.*)$")
 FRAG_RE = re.compile(r"^(?P<prefix>(?:\|  |\|--)*)F(?P<id>\d+):PLAN FRAGMENT \[(?P<part>.*)\] "
                      r"hosts=(?P<hosts>\d+) instances=(?P<inst>\d+)(?P<rest>.*)$")
-CARD_RE = re.compile(r"tuple-ids=(?P<tids>\S+) row-size=(?P<rs>[\d.]+)(?P<rsu>B|KB|MB|GB) "
+# Planner tests at the standard explain level (tpch-all.test) print no tuple ids.
+CARD_RE = re.compile(r"(?:tuple-ids=(?P<tids>\S+) )?row-size=(?P<rs>[\d.]+)(?P<rsu>B|KB|MB|GB) "
                      r"cardinality=(?P<card>[\d.]+)(?P<cu>[KMGT]?)"
                      r"(?:\(filtered from (?P<ff>[\d.]+)(?P<ffu>[KMGT]?)\))?")
 HDFS_RE = re.compile(r"HDFS partitions=(?P<sel>\d+)/(?P<total>\d+) files=(?P<files>\d+) "
                      r"size=(?P<size>[\d.]+)(?P<su>B|KB|MB|GB|TB)")
+JOIN_BUILD_RE = re.compile(r"^(?P<prefix>(?:\|  |\|--)*)JOIN BUILD$")
 STORED_RE = re.compile(r"^(?:table|partitions: \d+/\d+): rows=(?P<rows>[\d.]+)(?P<ru>[KMGT]?)")
 METRIC = {"": 1, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
 BYTES = {"B": 1, "KB": 1024, "MB": 1024 ** 2, "GB": 1024 ** 3, "TB": 1024 ** 4}
@@ -145,12 +147,14 @@ def _depth(prefix):
     return len(prefix) // 3
 
 
-def parse_details(node, where):
+def parse_details(node, where, exchange_card=True):
+    """Read a node's detail lines; exchange_card=False lets an exchange print no cardinality (the
+    standard explain level prints none: its rows are its input's)."""
     for d in node.details:
         s = d.lstrip("| ").strip()
         m = CARD_RE.search(d)
         if m and node.card is None:
-            node.tuple_ids = m.group("tids").split(",")
+            node.tuple_ids = m.group("tids").split(",") if m.group("tids") else []
             node.row_size = float(m.group("rs")) * BYTES[m.group("rsu")]
             node.row_size_text = m.group("rs") + m.group("rsu")
             node.card = float(m.group("card")) * METRIC[m.group("cu")]
@@ -189,7 +193,7 @@ def parse_details(node, where):
             raise PlanError("%s: cannot read the table of scan %d: %s" % (where, node.nid, node.bracket))
         node.table = m.group(1)
         node.alias = m.group(2)
-    if node.card is None:
+    if node.card is None and (exchange_card or node.kind not in EXCHANGE_KINDS):
         raise PlanError("%s: node %d:%s has no cardinality line" % (where, node.nid, node.kind))
 
 
@@ -208,8 +212,13 @@ def section_lines(text, section, where):
     return start, lines[start:end]
 
 
-def parse_lines(lines, offset, where):
-    """Parse plan text lines (the first at line offset + 1 of `where`) into a Plan."""
+def parse_lines(lines, offset, where, fragment_headers=True):
+    """Parse plan text lines (the first at line offset + 1 of `where`) into a Plan.
+
+    fragment_headers=False reads a plan printed without `Fnn:PLAN FRAGMENT` headers (a planner
+    test at the standard explain level, tpch-all.test): its nodes have no fragment, its exchanges
+    no sender, and a separate join build opens with a bare `|--JOIN BUILD` line, read as a
+    join-build Fragment (id Bnn, no partition or instances) whose details hold the build's filters."""
     nodes = {}
     frags = {}
     last_node = {}   # depth -> node that the next unmarked line at that depth attaches to
@@ -220,14 +229,19 @@ def parse_lines(lines, offset, where):
     for i, ln in enumerate(lines):
         lineno = offset + i + 1
         fm = FRAG_RE.match(ln)
-        nm = None if fm else NODE_RE.match(ln)
-        if fm:
+        bm = None if fm or fragment_headers else JOIN_BUILD_RE.match(ln)
+        nm = None if fm or bm else NODE_RE.match(ln)
+        if fm or bm:
             current = None
-            prefix = fm.group("prefix")
+            prefix = (fm or bm).group("prefix")
             marked = prefix.endswith("|--")
             d = _depth(prefix)
-            fr = Fragment("F%02d" % int(fm.group("id")), fm.group("part"), int(fm.group("hosts")),
-                          int(fm.group("inst")), lineno, fm.group("rest"))
+            if fm:
+                fr = Fragment("F%02d" % int(fm.group("id")), fm.group("part"), int(fm.group("hosts")),
+                              int(fm.group("inst")), lineno, fm.group("rest"))
+            else:
+                fr = Fragment("B%02d" % len(frags), "", 0, 0, lineno, "")
+                fr.join_build = True
             frags[fr.fid] = fr
             for k in [k for k in last_node if k > d]:
                 del last_node[k]
@@ -284,13 +298,13 @@ def parse_lines(lines, offset, where):
     if root is None:
         raise PlanError("%s: empty plan" % where)
     for n in nodes.values():
-        parse_details(n, where)
+        parse_details(n, where, fragment_headers)
         if n.kind in EXCHANGE_KINDS:
-            if n.sender is None:
+            if n.sender is None and fragment_headers:
                 raise PlanError("%s: exchange %d has no sending fragment" % (where, n.nid))
             if len(n.children) != 1:
                 raise PlanError("%s: exchange %d has %d children" % (where, n.nid, len(n.children)))
-        if n.fragment is None:
+        if n.fragment is None and fragment_headers:
             raise PlanError("%s: node %d is in no fragment" % (where, n.nid))
     # Impala prints a node's other inputs (|--) before its first child; the parser appended them in
     # print order, so put the first child first.
@@ -307,6 +321,35 @@ def parse_plan_file(path, section):
     where = "%s %s" % (os.path.basename(path), section)
     offset, lines = section_lines(data.decode("utf-8"), section, os.path.basename(path))
     return parse_lines(lines, offset, where), data
+
+
+def parse_query_blocks(path, header_re):
+    """A planner test file of several queries (`# NAME` header line, SQL, sections, `====`):
+    [(name, line number of the block's first line, the block's text)] in file order, the name the
+    first group of `header_re` matched on the block's first line."""
+    with open(path, "r", encoding="utf-8") as f:
+        text = f.read()
+    out, start = [], 0
+    lines = text.split("\n")
+    for i, ln in enumerate(lines + ["===="]):
+        if ln.startswith("===="):
+            block = lines[start:i]
+            while block and not block[0].strip():
+                block, start = block[1:], start + 1
+            if block:
+                m = re.match(header_re, block[0])
+                if not m:
+                    raise PlanError("%s:%d: expected a query header matching %s, got %r" % (
+                        os.path.basename(path), start + 1, header_re, block[0][:80]))
+                out.append((m.group(1), start, "\n".join(block) + "\n===="))
+            start = i + 1
+    return out
+
+
+def parse_plan_block(block, offset, section, where, fragment_headers=True):
+    """One section of one query's block (parse_query_blocks) as a Plan."""
+    first, lines = section_lines(block, section, where)
+    return parse_lines(lines, offset + first, "%s %s" % (where, section), fragment_headers)
 
 
 def query_sql(text):
