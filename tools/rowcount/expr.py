@@ -99,14 +99,10 @@ def split_equality(text):
 
 class Dialect:
     """How a benchmark's expressions are read where benchmarks differ.
-    functions: Impala function (lower case) -> the DuckDB macro that means it for the benchmark's types;
-    mentions_in_order: when two columns of a scope carry the same text (the two inputs of a join), the
-    i-th mention of the text in an expression names the i-th column in scope order (the probe side's
-    first), instead of every mention naming the first column."""
+    functions: Impala function (lower case) -> the DuckDB macro that means it for the benchmark's types."""
 
-    def __init__(self, functions=None, mentions_in_order=False):
+    def __init__(self, functions=None):
         self.functions = functions or {}
-        self.mentions_in_order = mentions_in_order
 
 
 DEFAULT = Dialect()
@@ -163,9 +159,10 @@ def sql(text, scope, _depth=0):
     computed = sorted((c for c in scope.columns if not _is_ident(c.text)), key=lambda c: -len(c.text))
     for c in computed:
         if c.text in s:
-            # TPC-H q11's `sum(x) > sum(x) * 0.0001` compares the groups' sums (probe) with the total
-            # (build): with mentions_in_order each mention names its own input's column
-            same = iter([d for d in computed if d.text == c.text] if scope.dialect.mentions_in_order else [])
+            # When two columns carry the same text (a join's two inputs: TPC-H q11's
+            # `sum(x) > sum(x) * 0.0001` compares the groups' sums, probe, with the total, build), the
+            # i-th mention names the i-th of them in scope order, the probe side's first.
+            same = iter([d for d in computed if d.text == c.text])
             s = re.sub(r"(?<![\w.:])" + re.escape(c.text), lambda m, c=c, same=same: hold(next(same, c).sql), s)
     s = _calls_via_aliases(s, scope, computed, hold)
     s = VALID_TID_RE.sub(lambda m: hold(_valid_tid(scope)), s)
