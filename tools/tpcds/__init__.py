@@ -2,6 +2,8 @@
 
 One module per job:
     plans      the query set and the parser of Impala's plan text (planner tests, profiles)
+    standard_plans  a plan printed at the standard explain level (TPC-H's) completed with the
+               fragments, senders, tuples and exchange rows the verbose level prints
     ddl        table row counts per scale factor, column types and slot sizes, scan ranges
     scaling    SF3000 (or SF1) -> SF100 re-estimation of every plan node (rules S1..R1, D1, J2)
     rowsize    the slots of every tuple, and the fixed and string bytes of an exchange's row
