@@ -257,9 +257,9 @@ class Converter:
         rules = "; ".join("%d %s %s: %s%s" % (x.nid, x.kind, fmt_rows(x.card100), x.rule,
                                               (" (" + self.notes[x.nid] + ")") if x.nid in self.notes else "")
                           for x in self.shape.nodes_in(fid) if x.kind not in EXCHANGE_KINDS)
-        out["source"] = "%s %s: %s [%s] hosts=%d instances=%d%s in the plan -> %s; rows at SF100: %s" % (
+        out["source"] = "%s %s: %s [%s] hosts=%d instances=%d%s in the plan -> %s; rows at SF%d: %s" % (
             getattr(self, "where", ""), "line %d" % frag.line if frag.line else "(a new fragment)", frag.fid, frag.part[:60] + ("..." if len(frag.part) > 60 else ""),
-            frag.hosts, frag.instances, " JOIN BUILD" if frag.join_build else "", why, rules or "none")
+            frag.hosts, frag.instances, " JOIN BUILD" if frag.join_build else "", why, self.schema.target, rules or "none")
         return out
 
     def exchange(self, x):
@@ -277,11 +277,11 @@ class Converter:
         send = self.shape.frag_of[x.children[0].nid].fid
         recv = self.shape.frag_of[x.nid].fid
         e["source"] = ("%s %s, node %d:%s %s%s; sender %s, receiver %s; rows: what %s's pipeline emits "
-                       "(about %s at SF100 with the nominal instances); row: tuple-ids=%s planner row-size=%s -> "
+                       "(about %s at SF%d with the nominal instances); row: tuple-ids=%s planner row-size=%s -> "
                        "fixed %d B (slots + null bytes) + strings %d B: %s" % (
                            getattr(self, "where", ""), "line %d" % x.line if x.line else "(a new exchange)",
                            x.nid, x.kind, x.bracket[:70],
-                           "..." if len(x.bracket) > 70 else "", send, recv, send, fmt_rows(x.card100),
+                           "..." if len(x.bracket) > 70 else "", send, recv, send, fmt_rows(x.card100), self.schema.target,
                            ",".join(x.tuple_ids), x.row_size_text, fixed, var, how))
         if x.nid in self.notes:
             e["source"] += "; " + self.notes[x.nid]

@@ -56,6 +56,13 @@ def scan_columns(plan, sizes):
 def build_section(stem, path, section, fold, mt_dop, schema, name, executors=EXECUTORS):
     """One plan of a plan-file query: (plan JSON, parsed plan, shape, sizes)."""
     plan, data = parse_plan_file(path, section)
+    return build_plan(plan, query_sql(data.decode("utf-8")), stem, section, fold, mt_dop, schema, name, executors)
+
+
+def build_plan(plan, sql, stem, section, fold, mt_dop, schema, name, executors):
+    """One parsed plan (`section` of plan `stem`, whose query text is `sql`) for `executors` at `mt_dop`,
+    with the benchmark's schema: its rows at the target (rules, measured rows first), its joins
+    re-decided, its rows' bytes, as scenario JSON. Returns (plan JSON, plan, shape, sizes)."""
     shape = Shape(plan.root, fold, schema, mt_dop, executors=executors)
     measured = schema.measured_nodes(stem, section)
     Scaler(schema, shape.instances, stem, measured=measured).scale(plan.root)
@@ -64,7 +71,7 @@ def build_section(stem, path, section, fold, mt_dop, schema, name, executors=EXE
         shape = Shape(plan.root, fold, schema, mt_dop, executors=executors)
         Scaler(schema, shape.instances, stem, measured=measured).scale(plan.root)
     plan.join_decisions = decisions
-    sizes = RowSizes(plan, schema, query_sql(data.decode("utf-8")))
+    sizes = RowSizes(plan, schema, sql)
     conv = Converter(shape, sizes, schema, name)
     conv.where = plan.where
     return conv.plan(), plan, shape, sizes
