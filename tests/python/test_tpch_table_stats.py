@@ -122,6 +122,21 @@ def test_checks_against_the_specification_and_the_plans_sizes(stats):
     assert set(sizes) == {"lineitem", "orders"}
     assert sizes["lineitem"]["ok"] is True and sizes["lineitem"]["plan_bytes"] == 1024
     assert sizes["orders"]["ok"] is False
+    # dbgen ends each of the 7 lines with a '|' Impala's tables do not have
+    assert sizes["lineitem"]["without_trailing_delimiter"]["text_bytes"] == 606 - 7
+    # orders has no table of Impala's SF1 to compare with (no lineitem, customer, part at SF1 here)
+    imp = doc["checks"]["against_impalas_sf1_tables"]
+    assert [c["table"] for c in imp["parquet_bytes"]] == ["lineitem", "orders"]
+
+
+def test_parquet_and_row_size_against_impalas_sf1_tables():
+    """Impala's tpch_parquet.lineitem prints size=193.99MB (203,413,258 B) and row-size=231B for every column."""
+    got = colstats.check_impala_sf1({"lineitem": {"parquet_bytes": 213583921, "planner_row_size": 230.78}})
+    (p,) = got["parquet_bytes"]
+    assert p["impala_bytes"] == 203413258 and p["ratio"] == pytest.approx(1.05, abs=1e-4)
+    (r,) = got["planner_row_size_of_every_column"]
+    assert r == {"table": "lineitem", "measured": 230.78, "impala_printed": 231,
+                 "printed_in": "resource-requirements.test", "ok": True}
 
 
 def test_the_parquet_scratch_folder_is_deleted(stats):

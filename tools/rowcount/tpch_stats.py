@@ -26,7 +26,9 @@ PARQUET_NOTE = (
     "snappy), DuckDB's defaults otherwise: row groups of 122,880 rows, dictionary or plain encoding, DECIMAL as "
     "INT64), one file per table. Impala's writer is not DuckDB's: it writes files of up to 256 MB, each one row "
     "group, DECIMAL as FIXED_LEN_BYTE_ARRAY, its own dictionary limits; so these are an estimate of the files "
-    "Impala would write (`parquet_check` says how far the row group size alone moves them).")
+    "Impala would write: checks.against_impalas_sf1_tables.parquet_bytes compares them with the sizes Impala's "
+    "planner tests print for the SF1 Parquet tables Impala wrote (tpch_parquet, its default codec Snappy), and "
+    "`parquet_check` says how far the row group size alone moves them.")
 
 
 def measure_scale(folder, scale, schema, cache, parquet_root, threads, say):
@@ -53,10 +55,10 @@ def measure_scale(folder, scale, schema, cache, parquet_root, threads, say):
 
 
 def parquet_check(db, table, parquet_root, row_group_rows, threads):
-    """The table's Parquet bytes at DuckDB's default row groups and at `row_group_rows` per group."""
+    """The table's Parquet bytes with `row_group_rows` rows per row group (DuckDB's default is 122,880)."""
     pdir = os.path.join(parquet_root, "check")
     os.makedirs(pdir, exist_ok=True)
-    big = os.path.join(pdir, table + "_big.parquet")
+    big = os.path.join(pdir, "%s_%s.parquet" % (table, os.path.basename(db)))
     sql = "COPY (SELECT * FROM %s) TO '%s' (FORMAT parquet, COMPRESSION snappy, ROW_GROUP_SIZE %d)" % (
         table, big.replace("'", "''"), row_group_rows)
     res = engine.run([("big", sql)], db, threads, read_only=True)
@@ -105,7 +107,12 @@ def assemble(schema, stats, scale_a, scale_b, printed_sizes):
                          kb: check_tables({t: s["rows"] for t, s in stats[scale_b].items()}, scale_b)}}
     if scale_a == 1 and printed_sizes:
         checks["text_bytes_against_plan_sizes"] = colstats.check_plan_sizes(
-            {t: s["text_bytes"] for t, s in stats[scale_a].items()}, printed_sizes)
+            {t: s["text_bytes"] for t, s in stats[scale_a].items()},
+            {t: s["rows"] for t, s in stats[scale_a].items()}, printed_sizes)
+    if scale_a == 1:
+        checks["against_impalas_sf1_tables"] = colstats.check_impala_sf1(
+            {t: {"parquet_bytes": v["parquet_snappy_bytes"][ka], "planner_row_size": v["row_bytes"][
+                "planner_row_size"][ka]} for t, v in tables.items()})
     return tables, checks
 
 
@@ -158,12 +165,12 @@ def main(argv=None):
                  for d, s in ((args.sf_a, args.scale_a), (args.sf_b, args.scale_b))}
         check = None
         if args.check_row_group_rows:
-            db = os.path.join(args.cache, "tpch_sf%g.duckdb" % args.scale_b)
-            big = parquet_check(db, "lineitem", parquet_root, args.check_row_group_rows, threads)
-            small = stats[args.scale_b]["lineitem"]["parquet_bytes"]
-            check = {"table": "lineitem", "scale_factor": _num(args.scale_b), "row_group_rows": 122880,
-                     "bytes": small, "larger_row_groups": {"row_group_rows": args.check_row_group_rows,
-                                                           "bytes": big, "ratio": round(big / small, 4)}}
+            check = {"table": "lineitem", "row_group_rows": args.check_row_group_rows}
+            for s in (args.scale_a, args.scale_b):
+                db = os.path.join(args.cache, "tpch_sf%g.duckdb" % s)
+                big = parquet_check(db, "lineitem", parquet_root, args.check_row_group_rows, threads)
+                small = stats[s]["lineitem"]["parquet_bytes"]
+                check["sf%g" % s] = {"default_bytes": small, "bytes": big, "ratio": round(big / small, 4)}
     except (TranslateError, engine.EngineError, ValueError, OSError) as e:
         print("tpch_table_stats: %s" % e, file=sys.stderr)
         return 2
