@@ -55,7 +55,7 @@ def stats(tmp_path_factory):
     out = tmp / "table_stats.json"
     assert main(["--sf-a", str(a), "--scale-a", "1", "--sf-b", str(b), "--scale-b", "2",
                  "--plans", str(DATA / "plans.test"), "--cache", str(tmp / "db"), "--parquet-dir",
-                 str(tmp / "parquet"), "--threads", "1", "--out", str(out)]) == 0
+                 str(tmp / "parquet"), "--threads", "1", "--check-row-group-rows", "4", "--out", str(out)]) == 0
     return json.loads(out.read_text()), a, b, tmp
 
 
@@ -140,7 +140,14 @@ def test_parquet_and_row_size_against_impalas_sf1_tables():
 
 
 def test_the_parquet_scratch_folder_is_deleted(stats):
-    assert not (stats[3] / "parquet" / "sf1").exists() and not (stats[3] / "parquet" / "sf2").exists()
+    assert not (stats[3] / "parquet").exists()
+
+
+def test_lineitem_written_with_other_row_groups(stats):
+    check = stats[0]["parquet_check"]
+    for sf in ("sf1", "sf2"):
+        assert check[sf]["default_bytes"] == stats[0]["tables"]["lineitem"]["parquet_snappy_bytes"][sf]
+        assert check[sf]["row_groups_of_4"]["bytes"] > 0
 
 
 def test_a_fixed_domain_and_a_power_law():
@@ -173,6 +180,9 @@ def test_bad_arguments_are_messages(tmp_path, capsys):
     with pytest.raises(SystemExit):
         main(["--sf-a", str(DATA), "--sf-b", str(DATA), "--scale-a", "10", "--scale-b", "1"])
     assert "expected 0 < A < B" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["--sf-a", str(DATA), "--sf-b", str(DATA), "--scale-b", "2", "--check-row-group-rows", "7M"])
+    assert "--check-row-group-rows: expected comma-separated positive row counts" in capsys.readouterr().err
 
 
 PLAN_FILE = Path(DEFAULT_PLANS) / TPCH_FILE

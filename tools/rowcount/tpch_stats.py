@@ -138,10 +138,12 @@ def main(argv=None):
                          "with tools/tpch_measure_rows.py)")
     ap.add_argument("--parquet-dir", default=None,
                     help="scratch folder for the Parquet files, outside the repository (default: a new folder "
-                         "in the system's temporary folder); deleted afterwards")
-    ap.add_argument("--check-row-group-rows", type=int, default=0,
-                    help="also write lineitem at SF B with this many rows per row group (e.g. 7000000, about "
-                         "one 256 MB Impala file) to show how much the row group size moves its bytes")
+                         "in the system's temporary folder); the tool's subfolders there (sfA, sfB, check) are "
+                         "deleted afterwards, and the folder too if the tool made it")
+    ap.add_argument("--check-row-group-rows", default="",
+                    help="comma-separated row group sizes (e.g. 2000000,7000000: about the rows of one of Impala's "
+                         "SF1 lineitem files, and of one 256 MB file) to write lineitem with at both scale factors "
+                         "too, showing how much the row group size moves its bytes")
     ap.add_argument("--threads", type=int, default=0, help="DuckDB threads (default: all cores)")
     ap.add_argument("--out", default=DEFAULT_OUT)
     args = ap.parse_args(argv)
@@ -151,8 +153,15 @@ def main(argv=None):
             ap.error("%s %s: no such folder" % (opt, d))
     if not 0 < args.scale_a < args.scale_b:
         ap.error("--scale-a and --scale-b: expected 0 < A < B, got %g and %g" % (args.scale_a, args.scale_b))
-    if args.threads < 0 or args.check_row_group_rows < 0:
-        ap.error("--threads and --check-row-group-rows: expected 0 or more")
+    if args.threads < 0:
+        ap.error("--threads: expected 0 (all cores) or more, got %d" % args.threads)
+    try:
+        group_rows = [int(x) for x in args.check_row_group_rows.split(",") if x.strip()]
+    except ValueError:
+        group_rows = [0]
+    if any(g <= 0 for g in group_rows):
+        ap.error("--check-row-group-rows: expected comma-separated positive row counts, got %r"
+                 % args.check_row_group_rows)
     plan_file = args.plans if os.path.isfile(args.plans) else os.path.join(args.plans, TPCH_FILE)
     t0 = time.monotonic()
     threads = args.threads or None
@@ -164,13 +173,15 @@ def main(argv=None):
         stats = {s: measure_scale(d, s, schema, args.cache, parquet_root, threads, say)
                  for d, s in ((args.sf_a, args.scale_a), (args.sf_b, args.scale_b))}
         check = None
-        if args.check_row_group_rows:
-            check = {"table": "lineitem", "row_group_rows": args.check_row_group_rows}
+        if group_rows:
+            check = {"table": "lineitem", "default_row_group_rows": 122880}
             for s in (args.scale_a, args.scale_b):
                 db = os.path.join(args.cache, "tpch_sf%g.duckdb" % s)
-                big = parquet_check(db, "lineitem", parquet_root, args.check_row_group_rows, threads)
                 small = stats[s]["lineitem"]["parquet_bytes"]
-                check["sf%g" % s] = {"default_bytes": small, "bytes": big, "ratio": round(big / small, 4)}
+                check["sf%g" % s] = {"default_bytes": small}
+                for g in group_rows:
+                    big = parquet_check(db, "lineitem", parquet_root, g, threads)
+                    check["sf%g" % s]["row_groups_of_%d" % g] = {"bytes": big, "ratio": round(big / small, 4)}
     except (TranslateError, engine.EngineError, ValueError, OSError) as e:
         print("tpch_table_stats: %s" % e, file=sys.stderr)
         return 2
