@@ -21,7 +21,7 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
 from tools.rowcount import colstats, engine  # noqa: E402
-from tools.rowcount.benchmark import TPCH_FILE  # noqa: E402
+from tools.rowcount.benchmark import TPCH_COLUMNS, TPCH_FILE  # noqa: E402
 from tools.rowcount.tpch_stats import main  # noqa: E402
 from tools.tpcds import DEFAULT_PLANS  # noqa: E402
 
@@ -195,3 +195,21 @@ def test_the_sizes_impalas_tpch_plans_print():
     assert sorted(sizes) == ["customer", "lineitem", "nation", "orders", "part", "partsupp", "region", "supplier"]
     assert sizes["lineitem"][0] == pytest.approx(718.94 * 1024 ** 2)
     assert sizes["region"] == (384, 0.5)
+
+
+def test_the_committed_statistics_hold_every_column_and_pass_their_checks():
+    """scenarios/tpch_harness/table_stats.json (SF1 and SF10): every column of Impala's TPC-H schema with its
+    type, rows as the specification says, the text as tpch-all.test prints it without dbgen's trailing '|'."""
+    doc = json.loads((REPO / "scenarios" / "tpch_harness" / "table_stats.json").read_text())
+    assert doc["scale_factors"] == [1, 10]
+    for t, cols in TPCH_COLUMNS.items():
+        assert [(c, v["type"]) for c, v in doc["tables"][t]["columns"].items()] == cols, t
+    for sf, checks in doc["checks"]["tables"].items():
+        assert all(c["ok"] is not False for c in checks), sf
+    text = doc["checks"]["text_bytes_against_plan_sizes"]
+    assert len(text) == 8 and all(c["ok"] and c["without_trailing_delimiter"]["within_rounding"] for c in text)
+    assert all(c["ok"] for c in doc["checks"]["against_impalas_sf1_tables"]["planner_row_size_of_every_column"])
+    li = doc["tables"]["lineitem"]["columns"]
+    assert li["l_returnflag"]["distinct"] == {"sf1": 3, "sf10": 3}
+    assert li["l_returnflag"]["growth"]["class"] == "bounded"
+    assert li["l_shipmode"]["distinct"]["sf10"] == 7 and li["l_orderkey"]["growth"]["class"] == "key-like"
