@@ -11,6 +11,9 @@ makes: the project ships neither the kits nor the data). One module per job:
     measure    TPC-DS: plans + a sample and a base -> measured rows (tools/tpcds_measure_rows.py)
     linear     counts on two whole scale factors carried to targets (tools/tpch_measure_rows.py)
     tpch       the TPC-H command line and its checks against the TPC-H specification's answers
+    colstats   a table's statistics as Impala's planner has them (distinct, nulls, string lengths),
+               each column's growth between two scale factors, the plans' printed scan sizes
+    tpch_stats the TPC-H statistics' command line (tools/tpch_table_stats.py): table_stats.json
 """
 
 
