@@ -265,7 +265,7 @@ class Converter:
     def exchange(self, x):
         kind = exchange_kind(x)
         fixed, var, tuples, how = exchange_row_small_strings(self.sizes, x, self.schema)
-        ratio, lz4_how = exchange_ratio(self.sizes, x, self.schema)
+        ratio, lz4_how = exchange_ratio(self.sizes, x, self.schema, scale=self.schema.target)
         e = {"id": self.xid(x), "partitioning": KIND_TO_PARTITIONING[kind]}
         if kind == "MERGING":
             e["merging"] = True

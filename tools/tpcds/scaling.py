@@ -142,8 +142,6 @@ class Scaler:
         ref = self.tables.referenced(rest, table)
         if ref is not None:
             r = self.table_ratio(ref)
-            if self.estimates:
-                r = min(1.0, r)
             return r, "%s references %s: x%s" % (col, ref, fmt_ratio(r))
         r = min(ndv, self.rows_at(table, self.target)) / min(ndv, self.rows_at(table, self.base))
         return r, "%s bounded domain (NDV %d): x%s" % (col, ndv, fmt_ratio(r))
