@@ -82,3 +82,24 @@ def _ops(op):
             yield from _ops(op[k])
     for child in op.get("inputs", []):
         yield from _ops(child)
+
+
+def test_a_change_is_of_the_summed_runtime_and_of_the_geometric_mean():
+    from tools.tpch.predictions import change
+    before = {"q01": 1.0, "q02": 4.0}
+    after = {"q01": 0.5, "q02": 4.0}
+    total, geo = change(before, after)
+    # summed: 4.5 / 5 - 1; geometric mean: sqrt(0.5 x 1) - 1
+    assert total == pytest.approx(-0.1)
+    assert geo == pytest.approx(0.5 ** 0.5 - 1)
+
+
+def test_committed_predictions_cover_every_what_if_with_the_central_run_inside_its_interval():
+    from tools.tpch.predictions import what_ifs
+    doc = load("predictions.json")
+    assert [p["id"] for p in doc["predictions"]] == [w[0] for w in what_ifs()]
+    for p in doc["predictions"]:
+        for k in ("change_total", "change_geomean"):
+            lo, hi = p[k + "_interval"]
+            assert lo <= p[k] <= hi, (p["id"], k)
+            assert [r[k] for r in p["runs"]][0] == p[k]   # the first run is the central one
