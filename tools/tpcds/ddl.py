@@ -175,24 +175,18 @@ class Column:
         self.ndv = ndv
 
 
-class Schema:
-    """The TPC-DS schema of the plans and its SF3000 statistics (impala-plans/stats-3TB.json)."""
+class BenchmarkSchema:
+    """What the workload generator asks of a benchmark: its tables (Tables), the statistics its plans
+    were made with (`stats`: table -> {"numRows", "totalSize", "columns": {name: {"type", "numDVs",
+    "avgColLen", "maxColLen"}}}, Impala's COMPUTE STATS form) at scale factor `stats_scale`, the scale
+    factor to build for (`target`) and the rows counted on its data (`measured`, rule M2)."""
 
-    def __init__(self, plans_dir):
-        path = os.path.join(plans_dir, "stats-3TB.json")
-        try:
-            with open(path, "r", encoding="utf-8") as f:
-                self.stats = json.load(f)["tpcds_partitioned_parquet_snap"]
-        except (OSError, ValueError, KeyError) as e:
-            raise PlanError("%s: cannot read the SF3000 statistics (%s)" % (path, e))
-        for t, (sf1, sf100, sf3000) in TABLE_ROWS.items():
-            if self.stats[t]["numRows"] != sf3000:
-                raise PlanError("stats-3TB.json: %s numRows %d, expected SF3000 %d" % (
-                    t, self.stats[t]["numRows"], sf3000))
-        self.tables = TPCDS_TABLES
-        self.stats_scale = 3000   # the scale factor of the statistics and of the plans' estimates
-        self.target = 100         # the scale factor the workload is built for
-        self.measured = {}   # measured_rows.json (tools/tpcds_measure_rows.py), when the generator reads one
+    def __init__(self, tables, stats, stats_scale, target, measured=None):
+        self.tables = tables
+        self.stats = stats
+        self.stats_scale = stats_scale   # the scale factor of the statistics and of the plans' estimates
+        self.target = target             # the scale factor the workload is built for
+        self.measured = measured or {}   # {"queries": {stem: {section: {"nodes": {id: record}}}}}
         self.columns = {}
         self.by_table = {}
         for t, v in sorted(self.stats.items()):
@@ -213,6 +207,25 @@ class Schema:
 
     def table_bytes(self, table):
         return self.stats[table]["totalSize"]
+
+
+class Schema(BenchmarkSchema):
+    """The TPC-DS schema of the plans and its SF3000 statistics (impala-plans/stats-3TB.json); the
+    workload is built for SF100. The generator sets `measured` when it reads measured_rows.json
+    (tools/tpcds_measure_rows.py)."""
+
+    def __init__(self, plans_dir):
+        path = os.path.join(plans_dir, "stats-3TB.json")
+        try:
+            with open(path, "r", encoding="utf-8") as f:
+                stats = json.load(f)["tpcds_partitioned_parquet_snap"]
+        except (OSError, ValueError, KeyError) as e:
+            raise PlanError("%s: cannot read the SF3000 statistics (%s)" % (path, e))
+        for t, (sf1, sf100, sf3000) in TABLE_ROWS.items():
+            if stats[t]["numRows"] != sf3000:
+                raise PlanError("stats-3TB.json: %s numRows %d, expected SF3000 %d" % (
+                    t, stats[t]["numRows"], sf3000))
+        super().__init__(TPCDS_TABLES, stats, 3000, 100)
 
 
 # HDFS block size: scan ranges are at most one block (Hadoop's dfs.blocksize default, 128 MiB;

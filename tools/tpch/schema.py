@@ -15,7 +15,7 @@ import json
 
 from tools.rowcount.benchmark import TPCH_COLUMNS
 from tools.tpcds import PlanError
-from tools.tpcds.ddl import Column, Tables
+from tools.tpcds.ddl import BenchmarkSchema, Tables
 
 # Column-name prefixes of TPC-H's tables (the specification's naming, clause 1.4.1).
 PREFIXES = {"l": "lineitem", "o": "orders", "c": "customer", "p": "part", "ps": "partsupp",
@@ -37,7 +37,7 @@ def _load(path, what):
         raise PlanError("%s: cannot read %s (%s)" % (path, what, e))
 
 
-class Schema:
+class Schema(BenchmarkSchema):
     """TPC-H at scale factor `target`, with the statistics of `stats_path` and the measured rows of
     `rows_path`."""
 
@@ -60,33 +60,13 @@ class Schema:
                 raise PlanError("TPC-H: no row count of %s at SF%s" % (table, scale))
             return rows[(table, scale)]
 
-        self.tables = Tables(rows_at, PREFIXES, FK_SUFFIXES, FACTS)
-        self.stats_scale = 1
-        self.target = target
-        self.stats = stats_at(stats, self.stats_scale, stats_path)
-        self.measured = {"queries": {}}
-        for stem, sections in self.measured_doc.get("queries", {}).items():
-            self.measured["queries"][stem] = {
-                sec: {"nodes": {nid: _at_target(rec, key) for nid, rec in doc.get("nodes", {}).items()}}
-                for sec, doc in sections.items()}
-        self.columns = {}
-        self.by_table = {}
-        for t, v in sorted(self.stats.items()):
-            cols = []
-            for name, c in v["columns"].items():
-                col = Column(t, name, c["type"], c.get("avgColLen", 0), c.get("numDVs", -1))
-                self.columns[name] = col
-                cols.append(col)
-            self.by_table[t] = cols
-
-    def measured_nodes(self, stem, section):
-        return self.measured.get("queries", {}).get(stem, {}).get(section, {}).get("nodes", {})
-
-    def column(self, name):
-        return self.columns.get(name.split(".")[-1].lower())
-
-    def table_bytes(self, table):
-        return self.stats[table]["totalSize"]
+        measured = {"queries": {
+            stem: {sec: {"nodes": {nid: _at_target(rec, key) for nid, rec in doc.get("nodes", {}).items()}}
+                   for sec, doc in sections.items()}
+            for stem, sections in self.measured_doc.get("queries", {}).items()}}
+        # Impala's planner test planned TPC-H at SF1.
+        super().__init__(Tables(rows_at, PREFIXES, FK_SUFFIXES, FACTS), stats_at(stats, 1, stats_path), 1, target,
+                         measured)
 
 
 def _at_target(rec, key):
