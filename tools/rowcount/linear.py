@@ -42,7 +42,7 @@ share of the scan's rows each producing join keeps) and all together (the scan's
 import math
 
 from tools.rowcount import TranslateError
-from tools.rowcount.measure import PlanMeasure, Script, _filters_by_join
+from tools.rowcount.measure import PlanMeasure, Script, _filters_by_join, collect_nodes
 
 TOLERANCE = 0.02
 # dbgen draws each row's values independently: a selection of n rows at A is a sample whose share
@@ -228,19 +228,7 @@ class TwoScales:
             val[node.nid] = rec
             return rec
 
-        for nid in sorted(pm.rel):
-            node = pm.plan.nodes[nid]
-            try:
-                rec = value(node)
-            except TranslateError as e:
-                pm.failed[nid] = str(e)
-                continue
-            if node.kind == "SCAN HDFS":
-                self._scan_extras(pm, node, rec, scale_a, scale_b)
-            nodes[str(nid)] = rec
-        for nid, rec in val.items():
-            if str(nid) not in nodes:
-                nodes[str(nid)] = rec
+        nodes = collect_nodes(pm, value, val, lambda node, rec: self._scan_extras(pm, node, rec, scale_a, scale_b))
         return {"nodes": {k: nodes[k] for k in sorted(nodes, key=int)},
                 "untranslated": {str(k): pm.failed[k] for k in sorted(pm.failed)},
                 "sql": {name: r.sql for name, r in pm.tr.rels.items()}}

@@ -383,7 +383,6 @@ def _growth_of_table(t, rows_full, rows_b):
 
 def _values(pm, S, B, fraction, rows_full, rows_b):
     """The section's record: every node's target rows with how they were found."""
-    nodes = {}
     val = {}
 
     def count(db, name, where=None):
@@ -416,6 +415,33 @@ def _values(pm, S, B, fraction, rows_full, rows_b):
         val[nid] = rec
         return rec
 
+    def scan_filters(node, rec):
+        nid = node.nid
+        if not pm.tr.filters.get(nid):
+            return
+        db = S if pm.cls[nid] != "base" else B
+        plain = "n%d_plain" % nid
+        try:
+            p, after = count(db, plain), count(db, pm.rel[nid].name)
+            keeps = []
+            for jid, rfs, cond in _filters_by_join(pm.tr.filters[nid]):
+                keeps.append({"join": jid, "filters": rfs, "keep": (count(db, plain, cond) / p) if p else 1.0})
+            rec["filters"] = keeps
+            rec["before_filters"] = rec["rows"] * p / after if after else None
+        except TranslateError as e:
+            rec["filters_error"] = str(e)
+
+    nodes = collect_nodes(pm, value, val, scan_filters)
+    return {"nodes": {k: nodes[k] for k in sorted(nodes, key=int)},
+            "untranslated": {str(k): pm.failed[k] for k in sorted(pm.failed)},
+            "sql": {name: r.sql for name, r in pm.tr.rels.items()}}
+
+
+def collect_nodes(pm, value, val, scan_extras):
+    """node id (str) -> record of every node of plan `pm`: value(node) for each translated node, a
+    scan's record completed by scan_extras(node, record), then the records value() made on the way
+    (`val`, by node id) for nodes not yet there. A node that does not translate goes to pm.failed."""
+    nodes = {}
     for nid in sorted(pm.rel):
         node = pm.plan.nodes[nid]
         try:
@@ -423,25 +449,13 @@ def _values(pm, S, B, fraction, rows_full, rows_b):
         except TranslateError as e:
             pm.failed[nid] = str(e)
             continue
-        if node.kind == "SCAN HDFS" and pm.tr.filters.get(nid):
-            db = S if pm.cls[nid] != "base" else B
-            plain = "n%d_plain" % nid
-            try:
-                p, after = count(db, plain), count(db, pm.rel[nid].name)
-                keeps = []
-                for jid, rfs, cond in _filters_by_join(pm.tr.filters[nid]):
-                    keeps.append({"join": jid, "filters": rfs, "keep": (count(db, plain, cond) / p) if p else 1.0})
-                rec["filters"] = keeps
-                rec["before_filters"] = rec["rows"] * p / after if after else None
-            except TranslateError as e:
-                rec["filters_error"] = str(e)
+        if node.kind == "SCAN HDFS":
+            scan_extras(node, rec)
         nodes[str(nid)] = rec
     for nid, rec in val.items():
         if str(nid) not in nodes:
             nodes[str(nid)] = rec
-    return {"nodes": {k: nodes[k] for k in sorted(nodes, key=int)},
-            "untranslated": {str(k): pm.failed[k] for k in sorted(pm.failed)},
-            "sql": {name: r.sql for name, r in pm.tr.rels.items()}}
+    return nodes
 
 
 def _base_rule(pm, node, rel, b, value, B, S, rows_full, rows_b, fraction):
