@@ -31,8 +31,6 @@ from common import atomic, exsim_runner
 from tools.tpch import DEFAULT_OUT
 
 WORKLOAD = os.path.join(DEFAULT_OUT, "workload_sf42.json")
-COST_KEYS = ("scan_ns_per_row", "join_build_ns_per_row", "join_probe_ns_per_row", "aggregate_ns_per_row",
-             "sort_ns_per_row", "analytic_ns_per_row", "other_ns_per_row")
 X = "exchange_defaults."
 
 
@@ -82,7 +80,8 @@ def environments(workload):
     costs = workload["costs"]
 
     def cpu(f):
-        return {"costs.%s" % k: round(costs[k] * f, 4) for k in COST_KEYS}
+        # the operator classes' CPU per row (the simulator's cost keys in ns)
+        return {"costs.%s" % k: round(costs[k] * f, 4) for k in exsim_runner.cost_keys(unit="ns")}
 
     return [("central", {}),
             ("loopback rtt 50 us", {"cluster.rtt_us": 50, "cluster.loopback_rtt_us": 50}),
