@@ -17,11 +17,10 @@ from tools.rowcount.benchmark import TPCH_COLUMNS
 from tools.tpcds import PlanError
 from tools.tpcds.ddl import BenchmarkSchema, Tables
 
-# Column-name prefixes of TPC-H's tables (the specification's naming, clause 1.4.1).
+# Column-name prefixes of TPC-H's tables (the specification's column names).
 PREFIXES = {"l": "lineitem", "o": "orders", "c": "customer", "p": "part", "ps": "partsupp",
             "s": "supplier", "n": "nation", "r": "region"}
-# Foreign keys by their name's suffix (clause 1.4.2's references); `orderkey` last, so that a
-# line's own key l_orderkey still names the orders it belongs to.
+# Foreign keys by their name's suffix: the table whose key they hold (the specification's schema).
 FK_SUFFIXES = [("partkey", "part"), ("suppkey", "supplier"), ("custkey", "customer"),
                ("nationkey", "nation"), ("regionkey", "region"), ("orderkey", "orders")]
 # The tables whose rows are events or relations, not entities another row refers to: a row of
