@@ -14,6 +14,7 @@ sys.path.insert(0, str(REPO))
 
 from tools.rowcount.benchmark import TPCH_FILE  # noqa: E402
 from tools.tpcds import DEFAULT_PLANS  # noqa: E402
+from tools.tpcds import joins  # noqa: E402
 from tools.tpcds.plans import EXCHANGE_KINDS, parse_plan_block, parse_query_blocks  # noqa: E402
 from tools.tpcds.standard_plans import complete  # noqa: E402
 
@@ -96,3 +97,37 @@ def test_every_node_of_impalas_tpch_plans_gets_a_fragment_tuples_and_rows():
             # A fragment that is not a join build reads, at its leftmost leaf, what its partition says.
             for f in p.frags.values():
                 assert f.join_build or f.part == "RANDOM" or f.part == "UNPARTITIONED" or f.part.startswith("HASH("), where
+
+
+def test_hosts_and_instances_for_the_cluster_the_plan_was_made_for():
+    # Planned for 3 executors: the root's fragment 1 host; the hash exchange's reader every executor;
+    # each scan's fragment as many hosts as its table's file has 128 MiB blocks (1 KB: one).
+    p = complete(plan_of_raw(HAND, "Q1", "DISTRIBUTEDPLAN"), 3, 0)
+    assert {f.fid: (f.hosts, f.instances) for f in p.frags.values()} == {
+        "F00": (1, 1), "F01": (3, 3), "F02": (1, 1), "F03": (1, 1)}
+    # At mt_dop 2 a fragment without a scan runs 2 instances a host; the join build, its join's.
+    p = complete(plan_of_raw(HAND, "Q1", "PARALLELPLANS"), 3, 2)
+    assert p.frags["F01"].instances == 6 and p.frags["F02"].instances == 1
+    assert (p.frags["B00"].hosts, p.frags["B00"].instances) == (1, 1)
+
+
+def test_impalas_join_rule_reproduces_every_printed_tpch_join_choice():
+    tpch = os.path.join(DEFAULT_PLANS, TPCH_FILE)
+    if not os.path.isfile(tpch):
+        pytest.skip("needs ../shared/impala-plans")
+    for name, offset, text in parse_query_blocks(tpch, HEADER):
+        for section, mt_dop in (("DISTRIBUTEDPLAN", 0), ("PARALLELPLANS", 2)):
+            p = complete(parse_plan_block(text, offset, section, name, fragment_headers=False), 3, mt_dop)
+            for j in p.nodes.values():
+                if j.kind != "HASH JOIN" or j.distribution not in ("BROADCAST", "PARTITIONED"):
+                    continue
+                probe = joins._source(j.children[0]).fragment
+                cost = joins.costs(j, "card", probe.hosts, max(1, probe.instances // max(1, probe.hosts)), mt_dop)
+                assert joins.choose(j, cost, "card") == j.distribution, (name, section, j.nid, cost)
+
+
+def plan_of_raw(path, query, section):
+    for name, offset, text in parse_query_blocks(str(path), HEADER):
+        if name == query:
+            return parse_plan_block(text, offset, section, name, fragment_headers=False)
+    raise AssertionError("no %s in %s" % (query, path))

@@ -11,7 +11,12 @@ join build opens with a bare `JOIN BUILD` line). The generator reads plans at th
   is HASH(its keys), one reading an unpartitioned or merging exchange UNPARTITIONED. Fragments
   are numbered F00 (the root) onwards in the order the plan prints them; the planner's own
   numbers are not printed. A join build the parser read from its `JOIN BUILD` line keeps its
-  fragment. Instances and hosts stay 0 (not printed; the generator places fragments itself).
+  fragment. Hosts and instances, given the cluster the plan was made for, are what the verbose
+  level would print: an unpartitioned fragment runs on 1 host; a scan's fragment on as many as its
+  largest scan has ranges (its file's blocks of ddl.BLOCK_BYTES), at most every executor; any other
+  on every executor; at mt_dop 0 one instance a host, at mt_dop N a scan's fragment
+  min(N, ranges per host) a host and any other N (a join build: its join's fragment's). Impala's
+  join rule needs them: with them it reproduces every join choice tpch-all.test prints.
 - Tuples: a node that materializes rows makes a tuple of its own (a scan, an aggregation, a
   sort, a top-n, a union; an analytic evaluation adds one to its input's), a join's row is its
   inputs' tuples (a semi or anti join's: the side it returns), every other node passes its
@@ -19,16 +24,20 @@ join build opens with a bare `JOIN BUILD` line). The generator reads plans at th
 - An exchange's row size and cardinality are its input's (it forwards every row).
 """
 
+import math
+
 from tools.tpcds import PlanError
+from tools.tpcds.ddl import BLOCK_BYTES
 from tools.tpcds.plans import EXCHANGE_KINDS, Fragment, exchange_kind
 
 # Nodes that materialize their output rows into a tuple of their own (PlanNode.tupleIds_).
 OWN_TUPLE = ("SCAN HDFS", "AGGREGATE", "SORT", "TOP-N", "UNION")
 
 
-def complete(plan):
+def complete(plan, executors=None, mt_dop=0):
     """Give a plan read without fragment headers (plans.parse_lines(fragment_headers=False)) its
-    fragments, exchange senders, tuple ids and exchange rows. Returns the plan."""
+    fragments, exchange senders, tuple ids and exchange rows, and, given the `executors` and
+    `mt_dop` it was planned for, each fragment's hosts and instances. Returns the plan."""
     builds = {n.nid: n.fragment for n in plan.nodes.values()
               if n.fragment is not None and n.fragment.join_build
               and (n.parent is None or n.parent.fragment is not n.fragment)}
@@ -61,9 +70,37 @@ def complete(plan):
         if not fr.join_build:
             fr.part = _partition(tops[fid], plan.where)
     plan.frags = dict(sorted(frags.items()))
+    if executors is not None:
+        _hosts(plan, executors, mt_dop)
     counter = [0]
     _tuples(plan.root, counter, plan.where)
     return plan
+
+
+def _hosts(plan, executors, mt_dop):
+    nodes = {}
+    for n in plan.nodes.values():
+        nodes.setdefault(n.fragment.fid, []).append(n)
+    builds = []
+    for fid, fr in plan.frags.items():
+        if fr.join_build:
+            builds.append(fr)
+            continue
+        ranges = [max(1, math.ceil(s.hdfs["size_bytes"] / BLOCK_BYTES)) for s in nodes[fid]
+                  if s.kind == "SCAN HDFS" and s.hdfs is not None]
+        if fr.part == "UNPARTITIONED":
+            fr.hosts, per = 1, 1
+        elif fr.part == "RANDOM" and ranges:
+            fr.hosts = min(executors, max(ranges))
+            per = 1 if mt_dop == 0 else min(mt_dop, math.ceil(max(ranges) / fr.hosts))
+        else:
+            fr.hosts, per = executors, max(1, mt_dop)
+        fr.instances = fr.hosts * per
+    for fr in builds:
+        # the fragment of the join it builds for: the parent of its top node
+        top = min((n for n in plan.nodes.values() if n.fragment is fr), key=lambda n: n.line)
+        joined = top.parent.fragment
+        fr.hosts, fr.instances = joined.hosts, joined.instances
 
 
 def _partition(top, where):

@@ -24,14 +24,15 @@ from tools.tpcds import profiles as prof
 from tools.tpcds.fragments import SECTIONS, Built
 from tools.tpcds.plans import parse_plan_block, parse_query_blocks, query_sql
 from tools.tpcds.standard_plans import complete
-from tools.tpcds.workload import (build_plan, costs_section, counts, dump_json, git_blob_sha1, join_decisions,
-                                  lz4_ns_per_byte, load_costs)
+from tools.tpcds.workload import (PLANNED_MT_DOP, build_plan, costs_section, counts, dump_json, git_blob_sha1,
+                                  join_decisions, lz4_ns_per_byte, load_costs)
 from tools.tpch import DEFAULT_OUT, GENERATOR, MEASURED_ROWS, TABLE_STATS
 from tools.tpch.schema import Schema
 
 HEADER = r"^# TPCH-(Q\d+)"
 SCALES = (42, 300)          # the scale factors of Impala's single-node performance runs ("TPCH(42)")
 DAEMONS = 3                 # the daemons of the harness's one host (start-impala-cluster.py's default)
+PLANNED_EXECUTORS = 3       # the cluster tpch-all.test was planned for (PlannerTest's setUpTestCluster(3, ...))
 # The round trip of an RPC between daemons on one machine: the mean RpcNetworkTime of the bundled
 # q72 profile, 3 daemons on one machine, 98,709 RPCs (scenarios/profiles/tpcds_q72.json).
 LOOPBACK_RTT_US = 69.48
@@ -48,7 +49,8 @@ def build_query(name, offset, text, schema, executors):
     doc = {"name": stem}
     out = {}
     for key, (section, fold, mt_dop) in SECTIONS.items():
-        plan = complete(parse_plan_block(text, offset, section, "tpch-all.test %s" % name, fragment_headers=False))
+        plan = complete(parse_plan_block(text, offset, section, "tpch-all.test %s" % name, fragment_headers=False),
+                        PLANNED_EXECUTORS, PLANNED_MT_DOP[section])
         for n in plan.nodes.values():
             if n.kind == "SCAN HDFS" and n.hdfs is not None:
                 # The planner test planned the SF1 text tables; the performance runs read Parquet.
