@@ -20,6 +20,7 @@ import os
 import re
 
 from tools.tpcds import PlanError
+from tools.tpcds.scaling import MN_OVERRIDES
 
 # --------------------------------------------------------------------------
 # Fixed inputs (each with its source)
@@ -181,8 +182,11 @@ class BenchmarkSchema:
     "avgColLen", "maxColLen"}}}, Impala's COMPUTE STATS form) at scale factor `stats_scale`, the scale
     factor to build for (`target`) and the rows counted on its data (`measured`, rule M2)."""
 
-    def __init__(self, tables, stats, stats_scale, target, measured=None):
+    def __init__(self, tables, stats, stats_scale, target, measured=None, join_caps=None):
         self.tables = tables
+        # (plan stem, join node id) -> (cap, why): rule J2's caps chosen from a query's SQL for the
+        # joins of its planner estimates the planner could not match to a key
+        self.join_caps = join_caps or {}
         self.stats = stats
         self.stats_scale = stats_scale   # the scale factor of the statistics and of the plans' estimates
         self.target = target             # the scale factor the workload is built for
@@ -225,7 +229,7 @@ class Schema(BenchmarkSchema):
             if stats[t]["numRows"] != sf3000:
                 raise PlanError("stats-3TB.json: %s numRows %d, expected SF3000 %d" % (
                     t, stats[t]["numRows"], sf3000))
-        super().__init__(TPCDS_TABLES, stats, 3000, 100)
+        super().__init__(TPCDS_TABLES, stats, 3000, 100, join_caps=MN_OVERRIDES)
 
 
 # HDFS block size: scan ranges are at most one block (Hadoop's dfs.blocksize default, 128 MiB;

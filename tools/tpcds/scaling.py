@@ -108,6 +108,7 @@ class Scaler:
 
     def __init__(self, schema, instances, plan_stem="", base=None, measured=None, estimates=True):
         self.tables = schema.tables
+        self.join_caps = schema.join_caps   # rule J2's caps chosen per query (MN_OVERRIDES for TPC-DS)
         self.plan_stem = plan_stem
         self.measured = measured or {}   # node id (str) -> measured_rows.json's record (rule M2)
         self.instances = instances
@@ -178,7 +179,7 @@ class Scaler:
                 rkeys |= key_columns(b)
         lu = unique_on(left, lkeys) if lkeys else False
         ru = unique_on(right, rkeys) if rkeys else False
-        override = MN_OVERRIDES.get((self.plan_stem, node.nid)) if self.estimates else None
+        override = self.join_caps.get((self.plan_stem, node.nid)) if self.estimates else None
         if override is not None:
             mode, reason = override
             if mode == "keep":
