@@ -42,7 +42,7 @@ share of the scan's rows each producing join keeps) and all together (the scan's
 import math
 
 from tools.rowcount import TranslateError
-from tools.rowcount.measure import PlanMeasure, Script, _filters_by_join, collect_nodes
+from tools.rowcount.measure import PlanMeasure, Script, _filters_by_join, collect_nodes, counted
 
 TOLERANCE = 0.02
 # dbgen draws each row's values independently: a selection of n rows at A is a sample whose share
@@ -184,13 +184,10 @@ class TwoScales:
 
     def _section(self, pm, scale_a, scale_b, targets):
         ratio = scale_b / float(scale_a)
-        nodes, val = {}, {}
+        val = {}
 
         def count(script, name, where=None):
-            v = script.get(pm, name, where)
-            if not isinstance(v, int):
-                raise TranslateError("the engine refused it: %s" % str(v)[:300])
-            return v
+            return counted(script, pm, name, where)
 
         def value(node):
             if node.nid in val:

@@ -386,10 +386,7 @@ def _values(pm, S, B, fraction, rows_full, rows_b):
     val = {}
 
     def count(db, name, where=None):
-        v = db.get(pm, name, where)
-        if not isinstance(v, int):
-            raise TranslateError("the engine refused it: %s" % str(v)[:300])
-        return v
+        return counted(db, pm, name, where)
 
     def share(name):
         tabs = [t for t in pm.tables_below(name) if t in fraction]
@@ -435,6 +432,15 @@ def _values(pm, S, B, fraction, rows_full, rows_b):
     return {"nodes": {k: nodes[k] for k in sorted(nodes, key=int)},
             "untranslated": {str(k): pm.failed[k] for k in sorted(pm.failed)},
             "sql": {name: r.sql for name, r in pm.tr.rels.items()}}
+
+
+def counted(db, pm, name, where=None):
+    """The engine's count of relation `name` of plan `pm` in `db` (a Script), `where` applied; a
+    TranslateError when the engine refused the statement."""
+    v = db.get(pm, name, where)
+    if not isinstance(v, int):
+        raise TranslateError("the engine refused it: %s" % str(v)[:300])
+    return v
 
 
 def collect_nodes(pm, value, val, scan_extras):
