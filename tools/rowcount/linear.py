@@ -42,7 +42,7 @@ share of the scan's rows each producing join keeps) and all together (the scan's
 import math
 
 from tools.rowcount import TranslateError
-from tools.rowcount.measure import PlanMeasure, Script, _filters_by_join, collect_nodes, counted
+from tools.rowcount.measure import PlanMeasure, Script, _filters_by_join, collect_nodes, counted, solve_domain
 
 TOLERANCE = 0.02
 # dbgen draws each row's values independently: a selection of n rows at A is a sample whose share
@@ -50,25 +50,6 @@ TOLERANCE = 0.02
 NOISE = 3.0
 MAX_BAND = 0.5      # a band wider than this (fewer than 36 rows) tells linear from constant no more
 FOLLOWS = ("EXCHANGE", "MERGING-EXCHANGE", "SORT", "SELECT", "TOP-N", "ANALYTIC", "CARDINALITY CHECK")
-
-
-def solve_domain(n, g):
-    """The key domain D with D (1 - exp(-n/D)) = g, for 0 < g < n; None when no finite D gives g."""
-    if n <= 0 or g <= 0 or g >= n:
-        return None
-    f = lambda d: d * -math.expm1(-n / d)   # noqa: E731
-    lo, hi = float(g), float(g)
-    while f(hi) < g:
-        hi *= 2.0
-        if hi > 1e18:
-            return None
-    for _ in range(200):
-        mid = 0.5 * (lo + hi)
-        if f(mid) < g:
-            lo = mid
-        else:
-            hi = mid
-    return hi
 
 
 def occupancy(n_a, g_a, n_b, g_b, n_t, ratio, t_over_b):

@@ -180,21 +180,31 @@ def occupancy_groups(n_base, g_base, n_target, growth):
         return float(g_base), "no rows at the base"
     if g_base >= n_base:
         return float(n_target), "every input row its own group at the base"
-    lo, hi = float(g_base), float(g_base)
-    f = lambda d: d * -math.expm1(-n_base / d)   # noqa: E731
-    while f(hi) < g_base:
+    domain = solve_domain(n_base, g_base)
+    if domain is None:
+        return float(n_target) * g_base / n_base, "domain unbounded"
+    d = domain * growth
+    g = d * -math.expm1(-n_target / d) if d > 0 else 0.0
+    return min(g, float(n_target)), "domain %.4g at the base x %.4g" % (domain, growth)
+
+
+def solve_domain(n, g):
+    """The key domain D with D (1 - exp(-n/D)) = g, for 0 < g < n; None when no finite D gives g."""
+    if n <= 0 or g <= 0 or g >= n:
+        return None
+    f = lambda d: d * -math.expm1(-n / d)   # noqa: E731
+    lo, hi = float(g), float(g)
+    while f(hi) < g:
         hi *= 2.0
         if hi > 1e18:
-            return float(n_target) * g_base / n_base, "domain unbounded"
+            return None
     for _ in range(200):
         mid = 0.5 * (lo + hi)
-        if f(mid) < g_base:
+        if f(mid) < g:
             lo = mid
         else:
             hi = mid
-    d = hi * growth
-    g = d * -math.expm1(-n_target / d) if d > 0 else 0.0
-    return min(g, float(n_target)), "domain %.4g at the base x %.4g" % (hi, growth)
+    return hi
 
 
 class Script:
