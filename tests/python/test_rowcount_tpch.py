@@ -26,7 +26,8 @@ from tools.rowcount import expr as X  # noqa: E402
 from tools.rowcount import linear  # noqa: E402
 from tools.rowcount.benchmark import TPCH, TPCH_FILE  # noqa: E402
 from tools.rowcount.measure import PlanMeasure, load_database  # noqa: E402
-from tools.rowcount.tpch import check_roots, git_blob_id, main  # noqa: E402
+from tools.rowcount.tpch import check_roots, main  # noqa: E402
+from tools.tpcds.plans import git_blob_sha1  # noqa: E402
 from tools.tpcds import DEFAULT_PLANS  # noqa: E402
 from tools.tpcds.plans import parse_query_blocks  # noqa: E402
 
@@ -207,7 +208,7 @@ needs_plans = pytest.mark.skipif(not PLAN_FILE.is_file(), reason="%s is absent (
 def test_impalas_22_plans_translate_every_node():
     """Both plan forms of each query: every node has SQL (the exchanges their input's), every scan with
     runtime filters finds each filter's producing join."""
-    assert git_blob_id(PLAN_FILE.read_bytes()).startswith("5652d2fa")
+    assert git_blob_sha1(PLAN_FILE.read_bytes()).startswith("5652d2fa")
     blocks = parse_query_blocks(str(PLAN_FILE), r"^# TPCH-Q(\d+)\s*$")
     assert [int(n) for n, _, _ in blocks] == list(range(1, 23))
     plans = TPCH.read_plans(DEFAULT_PLANS, [], SECTIONS)

@@ -16,7 +16,6 @@ counts the hash exchanges and the operators whose rows set the simulator's CPU c
 """
 
 import argparse
-import hashlib
 import json
 import math
 import os
@@ -29,6 +28,7 @@ from tools.rowcount.benchmark import TPCH, TPCH_FILE
 from tools.rowcount.linear import TOLERANCE, TwoScales
 from tools.rowcount.measure import load_database
 from tools.tpcds import DEFAULT_PLANS, REPO, PlanError
+from tools.tpcds.plans import git_blob_sha1
 
 SECTION_NAMES = ("DISTRIBUTEDPLAN", "PARALLELPLANS")
 DEFAULT_OUT = os.path.join(REPO, "scenarios", "tpch_harness", "measured_rows.json")
@@ -46,11 +46,6 @@ SPEC_ANSWER_ROWS_SF1 = {"q01": 4, "q02": 100, "q03": 10, "q04": 5, "q05": 5, "q0
 # The nodes whose rows set CPU costs in a scenario (tools/tpcds/fragments.py's operators).
 CPU_KINDS = ("SCAN HDFS", "HASH JOIN", "NESTED LOOP JOIN", "AGGREGATE", "TOP-N", "SORT", "ANALYTIC",
              "SELECT", "UNION", "EXCHANGE", "MERGING-EXCHANGE")
-
-
-def git_blob_id(data):
-    """The git blob id of a file's bytes (the plans' provenance, impala-plans/README.md)."""
-    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
 
 
 def check_tables(rows, scale):
@@ -198,7 +193,7 @@ def main(argv=None):
         records[key] = dict([("root", plan.root.nid)] + list(records[key].items()))
     rows_a, rows_b = ts.table_rows(ts.A), ts.table_rows(ts.B)
     with open(plan_file, "rb") as f:
-        blob = git_blob_id(f.read())
+        blob = git_blob_sha1(f.read())
     queries = {}
     for key, rec in records.items():
         q, section = key.split(" ")

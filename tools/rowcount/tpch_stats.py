@@ -17,8 +17,9 @@ from common import atomic
 from tools.rowcount import TranslateError, colstats, engine
 from tools.rowcount.benchmark import TPCH, TPCH_FILE
 from tools.rowcount.measure import load_database
-from tools.rowcount.tpch import _engine_version, _num, check_tables, git_blob_id
+from tools.rowcount.tpch import _engine_version, _num, check_tables
 from tools.tpcds import DEFAULT_PLANS, REPO
+from tools.tpcds.plans import git_blob_sha1
 
 DEFAULT_OUT = os.path.join(REPO, "scenarios", "tpch_harness", "table_stats.json")
 PARQUET_NOTE = (
@@ -214,7 +215,7 @@ def main(argv=None):
             "impala_stats": "per scale factor, the table as stats-3TB.json holds TPC-DS's (numRows, totalSize: the "
                             "Parquet bytes, per column numDVs, numNulls, maxColLen, avgColLen)",
         },
-        "plans": ({"file": TPCH_FILE, "git_blob": git_blob_id(open(plan_file, "rb").read())}
+        "plans": ({"file": TPCH_FILE, "git_blob": git_blob_sha1(open(plan_file, "rb").read())}
                   if os.path.isfile(plan_file) else None),
         "tables": tables,
         "checks": checks,

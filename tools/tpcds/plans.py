@@ -7,6 +7,7 @@ The tree is rebuilt from the indentation: `|--` starts a branch (a join's build 
 other inputs); a fragment header that follows an exchange's block is that exchange's sender.
 """
 
+import hashlib
 import os
 import re
 
@@ -312,6 +313,11 @@ def parse_lines(lines, offset, where, fragment_headers=True):
         if len(n.children) > 1:
             n.children = [n.children[-1]] + n.children[:-1]
     return Plan(root, nodes, frags, where)
+
+
+def git_blob_sha1(data):
+    """The git blob id of a file's bytes: which version of a copied plan file was read."""
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
 
 
 def parse_plan_file(path, section):

@@ -17,7 +17,6 @@ no absolute paths). Standard library only.
 """
 
 import argparse
-import hashlib
 import json
 import os
 import re
@@ -33,7 +32,7 @@ from tools.tpcds.ddl import BLOCK_BYTES, SF1_TEXT_TYPES, TABLE_ROWS, Schema, slo
 from tools.scenario_ops import walk_ops
 from tools.tpcds.fragments import PARALLEL_MT_DOP, SECTIONS, Built, Converter, Shape
 from tools.tpcds.joins import Redistributor
-from tools.tpcds.plans import (ROLLUP_BASES_REPLACED, VARIANT_BASE, parse_plan_file, query_sql,
+from tools.tpcds.plans import (ROLLUP_BASES_REPLACED, VARIANT_BASE, git_blob_sha1, parse_plan_file, query_sql,
                                select_queries)
 from tools.tpcds.rowsize import RowSizes, exchange_row
 from tools.tpcds.readme import render_readme
@@ -42,10 +41,6 @@ from tools.tpcds.scaling import MN_OVERRIDES, SCALE_RULES, Scaler
 # The mt_dop each section was planned with (impala-plans/README.md: the harness forces MT_DOP=2
 # for PARALLELPLANS): the join rule is checked against the printed choices at these.
 PLANNED_MT_DOP = {"DISTRIBUTEDPLAN": 0, "PARALLELPLANS": 2}
-
-def git_blob_sha1(data):
-    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
-
 
 def scan_columns(plan, sizes):
     """(table, alias) -> the columns its scan reads, from a plan whose layouts were solved."""

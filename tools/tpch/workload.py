@@ -22,10 +22,10 @@ from tools.rowcount.benchmark import TPCH_FILE
 from tools.tpcds import CALIBRATION, DEFAULT_PLANS, DEFAULT_PROFILES, PlanError
 from tools.tpcds import profiles as prof
 from tools.tpcds.fragments import SECTIONS, Built
-from tools.tpcds.plans import parse_plan_block, parse_query_blocks, query_sql
+from tools.tpcds.plans import git_blob_sha1, parse_plan_block, parse_query_blocks, query_sql
 from tools.tpcds.standard_plans import complete
-from tools.tpcds.workload import (PLANNED_MT_DOP, build_plan, costs_section, counts, dump_json, git_blob_sha1,
-                                  join_decisions, lz4_ns_per_byte, load_costs)
+from tools.tpcds.workload import (PLANNED_MT_DOP, build_plan, costs_section, counts, dump_json, join_decisions,
+                                  lz4_ns_per_byte, load_costs)
 from tools.tpch import DEFAULT_OUT, GENERATOR, MEASURED_ROWS, TABLE_STATS
 from tools.tpch.schema import Schema
 
