@@ -58,7 +58,7 @@ Task Sender::send(int64_t n) {
     splitter_->split(n, incoming_);
     if (on_routed)
       for (int r : incoming_.touched)
-        on_routed(r, incoming_.rows[static_cast<size_t>(r)]);
+        on_routed(r, incoming_.rows[static_cast<size_t>(r)], fill_[static_cast<size_t>(r)]);
     const double batch_ns = sender_row_ns(spec_.costs, spec_.partitioning, spec_.directed_fanout) * static_cast<double>(n);
     double done = 0;
     collector_fill_events(fill_, incoming_, capacity_, fills_);
@@ -81,7 +81,7 @@ Task Sender::send(int64_t n) {
   }
   case SendMode::whole_batch: {
     const int r = round_robin_->next();
-    if (on_routed) on_routed(r, n);
+    if (on_routed) on_routed(r, n, 0);
     co_await send_batch(r, n);
     break;
   }
@@ -90,7 +90,7 @@ Task Sender::send(int64_t n) {
     const bool compressed = spec_.flags.compression;
     if (on_routed)
       for (int r = 0; r < receivers_; ++r)
-        on_routed(r, n);
+        on_routed(r, n, 0);
     serialize(n, compressed);
     for (int r = 0; r < receivers_; ++r)
       co_await transmit(r, n, compressed);
@@ -110,6 +110,7 @@ void Sender::serialize(int64_t rows, bool compressed) {
 
 Task Sender::send_batch(int r, int64_t rows) {
   if (channels_[static_cast<size_t>(r)].receiver_closed()) {
+    leaves(r, rows);
     c_.RowsDropped += rows;
     co_return;
   }
@@ -122,6 +123,7 @@ Task Sender::send_batch(int r, int64_t rows) {
 Task Sender::transmit(int r, int64_t rows, bool compressed) {
   Channel& ch = channels_[static_cast<size_t>(r)];
   co_await wait_for_slot(r, kFreeSlot);
+  leaves(r, rows);
   if (ch.receiver_closed()) {
     c_.RowsDropped += rows;
     co_return;
@@ -137,6 +139,10 @@ Task Sender::transmit(int r, int64_t rows, bool compressed) {
   c_.TransmitDataRpcs++;
   c_.TotalBytesSent += req->wire_bytes;
   c_.UncompressedRowBatchSize += req->accounting_bytes; // Impala counts RowBatch::GetDeserializedSize()
+}
+
+void Sender::leaves(int r, int64_t rows) {
+  if (on_batch) on_batch(r, rows);
 }
 
 Task Sender::send_eos(int r) {

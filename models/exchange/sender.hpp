@@ -40,9 +40,13 @@ public:
 
   bool error_seen() const { return error_seen_; }
 
-  // Called as an input batch is routed, before anything waits: the rows each channel (receiver)
-  // gets of it. For whoever follows rows through the exchange (the query's late rows).
-  std::function<void(int channel, int64_t rows)> on_routed;
+  // For whoever follows rows through the exchange (the query's late rows):
+  // called as an input batch is routed, before anything waits: the rows each channel (receiver)
+  // gets of it, and the rows its collector already held (0 where a sender has no collectors);
+  std::function<void(int channel, int64_t rows, int64_t held)> on_routed;
+  // called as a batch of `rows` leaves for a channel: its TransmitData starts, or it is dropped
+  // because the receiver closed. A channel's batches leave in the order its rows were routed.
+  std::function<void(int channel, int64_t rows)> on_batch;
 
 private:
   double now() const;
@@ -50,6 +54,7 @@ private:
   Task send_batch(int r, int64_t rows);
   Task transmit(int r, int64_t rows, bool compressed);
   Task send_eos(int r);
+  void leaves(int r, int64_t rows);
   void start_rpc(int r, Request* req);
   static constexpr int kFreeSlot = -1; // wait_for_slot: until the channel has a free slot
   static bool holds(const Channel& ch, int max_in_flight);

@@ -60,6 +60,29 @@ double RowMix::drop_at(const std::vector<int>& built) {
   return dropped;
 }
 
+void CollectorMix::route(int channel, int64_t rows, int64_t held, const RowMix& late) {
+  if (late.clean() && pending_.empty()) return;
+  if (pending_.empty()) pending_.resize(static_cast<size_t>(channels_));
+  Pending& p = pending_.at(static_cast<size_t>(channel));
+  if (late.clean() && p.rows <= 0) return;
+  if (p.rows <= 0) p.rows = static_cast<double>(held);
+  p.rows += static_cast<double>(rows);
+  p.late.add(late);
+}
+
+RowMix CollectorMix::leave(int channel, int64_t rows) {
+  RowMix m;
+  if (pending_.empty()) return m;
+  Pending& p = pending_.at(static_cast<size_t>(channel));
+  if (p.rows <= 0) return m;
+  const double f = std::min(1.0, static_cast<double>(rows) / p.rows);
+  m.add(p.late, f);
+  p.late.scale(1 - f);
+  p.rows -= static_cast<double>(rows);
+  if (p.rows <= 0) p = {};
+  return m;
+}
+
 MixStream::MixStream(int readers) : cursor_(static_cast<size_t>(readers), 0), next_(static_cast<size_t>(readers), 0) {}
 
 void MixStream::put(double rows, const RowMix& mix) {

@@ -49,6 +49,30 @@ struct RowMix {
 // process's life (a query's sets are few: those its scans have missed at once).
 const std::vector<int>* late_set(const std::vector<int>& missing);
 
+// The late rows in a sender's collectors, by channel, from when its rows are routed until their
+// batch leaves: a channel's batch takes whole rows in order, and carries the late rows of what its
+// collector held spread evenly over those rows (which rows of a collector are late is not kept).
+// Only what is late is stored: a sender whose batches were all ordinary holds nothing.
+//   CollectorMix c(channels);
+//   c.route(channel, rows, held, m);         // `rows` routed with late rows `m`, `held` already waiting
+//   RowMix sent = c.leave(channel, rows);    // a batch of `rows` leaves
+class CollectorMix {
+public:
+  explicit CollectorMix(int channels) : channels_(channels) {}
+  // `rows` routed to `channel`, whose collector held `held` rows, `late` of them late.
+  void route(int channel, int64_t rows, int64_t held, const RowMix& late);
+  // A batch of `rows` leaves `channel`: the late rows it carries.
+  RowMix leave(int channel, int64_t rows);
+
+private:
+  struct Pending {
+    double rows = 0; // in the collector since late rows came (with those held before, which carry none)
+    RowMix late;     // the late among them
+  };
+  int channels_;
+  std::vector<Pending> pending_; // by channel; sized when late rows first come
+};
+
 // Batches in the order they were put, read in that order by `readers` readers that each read the
 // whole stream in its own units: a stream carries the mix of what flows through a FIFO (a scan's
 // row-batch queue, an exchange's receivers) without changing what the FIFO does. Only late stretches

@@ -105,6 +105,7 @@ struct QueryRuntime::Instance {
   Signal build_done;                              // a join-build fragment's instance: built
   RowMix sending;       // late rows: the mix of the batch its sender is routing, and its rows
   int64_t sending_rows = 0;
+  std::unique_ptr<CollectorMix> collected; // late rows: those in its sender's collectors
   int threads_live = 0;
   bool started = false;
   bool ended = false;
@@ -351,10 +352,14 @@ void QueryRuntime::start_instances(uint64_t key) {
     if (fr.spec->sink == SinkKind::exchange) {
       in.sender = std::make_unique<Sender>(*exchanges.at(static_cast<size_t>(fr.spec->sink_exchange)), in.index,
                                            *in.threads[0]);
-      if (!late_streams_.empty())
-        in.sender->on_routed = [this, &in, x = fr.spec->sink_exchange](int channel, int64_t rows) {
-          route_late(in, x, channel, rows);
+      if (!late_streams_.empty()) {
+        in.sender->on_routed = [this, &in, x = fr.spec->sink_exchange](int channel, int64_t rows, int64_t held) {
+          route_late(in, x, channel, rows, held);
         };
+        in.sender->on_batch = [this, &in, x = fr.spec->sink_exchange](int channel, int64_t rows) {
+          send_late(in, x, channel, rows);
+        };
+      }
     }
     in.threads_live = fr.plan.threads;
     for (int t = 0; t < fr.plan.threads; ++t) {
@@ -694,11 +699,21 @@ bool QueryRuntime::is_broadcast_join(int fragment, int join_op) const {
          traits(spec.exchanges.at(static_cast<size_t>(l.exchange)).partitioning).every_receiver;
 }
 
-// The sender routes `rows` of the batch it is sending to `channel`: that receiver's stream gets
-// their share of the batch's late rows.
-void QueryRuntime::route_late(Instance& in, int exchange, int channel, int64_t rows) {
+// The sender routes `rows` of the batch it is sending to `channel`, whose collector held `held`
+// rows: they wait there with their share of the batch's late rows.
+void QueryRuntime::route_late(Instance& in, int exchange, int channel, int64_t rows, int64_t held) {
+  if (!in.collected) {
+    if (in.sending_rows <= 0 || in.sending.clean()) return;
+    in.collected = std::make_unique<CollectorMix>(spec.exchanges.at(static_cast<size_t>(exchange)).receivers());
+  }
   RowMix m;
   if (in.sending_rows > 0) m.add(in.sending, static_cast<double>(rows) / static_cast<double>(in.sending_rows));
+  in.collected->route(channel, rows, held, m);
+}
+
+// A batch of `rows` leaves for `channel`: that receiver's stream gets it with its late rows.
+void QueryRuntime::send_late(Instance& in, int exchange, int channel, int64_t rows) {
+  const RowMix m = in.collected ? in.collected->leave(channel, rows) : RowMix{};
   late_streams_[static_cast<size_t>(exchange)][static_cast<size_t>(channel)].put(static_cast<double>(rows), m);
 }
 

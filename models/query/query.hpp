@@ -103,7 +103,8 @@ private:
   // Runtime filters: who produces and who consumes each, then their way from builds to scans.
   void setup_runtime_filters();
   int new_filter_id(const RuntimeFilterSpec& rf);
-  void route_late(Instance& in, int exchange, int channel, int64_t rows);
+  void route_late(Instance& in, int exchange, int channel, int64_t rows, int64_t held);
+  void send_late(Instance& in, int exchange, int channel, int64_t rows);
   bool is_broadcast_join(int fragment, int join_op) const;
   void build_finished(int fragment, int join_op, int host);
   void filter_at_coordinator(uint64_t source);
@@ -125,7 +126,7 @@ private:
   std::vector<FilterConsumer> filter_consumers_;
   // Late rows (models/query/late_rows.hpp): the scans' filters (query-wide ids), the ids each join
   // builds ([fragment][op]), and what each exchange carries to each receiver (fed by the senders'
-  // routing, so that each receiver's stream holds exactly the rows it gets).
+  // batches as they leave, so that each receiver's stream holds exactly the rows it gets).
   int late_filters_ = 0;
   std::vector<std::vector<std::vector<int>>> late_built_;
   std::vector<std::vector<MixStream>> late_streams_; // [exchange][receiver]

@@ -64,3 +64,27 @@ TEST_CASE("mix stream: consecutive batches in the same state are one stretch, an
   CHECK(s.take(0, 15005).late_rows() == Approx(15000 + 2.5));
   CHECK(s.take(0, 5).late_rows() == Approx(2.5));
 }
+
+TEST_CASE("collector mix: a batch carries the late rows of the collector it empties, spread over its rows",
+          "[unit][runtime_filter]") {
+  // Channel 1's collector holds 100 ordinary rows when 50 rows with 20 late come: 150 rows, 20 late.
+  // A batch of 120 leaves with 120/150 of them (16); the 30 left keep 4. 90 ordinary rows join
+  // them: the next 120 carry the 4, and the collector is ordinary again. Channel 0 never got late
+  // rows: its batches carry none.
+  CollectorMix c(2);
+  c.route(0, 80, 0, RowMix{});
+  c.route(1, 50, 100, RowMix::late({3}, 20));
+  c.route(0, 40, 80, RowMix{});
+  CHECK(c.leave(0, 120).clean());
+  CHECK(c.leave(1, 120).late_rows() == Approx(16));
+  c.route(1, 90, 30, RowMix{});
+  CHECK(c.leave(1, 120).late_rows() == Approx(4));
+  CHECK(c.leave(1, 120).clean());
+  // What was routed leaves, whatever the batches: 7 x 13 rows with 13 late each, 3 at a time.
+  double late = 0;
+  for (int i = 0; i < 7; ++i)
+    c.route(0, 13, i * 13, RowMix::late({3}, 13));
+  for (int i = 0; i < 31; ++i)
+    late += c.leave(0, 3).late_rows();
+  CHECK(late == Approx(7 * 13));
+}
