@@ -40,4 +40,24 @@ const char* path_part_key(PathPart p) {
   return p == PathPart::count ? "?" : path_parts()[static_cast<std::size_t>(p)].key;
 }
 
+SharedPath::Node* SharedPath::free_ = nullptr;
+
+SharedPath::SharedPath(const Path& p) {
+  if (free_) {
+    n_ = free_;
+    free_ = n_->next_free;
+    n_->path = p;
+    n_->holders = 1;
+  } else {
+    n_ = new Node{p};
+  }
+}
+
+void SharedPath::release() {
+  if (n_ && --n_->holders == 0) {
+    n_->next_free = free_;
+    free_ = n_;
+  }
+}
+
 } // namespace exsim

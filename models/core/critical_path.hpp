@@ -10,6 +10,7 @@
 
 #include <array>
 #include <cstddef>
+#include <cstdint>
 
 namespace exsim {
 
@@ -60,8 +61,62 @@ public:
     return t;
   }
 
+  bool operator==(const Path& o) const { return s_ == o.s_; }
+
 private:
   std::array<double, kPathParts> s_{};
 };
+
+// One copy of a path that many holders keep while it does not change: the RPCs a thread starts
+// between two steps of its own (a sender's end of stream starts one on every channel) share it.
+// Copies are counted; a copy no holder keeps is recycled for the next one, so sharing allocates
+// nothing once a run has held its most at once (a simulation runs on one thread).
+class SharedPath {
+public:
+  SharedPath() = default;
+  explicit SharedPath(const Path& p);
+  SharedPath(const SharedPath& o) : n_(o.n_) {
+    if (n_) ++n_->holders;
+  }
+  SharedPath(SharedPath&& o) noexcept : n_(o.n_) { o.n_ = nullptr; }
+  SharedPath& operator=(const SharedPath& o) {
+    if (o.n_) ++o.n_->holders;
+    release();
+    n_ = o.n_;
+    return *this;
+  }
+  SharedPath& operator=(SharedPath&& o) noexcept {
+    if (this != &o) {
+      release();
+      n_ = o.n_;
+      o.n_ = nullptr;
+    }
+    return *this;
+  }
+  ~SharedPath() { release(); }
+
+  explicit operator bool() const { return n_ != nullptr; }
+  const Path& operator*() const { return n_->path; }
+  void reset() {
+    release();
+    n_ = nullptr;
+  }
+
+private:
+  struct Node {
+    Path path;
+    uint32_t holders = 1;
+    Node* next_free = nullptr;
+  };
+  void release();
+  static Node* free_; // copies no holder keeps, for the next ones (never freed: at most a run's peak)
+  Node* n_ = nullptr;
+};
+
+// `last` when it holds `p`, else a new copy of `p`, which becomes `last`.
+inline const SharedPath& share(SharedPath& last, const Path& p) {
+  if (!last || !(*last == p)) last = SharedPath(p);
+  return last;
+}
 
 } // namespace exsim

@@ -160,10 +160,11 @@ void Receiver::promote(int queue, const Path& reader) {
   if (queues_.deferred_count() == 0) return;
   promoted_.clear();
   queues_.promote_deferred(queue, x_.cluster.deserialization_threads(host_).threads(), promoted_);
+  SharedPath path;
   for (const DeferredRpc& d : promoted_) {
     Request* req = deferred_.at(d.id);
     deferred_.erase(d.id);
-    req->path = reader;
+    req->path = share(path, reader);
     req->path_time = now();
     if (queues_.deferred_count() == 0) c_.TotalHasDeferredRPCsTime += now() - has_deferred_since_;
     admit(req, true);

@@ -5,7 +5,7 @@
 namespace exsim {
 
 Path Request::path_at(double until) const {
-  Path p = path;
+  Path p = path ? *path : Path{};
   // The legs of the journey, each ending when the next begins; only what lies after path_time
   // and before `until` counts.
   const double admitted = std::max(arrived_at, admitted_at);
@@ -48,6 +48,9 @@ Request* RequestPool::get() {
   return r;
 }
 
-void RequestPool::put(Request* r) { free_.push_back(r); }
+void RequestPool::put(Request* r) {
+  r->path.reset(); // an idle request holds no path
+  free_.push_back(r);
+}
 
 } // namespace exsim

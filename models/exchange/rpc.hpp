@@ -39,7 +39,7 @@ struct Request {
   double deserializing_at = 0; // a thread started deserializing it
   double enqueued_at = 0; // deserialized and queued for the consumer
   double responded_at = 0;
-  Path path;            // the critical path that led to the request, up to path_time
+  SharedPath path;      // the critical path that led to the request, up to path_time
   double path_time = 0; // when `path` ends: its sending, or its admission if a reader's pop let it in
 
   // The critical path up to `until` (when the request, or its response at the sender, was waited

@@ -161,7 +161,7 @@ void Sender::start_rpc(int r, Request* req) {
   req->receiver = r;
   req->slot = ch.start_rpc(now(), req->wire_bytes, req->rows, req->kind == RequestKind::eos);
   req->sent_at = now();
-  req->path = t_.path;
+  req->path = share(path_, t_.path);
   req->path_time = now();
   req->on_arrival = Callback::of<&Receiver::deliver>(x_.receiver_objects.at(static_cast<size_t>(r)).get(),
                                                      reinterpret_cast<uint64_t>(req));

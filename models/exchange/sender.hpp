@@ -83,6 +83,7 @@ private:
   BatchSplit incoming_;       // the current input batch's rows per channel
   std::vector<FillEvent> fills_; // where in it collectors fill
   std::vector<int64_t> collector_bytes_;
+  SharedPath path_; // the thread's path as its last RPC took it
   // Waiting.
   Waiter waiter_;
   int wait_channel_ = -1; // -2: every channel idle
