@@ -382,30 +382,20 @@ std::pair<nlohmann::json, const exsim::ScenarioKind*> read_results(const std::st
   return {r, kind};
 }
 
-// A run that cannot fit in the memory this process may use is refused before it starts: an
-// allocation failing deep inside the simulation cannot even report itself. The estimate is a lower
-// bound (about 1 KB per channel; 1.5 KB measured), compared with the address-space limit and the
-// machine's memory; it decides nothing about the results.
+// A run that cannot fit in the memory this process may use is refused before it starts
+// (input/scenario.hpp, kBytesPerChannel): its channels against the address-space limit and the
+// machine's memory. It decides nothing about the results.
 void check_memory(const exsim::Scenario& sc, const std::string& path) {
-  int64_t channels = 0;
-  for (const exsim::QuerySpec& q : sc.queries) {
-    int64_t in_query = 0;
-    for (const exsim::ExchangeSpec& e : q.exchanges)
-      in_query += static_cast<int64_t>(e.senders()) * e.receivers();
-    channels = sc.query_order == exsim::QueryOrder::sequential ? std::max(channels, in_query) : channels + in_query;
-  }
-  const double need = static_cast<double>(channels) * 1024.0;
-  double available = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE));
-  const char* what = "the machine's memory";
-  rlimit rl{};
-  if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && static_cast<double>(rl.rlim_cur) < available) {
-    available = static_cast<double>(rl.rlim_cur);
-    what = "this process's address-space limit (ulimit -v)";
-  }
+  const int64_t channels = exsim::channels_at_once(sc);
+  const double need = static_cast<double>(channels) * static_cast<double>(exsim::kBytesPerChannel);
+  const exsim::MemoryLimit limit = exsim::memory_limit();
+  const double available = limit.bytes;
+  const char* what = limit.what;
   if (available > 0 && need > available)
-    throw exsim::InputError(fmt::format("{}: the run needs at least {:.1f} GiB for its {} channels (about 1 KB each), "
+    throw exsim::InputError(fmt::format("{}: the run needs about {:.1f} GiB for its {} channels ({:.2f} KB each), "
                                         "more than {} ({:.1f} GiB)",
-                                        path, need / (1 << 30), channels, what, available / (1 << 30)));
+                                        path, need / (1 << 30), channels, exsim::kBytesPerChannel / 1000.0, what,
+                                        available / (1 << 30)));
 }
 
 // What the command line holds that its command does not take: --format values of another command,

@@ -25,12 +25,10 @@ using nlohmann::json;
 
 namespace {
 
-// The simulator keeps state per channel (about 1.5 KB): a scenario asking for more channels than a
-// machine can hold is refused up front, not after its memory ran out. Queries run one after another
-// (query_order "sequential") count one at a time. `exchange_only_groups`: the first queries, those
-// of the exchange-only form.
+// A scenario asking for more than kMaxChannels channels at once is refused (queries run one after
+// another count one at a time). `exchange_only_groups`: the first queries, those of the
+// exchange-only form.
 void check_channel_count(const Scenario& sc, size_t exchange_only_groups, Errors& err) {
-  constexpr int64_t kMaxChannels = 10'000'000;
   int64_t total = 0;
   std::string where, what;
   int64_t largest = -1;
@@ -49,18 +47,37 @@ void check_channel_count(const Scenario& sc, size_t exchange_only_groups, Errors
     }
     if (sc.query_order == QueryOrder::sequential && in_query > kMaxChannels) {
       err.add(q.exchange_only ? "exchanges" : fmt::format("queries[{}]", qi - exchange_only_groups),
-              fmt::format("{} channels in the query; at most {} can be simulated at once (each keeps about 1.5 KB)",
-                          in_query, kMaxChannels));
+              fmt::format("{} channels in the query; at most {} can be simulated at once (each keeps about {:.2f} KB)",
+                          in_query, kMaxChannels, kBytesPerChannel / 1000.0));
       return;
     }
     total += in_query;
   }
   if (sc.query_order == QueryOrder::concurrent && total > kMaxChannels)
     err.add(where, fmt::format("{} channels in the scenario, the most on {}; at most {} can be simulated at once "
-                               "(each keeps about 1.5 KB)",
-                               total, what, kMaxChannels));
+                               "(each keeps about {:.2f} KB)",
+                               total, what, kMaxChannels, kBytesPerChannel / 1000.0));
 }
 
+} // namespace
+
+int64_t channels_of(const QuerySpec& q) {
+  int64_t channels = 0;
+  for (const ExchangeSpec& e : q.exchanges)
+    channels += static_cast<int64_t>(e.senders()) * e.receivers();
+  return channels;
+}
+
+int64_t channels_at_once(const Scenario& sc) {
+  int64_t channels = 0;
+  for (const QuerySpec& q : sc.queries) {
+    const int64_t in_query = channels_of(q);
+    channels = sc.query_order == QueryOrder::sequential ? std::max(channels, in_query) : channels + in_query;
+  }
+  return channels;
+}
+
+namespace {
 
 // Applies every --set; all bad ones are reported at once, so that a sweep's names are fixed in one
 // go. Returns (JSON path written, NAME=VALUE) of each, for messages about a value a --set wrote.

@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -167,6 +168,12 @@ std::vector<size_t> launch_order(const Scenario& sc) {
 // query index; the queries not in `order` keep an empty part.
 std::vector<std::string> simulate_parts(const Scenario& sc, const std::vector<size_t>& order, bool progress,
                                         int jobs) {
+  // A query starts while the queries running and it fit in memory together (the first always does).
+  const double budget = memory_limit().bytes;
+  auto need = [&](size_t q) {
+    return static_cast<double>(channels_of(sc.queries[q])) * static_cast<double>(kBytesPerChannel);
+  };
+  double used = 0;
   char dir_template[] = "/tmp/exsim-queries.XXXXXX";
   const char* dir = mkdtemp(dir_template);
   if (!dir) throw std::runtime_error("cannot create a temporary directory for the query processes");
@@ -176,8 +183,19 @@ std::vector<std::string> simulate_parts(const Scenario& sc, const std::vector<si
   const pid_t parent = getpid();
   size_t next = 0, done = 0;
   std::string failure;
+  bool held_back = false; // said once
   while ((next < order.size() && failure.empty()) || !running.empty()) {
     while (failure.empty() && next < order.size() && static_cast<int>(running.size()) < std::max(1, jobs)) {
+      if (!running.empty() && budget > 0 && used + need(order[next]) > budget) {
+        if (!held_back)
+          std::fprintf(stderr,
+                       "exsim: query \"%s\" waits for memory: with the %zu running it would need %.1f GiB, more "
+                       "than %s (%.1f GiB): fewer than --jobs %d run at once while that holds\n",
+                       sc.queries[order[next]].name.c_str(), running.size(), (used + need(order[next])) / (1 << 30),
+                       memory_limit().what, budget / (1 << 30), jobs);
+        held_back = true;
+        break;
+      }
       std::fflush(nullptr);
       const size_t q = order[next++];
       const pid_t pid = fork();
@@ -199,12 +217,14 @@ std::vector<std::string> simulate_parts(const Scenario& sc, const std::vector<si
         _exit(code);
       }
       running[pid] = q;
+      used += need(q);
     }
     int status = 0;
     const pid_t pid = waitpid(-1, &status, 0);
     if (pid < 0) throw std::runtime_error("lost track of the query processes");
     const size_t q = running.at(pid);
     running.erase(pid);
+    used -= need(q);
     const std::string text = read_file(part_path(q));
     std::remove(part_path(q).c_str());
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
@@ -279,6 +299,15 @@ WorkloadRun merge_parts(const Scenario& sc, const std::vector<std::string>& part
     offset += end;
   }
   return run;
+}
+
+MemoryLimit memory_limit() {
+  MemoryLimit m{static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE)),
+                "the machine's memory"};
+  rlimit rl{};
+  if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && static_cast<double>(rl.rlim_cur) < m.bytes)
+    m = {static_cast<double>(rl.rlim_cur), "this process's address-space limit (ulimit -v)"};
+  return m;
 }
 
 WorkloadRun simulate(const Scenario& scenario, bool progress, int jobs) {

@@ -1,7 +1,8 @@
 // Runs a scenario's queries on SimGrid: one engine per process (SimGrid allows no more), the
 // platform, the models' Scheduler on SimGrid's clock, the network. With query_order "sequential"
-// each query is simulated alone in a child process, `jobs` at a time, and starts on the workload's
-// clock when the previous one ended (identical for any `jobs`). Returns the models' counters as
+// each query is simulated alone in a child process, up to `jobs` at a time while their channels fit
+// in memory together (kBytesPerChannel), and starts on the workload's clock when the previous one
+// ended (identical for any `jobs`). Returns the models' counters as
 // plain values; output/results.hpp turns them into the results document.
 //   exsim::WorkloadRun run = exsim::simulate(exsim::load_scenario(path));
 #pragma once
@@ -15,6 +16,14 @@
 #include <vector>
 
 namespace exsim {
+
+// The memory this process may use: the machine's, or its address-space limit (ulimit -v) when that
+// is lower; `what` names which.
+struct MemoryLimit {
+  double bytes = 0;
+  const char* what = "";
+};
+MemoryLimit memory_limit();
 
 // A scenario of exchanges and queries (a remote scan runs with sim/remote_scan.hpp). Prints
 // progress to stderr about once a wall second when `progress` is set.
