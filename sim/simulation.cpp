@@ -169,7 +169,8 @@ std::vector<size_t> launch_order(const Scenario& sc) {
 std::vector<std::string> simulate_parts(const Scenario& sc, const std::vector<size_t>& order, bool progress,
                                         int jobs) {
   // A query starts while the queries running and it fit in memory together (the first always does).
-  const double budget = memory_limit().bytes;
+  const MemoryLimit limit = memory_limit();
+  const double budget = limit.bytes;
   auto need = [&](size_t q) {
     return static_cast<double>(channels_of(sc.queries[q])) * static_cast<double>(kBytesPerChannel);
   };
@@ -192,7 +193,7 @@ std::vector<std::string> simulate_parts(const Scenario& sc, const std::vector<si
                        "exsim: query \"%s\" waits for memory: with the %zu running it would need %.1f GiB, more "
                        "than %s (%.1f GiB): fewer than --jobs %d run at once while that holds\n",
                        sc.queries[order[next]].name.c_str(), running.size(), (used + need(order[next])) / (1 << 30),
-                       memory_limit().what, budget / (1 << 30), jobs);
+                       limit.what, budget / (1 << 30), jobs);
         held_back = true;
         break;
       }

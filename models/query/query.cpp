@@ -702,12 +702,12 @@ bool QueryRuntime::is_broadcast_join(int fragment, int join_op) const {
 // The sender routes `rows` of the batch it is sending to `channel`, whose collector held `held`
 // rows: they wait there with their share of the batch's late rows.
 void QueryRuntime::route_late(Instance& in, int exchange, int channel, int64_t rows, int64_t held) {
-  if (!in.collected) {
-    if (in.sending_rows <= 0 || in.sending.clean()) return;
-    in.collected = std::make_unique<CollectorMix>(spec.exchanges.at(static_cast<size_t>(exchange)).receivers());
-  }
   RowMix m;
   if (in.sending_rows > 0) m.add(in.sending, static_cast<double>(rows) / static_cast<double>(in.sending_rows));
+  if (!in.collected) {
+    if (m.clean()) return; // a sender that never routed late rows keeps nothing
+    in.collected = std::make_unique<CollectorMix>(spec.exchanges.at(static_cast<size_t>(exchange)).receivers());
+  }
   in.collected->route(channel, rows, held, m);
 }
 
