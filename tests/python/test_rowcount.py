@@ -79,6 +79,74 @@ def test_every_node_counted_as_worked_out_by_hand():
     }
 
 
+PREAGG_PLAN = """F02:PLAN FRAGMENT [UNPARTITIONED] hosts=1 instances=1
+PLAN-ROOT SINK
+|
+03:AGGREGATE [FINALIZE]
+|  output: count:merge(*)
+|  group by: GROUPS
+|  tuple-ids=1 row-size=12B cardinality=4
+|
+02:EXCHANGE [HASH(ss_item_sk)]
+|  tuple-ids=1 row-size=12B cardinality=4
+|
+F01:PLAN FRAGMENT [RANDOM] hosts=1 instances=1
+01:AGGREGATE [STREAMING]
+|  output: count(*)
+|  group by: GROUPS
+|  tuple-ids=1 row-size=12B cardinality=4
+|
+00:SCAN HDFS [db.store_sales, RANDOM]
+   tuple-ids=0 row-size=8B cardinality=7"""
+
+
+# The pre-aggregation in the fragment an exchange hash-partitions on the item.
+FED_PLAN = """F02:PLAN FRAGMENT [HASH(ss_item_sk)] hosts=1 instances=1
+PLAN-ROOT SINK
+|
+03:AGGREGATE [STREAMING]
+|  output: count(*)
+|  group by: GROUPS
+|  tuple-ids=1 row-size=12B cardinality=4
+|
+02:EXCHANGE [HASH(ss_item_sk)]
+|  tuple-ids=0 row-size=8B cardinality=7
+|
+F01:PLAN FRAGMENT [RANDOM] hosts=1 instances=1
+00:SCAN HDFS [db.store_sales, RANDOM]
+   tuple-ids=0 row-size=8B cardinality=7"""
+
+
+def pairs(groups, instances, text=PREAGG_PLAN, node=1):
+    """The distinct (instance, group) pairs the streaming pre-aggregation `node` emits over `instances`."""
+    p = parse_lines(text.replace("GROUPS", groups).split("\n"), 0, "preagg.txt")
+    pm = PlanMeasure("t", p, SCHEMA, "", instances=instances)
+    leaf, rel = pm.tr.node_rel[node].per_instance
+    return leaf, counts(pm.tr, [("pairs", pm.tr.count_sql(rel))])["pairs"]
+
+
+def test_a_pre_aggregation_emits_its_groups_once_per_instance_that_holds_them():
+    """A scan's rows reach instances by date partition: instance = bits 16-31 of (date key x 2654435761 mod
+    2^32), mod n. For the four dates of the sales (store_sales.tbl):
+      2451000 x 2654435761 = 6506022050211000, mod 2^32 = 1295262904, / 65536 = 19764
+      2451001 -> 3949698665 -> 60267;  2451002 -> 2309167130 -> 35235;  2451003 -> 668635595 -> 10202
+    so over 2 instances the dates go to 0, 1, 1, 0 and over 3 to 0, 0, 0, 2.
+    Sales by (date, item): (..000, 1) twice, (..001, 1), (..001, 2), (..002, 2), (..002, 3), (..003, 5).
+    Grouped by item (4 groups): over 2 instances item 1 is on 0 and 1, items 2 and 3 on 1, item 5 on 0:
+    5 pairs; over 3 instances items 1, 2, 3 on 0 and 5 on 2: 4 pairs; one instance: the 4 groups.
+    Grouped by (date, item), a group lies in one partition: its 6 groups whatever the instances.
+    Fed by the hash exchange on the item and grouped by the item: the 4 groups."""
+    assert pairs("ss_item_sk", 2) == (0, 5)
+    assert pairs("ss_item_sk", 3) == (0, 4)
+    assert pairs("ss_item_sk", 1) == (0, 4)
+    assert pairs("ss_sold_date_sk, ss_item_sk", 2) == (0, 6)
+    assert pairs("ss_sold_date_sk, ss_item_sk", 5) == (0, 6)
+    assert pairs("ss_item_sk", 2, FED_PLAN, node=3) == (2, 4)
+    # no instances given (the TPC-H counter), or a leaf that is no partitioned scan: no pairs counted
+    p = parse_lines(PREAGG_PLAN.replace("GROUPS", "ss_item_sk").split("\n"), 0, "preagg.txt")
+    assert PlanMeasure("t", p, SCHEMA, "").tr.node_rel[1].per_instance is None
+
+
 def test_dsdgen_order_puts_the_partition_key_first():
     cols = tables.generator_columns("store_sales", SCHEMA["store_sales"])
     assert [c for c, _ in cols] == ["ss_sold_date_sk", "ss_item_sk", "ss_ticket_number", "ss_quantity"]

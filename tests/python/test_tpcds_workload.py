@@ -421,6 +421,36 @@ def test_a_measured_count_replaces_the_rules_and_a_changed_one_changes_the_workl
 
 
 @needs_inputs
+def test_a_pre_aggregation_takes_its_measured_pairs_where_its_leaf_and_instances_are_those_counted():
+    """Rule M3 on q93's pre-aggregation 5 (mt_dop=0, 5 instances): its measured (instance, group) pairs
+    replace A3 when they were counted for 5 instances and the leaf its fragment has in the workload's
+    plan. In the printed plan that leaf is the hash exchange 7, but J3 makes join 3 broadcast
+    (README: q93:3 partitioned->broadcast), so the workload's leaf is the store_sales scan: pairs counted
+    behind exchange 7, or for 40 instances, leave A3 in place."""
+    from tools.tpcds.plans import fragment_leaf
+    from tools.tpcds.workload import build_section
+    schema = Schema(PLANS)
+    path = os.path.join(PLANS, "tpcds-q93.test")
+
+    def build(per_instance):
+        schema.measured = {"queries": {"q93": {"DISTRIBUTEDPLAN": {"nodes": {
+            "5": {"kind": "AGGREGATE", "how": "base", "rows": 1000.0, "per_instance": per_instance}}}}}}
+        doc, plan, shape, sizes = build_section("q93", path, "DISTRIBUTEDPLAN", True, 0, schema, "q93")
+        return _ops(doc, {})["5"], plan
+
+    _, plan = build(None)
+    leaf = fragment_leaf(plan.nodes[5])
+    assert leaf.kind == "SCAN HDFS" and leaf.table == "store_sales"
+    a3 = plan.nodes[5].card100
+    op, plan = build({"rows": 3210.0, "instances": 5, "leaf": leaf.nid})
+    assert plan.nodes[5].rule.startswith("M2 measured groups") and "M3" in plan.nodes[5].rule
+    assert plan.nodes[5].card100 == 3210.0 and op["groups"] == pytest.approx(3210.0 / 5)
+    for other in ({"rows": 3210.0, "instances": 40, "leaf": leaf.nid}, {"rows": 3210.0, "instances": 5, "leaf": 7}):
+        _, plan = build(other)
+        assert "M3" not in plan.nodes[5].rule and plan.nodes[5].card100 == a3
+
+
+@needs_inputs
 def test_committed_measured_rows_cover_the_hash_exchanges():
     """scenarios/tpcds_sf100/measured_rows.json (tools/tpcds_measure_rows.py) holds both plans of every
     plan file the workload reads, and a measured count for at least 95% of their hash exchanges; every

@@ -20,6 +20,10 @@ from tools.rowcount import TranslateError
 MACROS = [
     ("macro zeroifnull", "CREATE OR REPLACE TEMP MACRO zeroifnull(x) AS coalesce(x, 0)"),
     ("macro aggif", "CREATE OR REPLACE TEMP MACRO aggif(c, e) AS max(CASE WHEN c THEN e END)"),
+    # The instance (0..n-1) of a key below 2^32: bits 16-31 of Knuth's multiplicative hash, mod n
+    # (the low bits of k x 2654435761 follow k's own low bits; the high ones mix consecutive keys).
+    ("macro exsim_instance", "CREATE OR REPLACE TEMP MACRO exsim_instance(k, n) AS "
+                             "((CAST(k AS UBIGINT) * 2654435761) % 4294967296 // 65536) % n"),
 ]
 TYPE_MAP = {"STRING": "VARCHAR"}
 KEYWORDS = {"AND", "OR", "NOT", "CASE", "WHEN", "THEN", "ELSE", "END", "AS", "IN", "IS", "NULL", "BETWEEN",

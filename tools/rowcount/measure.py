@@ -45,7 +45,8 @@ from tools.rowcount import TranslateError, engine, tables
 from tools.rowcount import expr as X
 from tools.rowcount.benchmark import TPCDS
 from tools.rowcount.translate import PASS_THROUGH, Translator
-from tools.tpcds import DEFAULT_OUT, DEFAULT_PLANS, DEFAULT_PROFILES, REPO, PlanError
+from tools.tpcds import DEFAULT_OUT, DEFAULT_PLANS, DEFAULT_PROFILES, EXECUTORS, REPO, PlanError
+from tools.tpcds.fragments import PARALLEL_MT_DOP
 from tools.tpcds import profiles as prof
 from tools.tpcds.plans import select_queries
 
@@ -82,11 +83,11 @@ def load_database(folder, schema, path, threads=None, say=print, benchmark=TPCDS
 class PlanMeasure:
     """One plan section of one query: its translation and what to count where."""
 
-    def __init__(self, key, plan, schema, query_text, benchmark=TPCDS):
+    def __init__(self, key, plan, schema, query_text, benchmark=TPCDS, instances=None):
         self.key = key
         self.plan = plan
         self.bench = benchmark
-        self.tr = Translator(plan, schema, query_text, dialect=benchmark.dialect)
+        self.tr = Translator(plan, schema, query_text, dialect=benchmark.dialect, instances=instances)
         for n in sorted(plan.nodes.values(), key=lambda n: n.nid):
             try:
                 self.tr.relation(n)
@@ -304,8 +305,11 @@ class Script:
 
 
 def measure(plans, schema, sample_db, sample_folder, base_db, base_folder, threads=None, say=print,
-            benchmark=TPCDS):
-    """plans: [(key, Plan, query text)] -> ({key: section record}, data) (see tools/tpcds_measure_rows.py)."""
+            benchmark=TPCDS, instances=None):
+    """plans: [(key, Plan, query text)] -> ({key: section record}, data) (see tools/tpcds_measure_rows.py).
+    `instances(key)`: how many instances a plan's fragments fed by a fact scan or a hash exchange run,
+    for the pre-aggregations' (instance, group) pairs (translate.Translator._per_instance); None: not
+    counted."""
     sampled = {t: sample_folder.sample_fraction(t) for t in sample_folder.children}
     fraction = {t: f for t, f in sampled.items() if t in benchmark.channels}
     S, B = Script(benchmark.macros), Script(benchmark.macros)
@@ -315,7 +319,7 @@ def measure(plans, schema, sample_db, sample_folder, base_db, base_folder, threa
         B.table("SELECT count(*) FROM %s" % t)
     pms = []
     for key, plan, text in plans:
-        pm = PlanMeasure(key, plan, schema, text, benchmark)
+        pm = PlanMeasure(key, plan, schema, text, benchmark, instances(key) if instances else None)
         pm.cls = {nid: pm.classify(nid, fraction) for nid in pm.rel}
         pms.append(pm)
         on_s, on_b = [], []
@@ -324,6 +328,8 @@ def measure(plans, schema, sample_db, sample_folder, base_db, base_folder, threa
             c = pm.cls[nid]
             want = on_b if c == "base" else on_s
             want.append((rel.name, None))
+            if rel.per_instance:
+                want.append((rel.per_instance[1], None))
             if c == "base":
                 for i in pm.inputs(node):
                     if i.nid in pm.rel:
@@ -419,8 +425,28 @@ def _values(pm, S, B, fraction, rows_full, rows_b):
             b = count(B, rel.name)
             rec["base_count"] = b
             rec["rows"], rec["rule"] = _base_rule(pm, node, rel, b, value, B, S, rows_full, rows_b, fraction)
+        if rel.per_instance and c != "sample":
+            rec["per_instance"] = per_instance(node, rel, c, rec)
         val[nid] = rec
         return rec
+
+    def per_instance(node, rel, c, rec):
+        """The distinct (instance, group) pairs a pre-aggregation emits (translate.Translator._per_instance):
+        counted where its groups are, carried to the target by the groups' occupancy model with the
+        instance as one more key (it grows by 1); at least its groups, at most its input."""
+        leaf, pairs = rel.per_instance
+        out = {"instances": pm.tr.instances, "leaf": leaf}
+        if c == "exact":
+            out["rows"] = float(count(S, pairs))
+            return out
+        b = count(B, pairs)
+        n_b = count(B, rel.input)
+        first = [i for i in pm.inputs(node) if i.nid in pm.rel][0]
+        n_in = count(B, pm.rel[first.nid].name)
+        n_t = value(first)["rows"] / n_in * n_b if n_in else float(n_b)
+        g, why = _groups_at_target(pm, rel, b, n_b, n_t, S, B, rows_full, rows_b)
+        out.update(rows=min(max(g, rec["rows"]), n_t), base_count=b, rule=why)
+        return out
 
     def scan_filters(node, rec):
         nid = node.nid
@@ -474,6 +500,33 @@ def collect_nodes(pm, value, val, scan_extras):
     return nodes
 
 
+def _groups_at_target(pm, rel, b, n_b, n_t, S, B, rows_full, rows_b):
+    """(groups at the target, rule text) of an aggregation `rel` with `b` groups among `n_b` input rows at
+    the base and `n_t` input rows at the target (module docstring: the occupancy model)."""
+    gc = rel.group_columns
+    dom = 1.0
+    parts = []
+    if any(tc is None for tc in gc):
+        parts.append("computed keys x1")
+    for t, cols in sorted(_by_table(gc).items()):
+        ns = S.get_table(_distinct_sql(t, cols))
+        nb = B.get_table(_distinct_sql(t, cols))
+        what = "(%s)" % ", ".join(cols)
+        if t in pm.bench.channels or t in pm.bench.base_only:
+            if isinstance(nb, int) and rows_b.get(t) and nb >= 0.5 * rows_b[t]:
+                gcol = _growth_of_table(t, rows_full, rows_b)
+                parts.append("%s key-like x%.3g" % (what, gcol))
+            else:
+                gcol = max(1.0, ns / nb) if isinstance(ns, int) and isinstance(nb, int) and nb else 1.0
+                parts.append("%s x%.3g" % (what, gcol))
+        else:
+            gcol = ns / nb if isinstance(ns, int) and isinstance(nb, int) and nb else 1.0
+            parts.append("%s of %s x%.3g" % (what, t, gcol))
+        dom *= gcol
+    g, why = occupancy_groups(n_b, b, n_t, dom)
+    return g, "occupancy: %s groups of %s input rows at the base; %s; key growth %s" % (
+        b, n_b, why, ", ".join(parts))
+
 def _base_rule(pm, node, rel, b, value, B, S, rows_full, rows_b, fraction):
     """(target rows, rule text) of a node counted on the base."""
     k = node.kind
@@ -511,28 +564,7 @@ def _base_rule(pm, node, rel, b, value, B, S, rows_full, rows_b, fraction):
         n_b = B.get(pm, src.name)
         # the aggregation's input at the target: the child's value (pass-through nodes included)
         n_t = growth[0] * n_b if growth else float(n_b)
-        dom = 1.0
-        parts = []
-        if any(tc is None for tc in gc):
-            parts.append("computed keys x1")
-        for t, cols in sorted(_by_table(gc).items()):
-            ns = S.get_table(_distinct_sql(t, cols))
-            nb = B.get_table(_distinct_sql(t, cols))
-            what = "(%s)" % ", ".join(cols)
-            if t in pm.bench.channels or t in pm.bench.base_only:
-                if isinstance(nb, int) and rows_b.get(t) and nb >= 0.5 * rows_b[t]:
-                    gcol = _growth_of_table(t, rows_full, rows_b)
-                    parts.append("%s key-like x%.3g" % (what, gcol))
-                else:
-                    gcol = max(1.0, ns / nb) if isinstance(ns, int) and isinstance(nb, int) and nb else 1.0
-                    parts.append("%s x%.3g" % (what, gcol))
-            else:
-                gcol = ns / nb if isinstance(ns, int) and isinstance(nb, int) and nb else 1.0
-                parts.append("%s of %s x%.3g" % (what, t, gcol))
-            dom *= gcol
-        g, why = occupancy_groups(n_b, b, n_t, dom)
-        return g, "occupancy: %s groups of %s input rows at the base; %s; key growth %s" % (
-            b, n_b, why, ", ".join(parts))
+        return _groups_at_target(pm, rel, b, n_b, n_t, S, B, rows_full, rows_b)
     if k == "UNION":
         tb = sum(B.get(pm, pm.rel[i.nid].name) or 0 for i in ins)
         tt = sum(value(i)["rows"] for i in ins)
@@ -553,6 +585,7 @@ def _base_rule(pm, node, rel, b, value, B, S, rows_full, rows_b, fraction):
 # --------------------------------------------------------------------------
 
 NODE_PROFILE_RE = re.compile(r"([A-Z_]+) \(id=(\d+)\)")
+
 
 
 def profile_rows(path):
@@ -630,6 +663,14 @@ def check_profiles(paths, schema, database, threads=None, say=print):
 SECTION_NAMES = ("DISTRIBUTEDPLAN", "PARALLELPLANS")
 
 
+def section_instances(key):
+    """The instances of a fragment fed by a fact scan or a hash exchange in the measured cluster
+    (calibration-data.md section A): one per executor at mt_dop=0 (DISTRIBUTEDPLAN), mt_dop per
+    executor in the parallel plan. The workload uses a pre-aggregation's pairs only where its own plan
+    has that many instances and the same leaf (tools/tpcds/scaling.py, rule M3)."""
+    return EXECUTORS * (PARALLEL_MT_DOP if key.split(" ")[-1] == "PARALLELPLANS" else 1)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(
         description="Count the rows of every node of Impala's TPC-DS plans on TPC-DS data (dsdgen output) and "
@@ -684,7 +725,7 @@ def main(argv=None):
         plans = TPCDS.read_plans(args.plans, stems, SECTION_NAMES)
         result, meta = measure(plans, schema, os.path.join(args.cache, "sample_sf%d.duckdb" % args.sample_scale),
                                sample_f, os.path.join(args.cache, "base_sf%d.duckdb" % args.base_scale), base_f,
-                               threads, say)
+                               threads, say, instances=section_instances)
     except (TranslateError, PlanError, engine.EngineError) as e:
         print("measure_rows: %s" % e, file=sys.stderr)
         return 2

@@ -30,7 +30,9 @@ import re
 
 from tools.rowcount import TranslateError
 from tools.rowcount import expr as X
+from tools.rowcount.tables import PARTITION_KEY
 from tools.tpcds.filters import RF_RE, producers_above, produced
+from tools.tpcds.plans import fragment_leaf
 
 COLS = "\x01columns\x01"
 PASS_THROUGH = ("EXCHANGE", "MERGING-EXCHANGE", "SORT", "CARDINALITY CHECK")
@@ -123,14 +125,16 @@ class Relation:
         self.filter_links = None  # a filtered scan: [(target text, source text, build relation)]
         self.group_columns = None  # an aggregation: (table, column) of each base grouping key, or None
         self.input = None       # an aggregation: the relation it groups
+        self.per_instance = None  # a pre-aggregation: (leaf node id, relation of its (instance, group) pairs)
 
 
 class Translator:
     """Translates one parsed plan. `tables`: table -> [(column, type)] (Impala's order); `dialect`:
     how the benchmark's expressions are read where benchmarks differ (expr.Dialect)."""
 
-    def __init__(self, plan, tables, query_text="", runtime_filters=True, dialect=None):
+    def __init__(self, plan, tables, query_text="", runtime_filters=True, dialect=None, instances=None):
         self.plan = plan
+        self.instances = instances   # instances of a fragment fed by a fact scan or a hash exchange, or None
         self.dialect = dialect or X.DEFAULT
         self.runtime_filters = runtime_filters
         self.tables = tables
@@ -434,10 +438,47 @@ class Translator:
         rel = self.add("n%d" % node.nid, sql, cols, [child.name], "aggregate")
         rel.group_columns = group_columns
         rel.input = child.name
+        if node.bracket == "[STREAMING]" and pre is None and groups:
+            self._per_instance(node, rel, child, [X.sql(e, sc) for e in groups])
         if having:
             h = " AND ".join("(%s)" % X.sql(p, self.scope(rel)) for p in having)
             rel = self.add("n%d_having" % node.nid, "SELECT * FROM %s WHERE %s" % (rel.name, h), cols, [rel.name])
         return rel
+
+    def _per_instance(self, node, rel, child, group_sql):
+        """A streaming pre-aggregation aggregates each instance's rows alone, so it emits the distinct
+        (instance, group) pairs. Which instance a row reaches is decided at its fragment's leftmost leaf:
+        - a scan of a date-partitioned table: each partition is one file, one scan range, read whole by
+          one instance (Impala's scheduler gives a range to one executor, balancing bytes, in the
+          planner's order of partitions, a hash-set order; an executor's instances take ranges from a
+          shared queue), modelled as a uniform hash of the partition key over the instances;
+        - a hash exchange: the hash of its partition keys;
+        - anything else (an unpartitioned table: one range, one instance; a union; a random exchange):
+          none, and the workload keeps its rule A3.
+        Sets rel.per_instance to (leaf node id, the relation of the pairs), counted like any relation."""
+        if not self.instances:
+            return
+        leaf = fragment_leaf(node)
+        have = {c.sql for c in child.columns}
+        key = None
+        try:
+            if leaf.kind == "SCAN HDFS" and leaf.table in PARTITION_KEY:
+                scan = self.relation(leaf)
+                cols = [c for c in scan.columns if c.table == leaf.table and c.name == PARTITION_KEY[leaf.table]]
+                if cols and cols[0].sql in have:
+                    key = "coalesce(%s, 0)" % cols[0].sql
+            elif leaf.kind == "EXCHANGE" and (leaf.bracket or "").startswith("[HASH("):
+                sc = self.scope(self.relation(leaf))
+                keys = [X.sql(k, sc) for k in X.split_top(leaf.bracket[len("[HASH("):-2])]
+                if all(k in have for k in keys):
+                    key = "hash(%s) %% 4294967296" % ", ".join(keys)
+        except TranslateError:
+            key = None
+        if key is None:
+            return
+        pairs = self.add("n%d_instances" % node.nid, "SELECT DISTINCT exsim_instance(%s, %d) AS i, %s FROM %s" % (
+            key, self.instances, ", ".join(group_sql), child.name), [], [child.name], "aggregate")
+        rel.per_instance = (leaf.nid, pairs.name)
 
     def _second_phase(self, node):
         """The second phase of a DISTINCT aggregation: new aggregates (count(x)) over the first phase's

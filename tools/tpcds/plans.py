@@ -412,3 +412,12 @@ def select_queries(plans):
             raise PlanError("no plan file %s for %s" % (path, q))
         out.append((q, stem))
     return tpcds, out
+
+
+def fragment_leaf(node):
+    """The leaf that decides which instance of a node's fragment a row reaches: down the first (probe)
+    inputs to a scan, an exchange or a union."""
+    leaf = node.children[0]
+    while leaf.children and leaf.kind not in ("SCAN HDFS", "EXCHANGE", "MERGING-EXCHANGE", "UNION"):
+        leaf = leaf.children[0]
+    return leaf

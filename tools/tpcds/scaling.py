@@ -4,6 +4,7 @@ import math
 import re
 
 from tools.tpcds import PlanError
+from tools.tpcds.plans import fragment_leaf
 from tools.tpcds.filters import MIN_REJECT
 
 # Rule D1: date ranges the planner estimates with its default selectivity.
@@ -422,6 +423,16 @@ class Scaler:
         was = node.card100
         if node.kind == "AGGREGATE" and node.bracket == "[STREAMING]" and node.group_by:
             self.groups[node.nid] = rows
+            pairs = m.get("per_instance") or {}
+            if pairs.get("rows") is not None and pairs.get("instances") == n_inst and \
+                    pairs.get("leaf") == fragment_leaf(node).nid:
+                node.card100 = min(float(pairs["rows"]), node.children[0].card100)
+                node.groups100 = node.card100 / n_inst
+                node.rule = "M2 measured groups %s (%s); M3 measured (instance, group) pairs of its %d instance(s), " \
+                            "rows reaching an instance by its fragment's leaf %d: %s (A3 gave %s, the rules %s)" % (
+                                fmt_rows(rows), how, n_inst, pairs["leaf"], fmt_rows(node.card100),
+                                fmt_rows(preagg_output(rows, node.children[0].card100, n_inst)[1]), fmt_rows(was))
+                return
             per, node.card100 = preagg_output(rows, node.children[0].card100, n_inst)
             node.groups100 = per
             node.rule = "M2 measured groups %s (%s); A3 each of its %d instance(s) keeps the distinct keys of its " \
@@ -587,7 +598,14 @@ SCALE_RULES = {
                    "facts from a 1% sample of SF100 x100, the rest counted on a whole smaller scale factor, its "
                    "base_scale_factor, and grown node by node) takes its count "
                    "instead of the rules above, which stay the fallback for the nodes it does not translate; a "
-                   "streaming pre-aggregation takes its measured groups and A3 for each instance's share, a node "
-                   "with a limit keeps L1 over its measured input, a scan's runtime filters take their measured "
-                   "shares (F1's 0.9 rule kept)",
+                   "streaming pre-aggregation takes its measured groups and A3 for each instance's share (M3 where "
+                   "its pairs were counted), a node with a limit keeps L1 over its measured input, a scan's "
+                   "runtime filters take their measured shares (F1's 0.9 rule kept)",
+    "M3_preaggregation_pairs": "a streaming pre-aggregation whose fragment's leftmost leaf is a scan of a "
+                               "date-partitioned table (a partition is one scan range, read whole by one "
+                               "instance; partitions spread over the instances as a uniform hash) or a hash "
+                               "exchange (the hash of its keys) emits the distinct (instance, group) pairs "
+                               "counted on TPC-DS data (measured_rows.json `per_instance`) for the instance "
+                               "count and leaf they were counted with; another count or leaf (a join "
+                               "re-decided by J3) keeps A3",
 }
