@@ -230,3 +230,6 @@ def test_occupancy_model():
     assert got == pytest.approx(4000 * (1 - math.exp(-5.0)), rel=1e-6)
     # every row its own group: the groups follow the rows
     assert occupancy_groups(100, 100, 1000, 4.0)[0] == 1000
+    # no input at the base but some at the target: each target row its own group, at most; none: none
+    assert occupancy_groups(0, 0, 2000, 4.0)[0] == 2000
+    assert occupancy_groups(0, 0, 0, 4.0)[0] == 0

@@ -177,6 +177,10 @@ def _is_ticket(text, tickets):
 
 def occupancy_groups(n_base, g_base, n_target, growth):
     """Groups at the target from the base's groups g among n rows (module docstring)."""
+    if n_base <= 0 and n_target > 0:
+        # a filter on dimension values that selects nothing at the smaller scale (q24's market and zip
+        # codes): nothing tells how the target's rows group, so each is its own group, an upper bound
+        return float(n_target), "no rows at the base: each target input row its own group (at most)"
     if n_base <= 0 or g_base <= 0:
         return float(g_base), "no rows at the base"
     if g_base >= n_base:
@@ -328,7 +332,7 @@ def measure(plans, schema, sample_db, sample_folder, base_db, base_folder, threa
             c = pm.cls[nid]
             want = on_b if c == "base" else on_s
             want.append((rel.name, None))
-            if rel.per_instance:
+            if rel.per_instance and c != "sample":
                 want.append((rel.per_instance[1], None))
             if c == "base":
                 for i in pm.inputs(node):
@@ -441,9 +445,7 @@ def _values(pm, S, B, fraction, rows_full, rows_b):
             return out
         b = count(B, pairs)
         n_b = count(B, rel.input)
-        first = [i for i in pm.inputs(node) if i.nid in pm.rel][0]
-        n_in = count(B, pm.rel[first.nid].name)
-        n_t = value(first)["rows"] / n_in * n_b if n_in else float(n_b)
+        n_t = _input_at_target(pm, node, n_b, value, B)
         g, why = _groups_at_target(pm, rel, b, n_b, n_t, S, B, rows_full, rows_b)
         out.update(rows=min(max(g, rec["rows"]), n_t), base_count=b, rule=why)
         return out
@@ -500,6 +502,18 @@ def collect_nodes(pm, value, val, scan_extras):
     return nodes
 
 
+def _input_at_target(pm, node, n_b, value, B):
+    """An aggregation's input rows at the target, from its `n_b` at the base: its first input's value
+    (pass-through nodes included) times n_b / that input's base count; the value alone when the base
+    has none of its rows."""
+    ins = [i for i in pm.inputs(node) if i.nid in pm.rel]
+    if not ins:
+        return float(n_b)
+    bi = B.get(pm, pm.rel[ins[0].nid].name)
+    ti = value(ins[0])["rows"]
+    return ti * n_b / bi if bi else float(ti)
+
+
 def _groups_at_target(pm, rel, b, n_b, n_t, S, B, rows_full, rows_b):
     """(groups at the target, rule text) of an aggregation `rel` with `b` groups among `n_b` input rows at
     the base and `n_t` input rows at the target (module docstring: the occupancy model)."""
@@ -526,6 +540,7 @@ def _groups_at_target(pm, rel, b, n_b, n_t, S, B, rows_full, rows_b):
     g, why = occupancy_groups(n_b, b, n_t, dom)
     return g, "occupancy: %s groups of %s input rows at the base; %s; key growth %s" % (
         b, n_b, why, ", ".join(parts))
+
 
 def _base_rule(pm, node, rel, b, value, B, S, rows_full, rows_b, fraction):
     """(target rows, rule text) of a node counted on the base."""
@@ -562,8 +577,7 @@ def _base_rule(pm, node, rel, b, value, B, S, rows_full, rows_b, fraction):
             g = growth[0] if growth else 1.0
             return b * g, "base count x %.4g (input's growth)" % g
         n_b = B.get(pm, src.name)
-        # the aggregation's input at the target: the child's value (pass-through nodes included)
-        n_t = growth[0] * n_b if growth else float(n_b)
+        n_t = _input_at_target(pm, node, n_b, value, B)
         return _groups_at_target(pm, rel, b, n_b, n_t, S, B, rows_full, rows_b)
     if k == "UNION":
         tb = sum(B.get(pm, pm.rel[i.nid].name) or 0 for i in ins)
