@@ -11,6 +11,7 @@ import json
 import math
 
 import matplotlib.pyplot as plt
+from matplotlib.text import Text
 from conftest import REPO, read_manifest, run_script
 
 from analysis import predictions as tp
@@ -234,11 +235,16 @@ def test_predictions_plot_labels_every_configuration_once_without_overlap(exsim)
                         and r["eos_flush"] == "pipelined" and r["rtt_us"] == 390)
         notes = [t for t in ax.texts]
         assert sorted(t.get_text() for t in notes) == wanted   # the serial end of stream and 50 us are not drawn
-        boxes = [t.get_window_extent(renderer) for t in notes]
+        # what the eye sees: each label's text, and the leader line of one drawn away from its point
+        boxes = [Text.get_window_extent(t, renderer) for t in notes]
+        leaders = [t.arrow_patch.get_window_extent(renderer) if t.arrow_patch is not None else None for t in notes]
         for i, a in enumerate(boxes):
             assert ax.bbox.x0 <= a.x0 and a.x1 <= ax.bbox.x1, notes[i].get_text()   # inside its panel
-            for j, b in enumerate(boxes[:i]):
-                assert not a.overlaps(b), (notes[i].get_text(), notes[j].get_text())
+            for j, b in enumerate(boxes):
+                if j != i:
+                    assert not (j < i and a.overlaps(b)), (notes[i].get_text(), notes[j].get_text())
+                    assert leaders[j] is None or not a.overlaps(leaders[j]), (notes[i].get_text(), "leader of",
+                                                                              notes[j].get_text())
         # the bars: one per configuration with an interval at this mt_dop
         bars = [c for c in ax.collections if c.__class__.__name__ == "LineCollection"]
         assert len(bars) == sum(1 for k in intervals if cfg_has_mt(k, str(mt)))
