@@ -147,6 +147,34 @@ def test_a_pre_aggregation_emits_its_groups_once_per_instance_that_holds_them():
     assert PlanMeasure("t", p, SCHEMA, "").tr.node_rel[1].per_instance is None
 
 
+def test_measured_pairs_grow_to_the_target_with_the_groups(tmp_path):
+    """The whole counter on a sample and a base: the base is the hand-made data (7 sales), the sample the
+    same sales as child 1 of 2 of a parallel generation, so the target has 14 sales, twice the base.
+    Pre-aggregation 1 groups by item over 2 instances: 4 groups and 5 pairs at the base (above). The
+    item is key-like (4 distinct of 7 rows, at least half), so its key domain grows with the sales, x2,
+    and the occupancy model with twice the rows and twice the domain gives twice the groups: 8 groups
+    and 10 pairs at the target."""
+    from tools.rowcount.benchmark import TPCDS
+    from tools.rowcount.measure import load_database, measure
+    base, sample = tmp_path / "base", tmp_path / "sample"
+    base.mkdir()
+    sample.mkdir()
+    for t in SCHEMA:
+        shutil.copy(DATA / (t + ".tbl"), base / (t + ".dat"))
+        shutil.copy(DATA / (t + ".tbl"), sample / ((t + "_1_2.dat") if t in TPCDS.channels else (t + ".dat")))
+    quiet = lambda m: None   # noqa: E731
+    sf = load_database(str(sample), SCHEMA, str(tmp_path / "s.duckdb"), 1, quiet)
+    bf = load_database(str(base), SCHEMA, str(tmp_path / "b.duckdb"), 1, quiet)
+    p = parse_lines(PREAGG_PLAN.replace("GROUPS", "ss_item_sk").split("\n"), 0, "preagg.txt")
+    out, _ = measure([("t DISTRIBUTEDPLAN", p, "")], SCHEMA, str(tmp_path / "s.duckdb"), sf, str(tmp_path / "b.duckdb"),
+                     bf, 1, quiet, instances=lambda key: 2)
+    rec = out["t DISTRIBUTEDPLAN"]["nodes"]["1"]
+    assert rec["how"] == "base" and rec["base_count"] == 4 and rec["rows"] == pytest.approx(8.0, rel=1e-9)
+    pairs = rec["per_instance"]
+    assert (pairs["instances"], pairs["leaf"], pairs["base_count"]) == (2, 0, 5)
+    assert pairs["rows"] == pytest.approx(10.0, rel=1e-9)
+
+
 def test_dsdgen_order_puts_the_partition_key_first():
     cols = tables.generator_columns("store_sales", SCHEMA["store_sales"])
     assert [c for c, _ in cols] == ["ss_sold_date_sk", "ss_item_sk", "ss_ticket_number", "ss_quantity"]
