@@ -29,7 +29,9 @@ applies (`how` in the output):
              rows, else as the sample shows them, at least 1; a computed key 1), multiplied over
              the tables; the target's groups are D' (1 - exp(-n'/D')) for its input rows n'.
 A scan's runtime filters are counted one by one (the share of the scan's rows each keeps) and all
-together (the scan's rows).
+together (the scan's rows). A streaming pre-aggregation's distinct (instance, group) pairs, for the
+instances its plan section runs (translate.Translator._per_instance, section_instances), are counted
+where its groups are and grown as they are, the instance one more key that does not grow.
 """
 
 import argparse
