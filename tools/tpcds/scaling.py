@@ -423,18 +423,19 @@ class Scaler:
         was = node.card100
         if node.kind == "AGGREGATE" and node.bracket == "[STREAMING]" and node.group_by:
             self.groups[node.nid] = rows
+            per, node.card100 = preagg_output(rows, node.children[0].card100, n_inst)
+            node.groups100 = per
             pairs = m.get("per_instance") or {}
             if pairs.get("rows") is not None and pairs.get("instances") == n_inst and \
                     pairs.get("leaf") == fragment_leaf(node).nid:
+                a3 = node.card100
                 node.card100 = min(float(pairs["rows"]), node.children[0].card100)
                 node.groups100 = node.card100 / n_inst
                 node.rule = "M2 measured groups %s (%s); M3 measured (instance, group) pairs of its %d instance(s), " \
                             "rows reaching an instance by its fragment's leaf %d: %s (A3 gave %s, the rules %s)" % (
-                                fmt_rows(rows), how, n_inst, pairs["leaf"], fmt_rows(node.card100),
-                                fmt_rows(preagg_output(rows, node.children[0].card100, n_inst)[1]), fmt_rows(was))
+                                fmt_rows(rows), how, n_inst, pairs["leaf"], fmt_rows(node.card100), fmt_rows(a3),
+                                fmt_rows(was))
                 return
-            per, node.card100 = preagg_output(rows, node.children[0].card100, n_inst)
-            node.groups100 = per
             node.rule = "M2 measured groups %s (%s); A3 each of its %d instance(s) keeps the distinct keys of its " \
                         "share: %s (the rules gave %s)" % (fmt_rows(rows), how, n_inst, fmt_rows(node.card100),
                                                            fmt_rows(was))
