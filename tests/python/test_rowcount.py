@@ -147,13 +147,9 @@ def test_a_pre_aggregation_emits_its_groups_once_per_instance_that_holds_them():
     assert PlanMeasure("t", p, SCHEMA, "").tr.node_rel[1].per_instance is None
 
 
-def test_measured_pairs_grow_to_the_target_with_the_groups(tmp_path):
+def measured(tmp_path, plan_text, **kw):
     """The whole counter on a sample and a base: the base is the hand-made data (7 sales), the sample the
-    same sales as child 1 of 2 of a parallel generation, so the target has 14 sales, twice the base.
-    Pre-aggregation 1 groups by item over 2 instances: 4 groups and 5 pairs at the base (above). The
-    item is key-like (4 distinct of 7 rows, at least half), so its key domain grows with the sales, x2,
-    and the occupancy model with twice the rows and twice the domain gives twice the groups: 8 groups
-    and 10 pairs at the target."""
+    same sales as child 1 of 2 of a parallel generation, so the target has 14 sales, twice the base."""
     from tools.rowcount.benchmark import TPCDS
     from tools.rowcount.measure import load_database, measure
     base, sample = tmp_path / "base", tmp_path / "sample"
@@ -165,14 +161,74 @@ def test_measured_pairs_grow_to_the_target_with_the_groups(tmp_path):
     quiet = lambda m: None   # noqa: E731
     sf = load_database(str(sample), SCHEMA, str(tmp_path / "s.duckdb"), 1, quiet)
     bf = load_database(str(base), SCHEMA, str(tmp_path / "b.duckdb"), 1, quiet)
-    p = parse_lines(PREAGG_PLAN.replace("GROUPS", "ss_item_sk").split("\n"), 0, "preagg.txt")
+    p = parse_lines(plan_text.split("\n"), 0, "plan.txt")
     out, _ = measure([("t DISTRIBUTEDPLAN", p, "")], SCHEMA, str(tmp_path / "s.duckdb"), sf, str(tmp_path / "b.duckdb"),
-                     bf, 1, quiet, instances=lambda key: 2)
-    rec = out["t DISTRIBUTEDPLAN"]["nodes"]["1"]
+                     bf, 1, quiet, **kw)
+    return out["t DISTRIBUTEDPLAN"]
+
+
+def test_measured_pairs_grow_to_the_target_with_the_groups(tmp_path):
+    """Pre-aggregation 1 groups by item over 2 instances: 4 groups and 5 pairs at the base (above). The
+    item is key-like (4 distinct of 7 rows, at least half), so its key domain grows with the sales, x2,
+    and the occupancy model with twice the rows and twice the domain gives twice the groups: 8 groups
+    and 10 pairs at the target (`measured`: twice the base's sales)."""
+    rec = measured(tmp_path, PREAGG_PLAN.replace("GROUPS", "ss_item_sk"), instances=lambda key: 2)["nodes"]["1"]
     assert rec["how"] == "base" and rec["base_count"] == 4 and rec["rows"] == pytest.approx(8.0, rel=1e-9)
     pairs = rec["per_instance"]
     assert (pairs["instances"], pairs["leaf"], pairs["base_count"]) == (2, 0, 5)
     assert pairs["rows"] == pytest.approx(10.0, rel=1e-9)
+
+
+def test_a_merge_aggregation_has_its_pre_aggregations_groups(tmp_path):
+    """Both phases group the same input rows by the same keys, so the merge aggregation ends with the
+    groups the pre-aggregation's input makes. By ss_quantity % 5 the 7 sales (quantities 1..7) make 5
+    groups; a computed key's domain does not grow, so D solves D (1 - exp(-7/D)) = 5, D = 9.793
+    (9.75 gives 4.994, 9.8 gives 5.002), and twice the sales make 9.793 (1 - exp(-14/9.793)) = 7.449
+    groups, in both phases (taking the merge's input from the pre-aggregation's groups, 7.449 x 7 / 5
+    rows, would give 6.4)."""
+    nodes = measured(tmp_path, PREAGG_PLAN.replace("GROUPS", "ss_quantity % 5"))["nodes"]
+    assert nodes["1"]["base_count"] == 5 and nodes["3"]["base_count"] == 5
+    assert nodes["1"]["rows"] == pytest.approx(7.449, rel=1e-3)
+    assert nodes["3"]["rows"] == pytest.approx(nodes["1"]["rows"], rel=1e-12)
+
+
+def test_a_range_self_join_counted_per_key_and_grown_key_by_key():
+    """The sales grouped by (item, date) and joined with themselves on the item (rk >= rk): per item
+    (source rows r, groups n): item 1 (3, 2), item 2 (2, 2), items 3 and 5 (1, 1): the histogram
+    [(1, 1) x2, (2, 2), (3, 2)] and n(n+1)/2 = 3 + 3 + 1 + 1 = 8 rows at the base.
+    Grown with 4x the source rows and 2x the items: each item's rows x2. Items whose rows are all
+    distinct days keep them so: n' = 2r (2 for r = 1, 4 for r = 2). Item 1's domain solves
+    D (1 - exp(-3/D)) = 2, D = 3.433 (3.4 gives 1.992, 3.5 gives 2.015), so n' = 3.433 (1 - exp(-6/3.433))
+    = 2.835. Twice the items: 2 (2 x 3 + 10 + 2.835 x 3.835 / 2) = 42.87."""
+    from tools.rowcount import selfjoin
+    folder = tables.Folder(str(DATA), SCHEMA, suffix=".tbl")
+    tv = ("tv", "CREATE TEMP TABLE tv AS SELECT ss_item_sk, ss_sold_date_sk FROM store_sales GROUP BY 1, 2")
+    q = ("h", selfjoin.histogram_sql("tv", "ss_item_sk", [("store_sales", "ss_item_sk")]))
+    res = engine.run(tables.load_statements(folder, SCHEMA) + [tv, q])
+    hist = [[int(v) for v in row] for row in res["h"]["rows"]]
+    assert hist == [[1, 1, 2], [2, 2, 1], [3, 2, 1]]
+    assert selfjoin.base_rows(hist) == 8
+    assert selfjoin.grow(hist, [4.0], 2.0) == pytest.approx(42.87, rel=2e-3)
+    # the source rows as they were and the items as many: the base again
+    assert selfjoin.grow(hist, [1.0], 1.0) == pytest.approx(8.0, rel=1e-9)
+
+
+def test_a_full_outer_join_grows_its_matches_only():
+    """A full outer join emits every row of both inputs once, the matched pairs joined: 100 + 60 - 40
+    matches = 120 rows at the base. With the inputs at 1,000 (x10) and 240 (x4), the matches grow
+    like a join's rows, by the input that grows most (x10), at most the smaller input: 240, so
+    1,000 + 240 - 240 = 1,000 rows; at x1.5 both (150, 90): 150 + 90 - 60 = 180."""
+    from types import SimpleNamespace as NS
+    from tools.rowcount.measure import _base_rule
+    left, right = NS(nid=1, kind="AGGREGATE"), NS(nid=2, kind="AGGREGATE")
+    node = NS(nid=3, kind="HASH JOIN", join_type="FULL OUTER JOIN", children=[left, right])
+    rels = {1: NS(name="l"), 2: NS(name="r"), 3: NS(name="j")}
+    pm = NS(inputs=lambda n: n.children, rel=rels)
+    base = {"l": 100, "r": 60}
+    B = NS(get=lambda pm, name: base[name])
+    for target, want in (({1: 1000.0, 2: 240.0}, 1000.0), ({1: 150.0, 2: 90.0}, 180.0)):
+        rows, _ = _base_rule(pm, node, rels[3], 120, lambda n: {"rows": target[n.nid]}, B, None, {}, {}, {})
+        assert rows == pytest.approx(want, rel=1e-12)
 
 
 def test_dsdgen_order_puts_the_partition_key_first():

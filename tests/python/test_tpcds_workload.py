@@ -473,3 +473,29 @@ def test_committed_measured_rows_cover_the_hash_exchanges():
                 assert r["how"] != "sample" or r["sample_count"] >= 0
     print("hash exchanges measured: %d of %d" % (measured, total))
     assert measured >= 0.95 * total
+
+
+@needs_inputs
+def test_q51a_range_self_joins_take_their_measured_rows():
+    """Rule M4: q51a's range self-joins take the rows measured over q51's relations
+    (measured_rows.json `self_joins`); a changed count changes the workload's join, and without one
+    the join keeps the uniform estimate, n(n+1)/2 rows per item for n = rows / all items. The store
+    channel's self-join appears twice (view v is read twice), the web one twice, v's once."""
+    from tools.tpcds import EXECUTORS, variants
+
+    schema = Schema(PLANS)
+
+    def joins(self_joins):
+        schema.measured = {"queries": {"q51": {"DISTRIBUTEDPLAN": {"nodes": {}, "self_joins": self_joins}}}}
+        _, b = variants.q51a(PLANS, schema, "DISTRIBUTEDPLAN", True, 0, EXECUTORS)
+        return [n for n in b.nodes if n.kind == "HASH JOIN" and "range self-join" in n.rule]
+
+    plain = joins({})
+    assert len(plain) == 5 and not any(n.rule.startswith("M4") for n in plain)
+    for rows in (1234567.0, 7654321.0):
+        got = joins({"q51a store_v1": {"rows": rows, "rule": "counted"}, "q51a v": {"rows": 2 * rows, "rule": "counted"}})
+        measured = sorted(n.card100 for n in got if n.rule.startswith("M4"))
+        assert measured == [rows, rows, 2 * rows]
+        # the web channel's self-joins, not measured here, keep the estimate
+        web = [n.card100 for n in got if not n.rule.startswith("M4")]
+        assert len(web) == 2 and web[0] == web[1] and web[0] in [n.card100 for n in plain]

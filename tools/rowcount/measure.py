@@ -43,13 +43,14 @@ import sys
 import time
 
 from common import atomic
-from tools.rowcount import TranslateError, engine, tables
+from tools.rowcount import TranslateError, engine, selfjoin, tables
 from tools.rowcount import expr as X
 from tools.rowcount.benchmark import TPCDS
 from tools.rowcount.translate import PASS_THROUGH, Translator
 from tools.tpcds import DEFAULT_OUT, DEFAULT_PLANS, DEFAULT_PROFILES, EXECUTORS, REPO, PlanError
 from tools.tpcds.fragments import PARALLEL_MT_DOP
 from tools.tpcds import profiles as prof
+from tools.tpcds import variants
 from tools.tpcds.plans import select_queries
 
 NONLINEAR = ("aggregate", "limit", "analytic")
@@ -225,6 +226,7 @@ class Script:
         self.groups = []     # [(count ids, statements)]: one group per plan, plus the whole tables'
         self.tables = []
         self.ids = set()
+        self.row_ids = set()
         self.result = {}
 
     def table(self, sql):
@@ -282,7 +284,10 @@ class Script:
         done = [0]
 
         def keep(sid, r):
-            if "rows" in r and r["rows"] and r["rows"][0] and r["rows"][0][0] is not None:
+            if sid in self.row_ids and "rows" in r:
+                self.result[sid] = [[int(v) for v in row] for row in r["rows"]]
+                cache[key[sid]] = self.result[sid]
+            elif "rows" in r and r["rows"] and r["rows"][0] and r["rows"][0][0] is not None:
                 self.result[sid] = int(r["rows"][0][0])
                 cache[key[sid]] = self.result[sid]
             elif "error" in r:
@@ -303,19 +308,34 @@ class Script:
         for sid, first in same.items():
             self.result[sid] = self.result.get(first)
 
+    def rows(self, pm, label, names, sql):
+        """A SELECT of several rows (a histogram) over relations `names` of one plan, in a group of its
+        own; rows_of() reads its rows back, as lists of integers."""
+        sid = "%s|rows %s" % (pm.key, label)
+        prefix = "%s|%s " % (pm.key, label)
+        stmts = pm.tr.script(names, prefix) + [(sid, sql)] + pm.tr.drop(names, prefix)
+        self.row_ids.add(sid)
+        self.groups.append(([sid], stmts))
+
     def get(self, pm, rel, where=None):
         return self.result.get("%s|count %s|%s" % (pm.key, rel, where or ""))
+
+    def rows_of(self, pm, label):
+        return self.result.get("%s|rows %s" % (pm.key, label))
 
     def get_table(self, sql):
         return self.result.get("g|" + sql)
 
 
 def measure(plans, schema, sample_db, sample_folder, base_db, base_folder, threads=None, say=print,
-            benchmark=TPCDS, instances=None):
+            benchmark=TPCDS, instances=None, self_joins=None):
     """plans: [(key, Plan, query text)] -> ({key: section record}, data) (see tools/tpcds_measure_rows.py).
     `instances(key)`: how many instances a plan's fragments fed by a fact scan or a hash exchange run,
     for the pre-aggregations' (instance, group) pairs (translate.Translator._per_instance); None: not
-    counted."""
+    counted. `self_joins(key, plan)`: {label: spec} of the range self-joins a statement derived from
+    the plan adds over the plan's relations (tools/rowcount/selfjoin.py; a spec names the node whose
+    rows are joined, its key, its sources [(node, key)] and the key's dimension table), counted on the
+    base and grown (the record's `self_joins`)."""
     sampled = {t: sample_folder.sample_fraction(t) for t in sample_folder.children}
     fraction = {t: f for t, f in sampled.items() if t in benchmark.channels}
     S, B = Script(benchmark.macros), Script(benchmark.macros)
@@ -350,6 +370,7 @@ def measure(plans, schema, sample_db, sample_folder, base_db, base_folder, threa
                 want.append((plain, None))
                 for jid, rfs, cond in _filters_by_join(pm.tr.filters[nid]):
                     want.append((plain, cond))
+        pm.self_joins = _self_join_statements(pm, B, on_b, self_joins(key, plan) if self_joins else {})
         S.plan(pm, on_s)
         B.plan(pm, on_b)
     S.run(sample_db, threads, say, "sample")
@@ -360,9 +381,51 @@ def measure(plans, schema, sample_db, sample_folder, base_db, base_folder, threa
     out = {}
     for pm in pms:
         out[pm.key] = _values(pm, S, B, fraction, rows_full, rows_b)
+        if pm.self_joins:
+            out[pm.key]["self_joins"] = _self_join_rows(pm, B, out[pm.key]["nodes"], rows_full, rows_b)
     meta = {"sample_tables": {t: {"rows": rows_s.get(t), "fraction": sampled.get(t, 1.0)} for t in both},
             "base_tables": {t: rows_b.get(t) for t in both}}
     return out, meta
+
+
+def _self_join_statements(pm, B, on_b, specs):
+    """Schedule each self-join's base histogram and its sources' base counts; {label: (spec, its sources'
+    relation names or None, why not or None)}."""
+    out = {}
+    for label, spec in sorted(specs.items()):
+        try:
+            rel = pm.rel[spec["node"]]
+            key = X.sql(spec["key"], pm.tr.scope(rel))
+            srcs = [(pm.rel[nid].name, X.sql(k, pm.tr.scope(pm.rel[nid]))) for nid, k in spec["sources"]]
+        except (KeyError, TranslateError) as e:
+            out[label] = (spec, None, "not translated: %s" % e)
+            continue
+        B.rows(pm, label, [rel.name] + [n for n, _ in srcs], selfjoin.histogram_sql(rel.name, key, srcs))
+        on_b.extend((n, None) for n, _ in srcs)
+        out[label] = (spec, [n for n, _ in srcs], None)
+    return out
+
+
+def _self_join_rows(pm, B, nodes, rows_full, rows_b):
+    """label -> the self-join's record: its target rows grown from the base histogram (selfjoin.grow)."""
+    out = {}
+    for label, (spec, srcs, error) in sorted(pm.self_joins.items()):
+        hist = B.rows_of(pm, label) if error is None else None
+        if not isinstance(hist, list):
+            out[label] = {"node": spec["node"], "error": error or "the engine refused it: %s" % str(hist)[:300]}
+            continue
+        growth = []
+        for (nid, _), name in zip(spec["sources"], srcs):
+            b = B.get(pm, name)
+            growth.append(nodes[str(nid)]["rows"] / b if isinstance(b, int) and b else 1.0)
+        kg = _growth_of_table(spec["key_table"], rows_full, rows_b)
+        out[label] = {
+            "node": spec["node"], "base_count": selfjoin.base_rows(hist),
+            "rows": selfjoin.grow(hist, growth, kg), "keys_at_base": sum(r[-1] for r in hist),
+            "rule": "range self-join counted on the base (%d keys), grown key by key: keys x%.4g (%s), sources' "
+                    "rows x%s, each key's rows by the occupancy model (tools/rowcount/selfjoin.py)" % (
+                        sum(r[-1] for r in hist), kg, spec["key_table"], ", x".join("%.4g" % g for g in growth))}
+    return out
 
 
 def _filters_by_join(filters):
@@ -505,9 +568,14 @@ def collect_nodes(pm, value, val, scan_extras):
 
 
 def _input_at_target(pm, node, n_b, value, B):
-    """An aggregation's input rows at the target, from its `n_b` at the base: its first input's value
-    (pass-through nodes included) times n_b / that input's base count; the value alone when the base
-    has none of its rows."""
+    """An aggregation's input rows at the target, from its `n_b` at the base: the value of the node
+    whose relation is the aggregation's input (a merge aggregation's is its pre-aggregation's input,
+    not the pre-aggregation's groups); else its first input's value (pass-through nodes included)
+    times n_b / that input's base count; the value alone when the base has none of its rows."""
+    name = pm.rel[node.nid].input if node.nid in pm.rel else None
+    same = [nid for nid, r in sorted(pm.rel.items()) if name and r.name == name]
+    if same:
+        return float(value(pm.plan.nodes[same[0]])["rows"])
     ins = [i for i in pm.inputs(node) if i.nid in pm.rel]
     if not ins:
         return float(n_b)
@@ -548,11 +616,12 @@ def _base_rule(pm, node, rel, b, value, B, S, rows_full, rows_b, fraction):
     """(target rows, rule text) of a node counted on the base."""
     k = node.kind
     ins = [i for i in pm.inputs(node) if i.nid in pm.rel]
-    growth = []
+    growth, sizes = [], []
     for i in ins:
         bi = B.get(pm, pm.rel[i.nid].name)
         ti = value(i)["rows"]
         growth.append(ti / bi if bi else 1.0)
+        sizes.append((bi or 0, ti))
     if k == "SCAN HDFS":
         g = _growth_of_table(node.table, rows_full, rows_b)
         return b * g, "base count x %.4g (the table's rows, target / base)" % g
@@ -569,6 +638,12 @@ def _base_rule(pm, node, rel, b, value, B, S, rows_full, rows_b, fraction):
         else:
             g = max(growth, key=lambda x: abs(math.log(x)) if x > 0 else 0)
             why = "growth of the input that grows most"
+            if jt == "FULL OUTER JOIN":
+                # every row of both sides once, the matched ones joined: only the matches grow as a join's
+                (lb, lt), (rb, rt) = sizes
+                m = min(max(0.0, lb + rb - b) * g, lt, rt)
+                return lt + rt - m, "both inputs' rows less the matches: %d at the base x %.4g (%s)" % (
+                    max(0, lb + rb - b), g, why)
         return b * g, "base count x %.4g (%s)" % (g, why)
     if k == "AGGREGATE":
         gc = rel.group_columns
@@ -741,7 +816,8 @@ def main(argv=None):
         plans = TPCDS.read_plans(args.plans, stems, SECTION_NAMES)
         result, meta = measure(plans, schema, os.path.join(args.cache, "sample_sf%d.duckdb" % args.sample_scale),
                                sample_f, os.path.join(args.cache, "base_sf%d.duckdb" % args.base_scale), base_f,
-                               threads, say, instances=section_instances)
+                               threads, say, instances=section_instances,
+                               self_joins=lambda key, plan: variants.self_joins(key.split(" ")[0], plan))
     except (TranslateError, PlanError, engine.EngineError) as e:
         print("measure_rows: %s" % e, file=sys.stderr)
         return 2

@@ -205,6 +205,11 @@ class BenchmarkSchema:
         """Node id (str) -> the measured rows of plan `stem`'s `section`, or {} (rule M2)."""
         return self.measured.get("queries", {}).get(stem, {}).get(section, {}).get("nodes", {})
 
+    def measured_self_joins(self, stem, section):
+        """Label -> the measured range self-join a statement derived from plan `stem`'s `section` adds
+        (tools/rowcount/selfjoin.py; rule M4), or {}."""
+        return self.measured.get("queries", {}).get(stem, {}).get(section, {}).get("self_joins", {})
+
     def column(self, name):
         """The column of a (possibly alias-qualified) name, or None."""
         return self.columns.get(name.split(".")[-1].lower())

@@ -167,12 +167,14 @@ def measured_rows_summary(scenario):
     pairs = m.get("pre_aggregations_with_pairs", {})
     return ("This workload reads it (git blob `%s`, %s, base scale factor %s): %s measured nodes (%s), %s not "
             "translated; rule M2 applied to %s; rule M3 (a pre-aggregation's measured (instance, group) pairs) to "
-            "%s." % (
+            "%s; rule M4 (a derived variant's measured range self-joins) to %s." % (
                 m["git_blob_sha1"][:12], m["engine"], m["base_scale_factor"], "{:,}".format(sum(m["nodes_by_how"].values())),
                 ", ".join("%s %s" % ("{:,}".format(v), k) for k, v in m["nodes_by_how"].items()),
                 "{:,}".format(m["nodes_untranslated"]),
                 " and ".join("%s nodes of the %s plans" % ("{:,}".format(v), k) for k, v in sorted(applied.items())),
-                " and ".join("%s of the %s plans" % ("{:,}".format(v), k) for k, v in sorted(pairs.items())) or "none"))
+                " and ".join("%s of the %s plans" % ("{:,}".format(v), k) for k, v in sorted(pairs.items())) or "none",
+                " and ".join("%s joins of the %s plans" % ("{:,}".format(v), k)
+                             for k, v in sorted(m.get("self_joins_measured", {}).items())) or "none"))
 
 
 def render_readme(scenario, sm):

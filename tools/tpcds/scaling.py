@@ -609,4 +609,8 @@ SCALE_RULES = {
                                "counted on TPC-DS data (measured_rows.json `per_instance`) for the instance "
                                "count and leaf they were counted with; another count or leaf (a join "
                                "re-decided by J3) keeps A3",
+    "M4_self_join": "a range self-join a derived variant adds (q51a: t1.item = t2.item and t1.rk >= t2.rk, "
+                    "n(n+1)/2 rows for an item's n rows) takes its count on TPC-DS data (measured_rows.json "
+                    "`self_joins` of its base plan: counted on the base scale factor as a histogram over the "
+                    "items, grown item by item, tools/rowcount/selfjoin.py); without it, n = rows / all items",
 }

@@ -425,6 +425,54 @@ def _range_self_join_rows(rows, items):
     return items * n * (n + 1) / 2
 
 
+def _tv_node(plan, col):
+    """q51's window over one channel's `tv` view (partitioned by its item column)."""
+    found = [n for n in plan.nodes.values() if n.kind == "ANALYTIC" and (n.detail("partition by: ") or "") == col]
+    if len(found) != 1:
+        raise PlanError("%s: expected one window partitioned by %s" % (plan.where, col))
+    return found[0]
+
+
+def _below(node, kind):
+    """The first node of `kind` down the leftmost path below `node`."""
+    while node.children:
+        node = node.children[0]
+        if node.kind == kind:
+            return node
+    raise PlanError("no %s below node %d" % (kind, node.nid))
+
+
+def _full_outer_join(plan):
+    found = [n for n in plan.nodes.values() if n.kind == "HASH JOIN" and n.join_type == "FULL OUTER JOIN"]
+    if len(found) != 1:
+        raise PlanError("%s: expected one full outer join" % plan.where)
+    return found[0]
+
+
+# The item of q51's view v (its SQL's `case when web.item_sk is not null then web.item_sk else
+# store.item_sk end`), as the plan writes it.
+V_ITEM = "CASE WHEN ws_item_sk IS NOT NULL THEN ws_item_sk ELSE ss_item_sk END"
+
+
+def self_joins(stem, plan):
+    """The range self-joins a derived statement adds over base plan `stem`'s relations, for the rows
+    counter (tools/rowcount/selfjoin.py): {label: {node, key, sources: [(node, key)], key_table}}.
+    q51a joins each channel's `tv` (its rows per item: the item's sales days) and the view v (the days
+    either channel sold the item) with themselves on the item."""
+    if stem != VARIANT_BASE["q51a"]:
+        return {}
+    web, store = _tv_node(plan, "ws_item_sk"), _tv_node(plan, "ss_item_sk")
+    web_in, store_in = _below(web, "HASH JOIN"), _below(store, "HASH JOIN")
+    return {
+        "q51a web_v1": {"node": web.nid, "key": "ws_item_sk", "sources": [(web_in.nid, "ws_item_sk")],
+                        "key_table": "item"},
+        "q51a store_v1": {"node": store.nid, "key": "ss_item_sk", "sources": [(store_in.nid, "ss_item_sk")],
+                          "key_table": "item"},
+        "q51a v": {"node": _full_outer_join(plan).nid, "key": V_ITEM,
+                   "sources": [(web_in.nid, "ws_item_sk"), (store_in.nid, "ss_item_sk")], "key_table": "item"},
+    }
+
+
 def q51a(plans, schema, section, fold, mt_dop, executors):
     path = os.path.join(plans, "tpcds-q51.test")
     plan, data = parse_plan_file(path, section)
@@ -434,14 +482,18 @@ def q51a(plans, schema, section, fold, mt_dop, executors):
     sizes = RowSizes(plan, schema, query_sql(data.decode("utf-8")))
     b = Builder("q51a", plan, sizes, schema, scaler)
 
-    def tv_node(col):
-        found = [n for n in plan.nodes.values() if n.kind == "ANALYTIC" and (n.detail("partition by: ") or "") == col]
-        if len(found) != 1:
-            raise PlanError("%s: expected one window partitioned by %s" % (plan.where, col))
-        return found[0]
-
-    web_tv, store_tv = tv_node("ws_item_sk"), tv_node("ss_item_sk")
+    web_tv, store_tv = _tv_node(plan, "ws_item_sk"), _tv_node(plan, "ss_item_sk")
+    foj = _full_outer_join(plan)
     items = schema.tables.rows("item", schema.target)
+    measured = schema.measured_self_joins("q51", section)
+
+    def self_join(label, what):
+        """(rows function, rule) of a range self-join: measured (rule M4) or the uniform estimate."""
+        m = measured.get(label, {})
+        if "rows" in m:
+            return (lambda sh, n: m["rows"]), "M4 %s measured: %s" % (what, m["rule"])
+        return (lambda sh, n: _range_self_join_rows(n.children[0].card100, items)), (
+            "%s: n(n+1)/2 rows per item, n = rows / items" % what)
 
     def slot(name, size):
         return Slot(name, size, 0.0, True)
@@ -455,26 +507,23 @@ def q51a(plans, schema, section, fold, mt_dop, executors):
         "web_sales", "store_sales", "web_cumulative", "store_cumulative")],
         "result: item_sk INT, d_date DATE, four DECIMAL(38,2)")
 
-    def channel_v1(tv):
+    def channel_v1(tv, label):
         a, c = b.clone(tv), b.clone(tv)
-        join = _colocate(b, a, c, "INNER JOIN", fold,
-                         lambda sh, n: _range_self_join_rows(n.children[0].card100, items),
-                         "range self-join on the item (v1.rk >= v2.rk): n(n+1)/2 rows per item, n = rows / items",
-                         a.tuple_ids + c.tuple_ids)
+        rows, rule = self_join(label, "range self-join on the item (v1.rk >= v2.rk)")
+        join = _colocate(b, a, c, "INNER JOIN", fold, rows, rule, a.tuple_ids + c.tuple_ids)
         return b.node("AGGREGATE", "[FINALIZE]", join.fragment, [join], [cume],
                       "A1 group by (v1.item_sk, v1.d_date, v1.sum): one row per row of v1 (co-located, one phase)",
                       lambda sh, n: n.children[0].children[0].card100)
 
     def view_v():
-        web, store = channel_v1(web_tv), channel_v1(store_tv)
+        web, store = channel_v1(web_tv, "q51a web_v1"), channel_v1(store_tv, "q51a store_v1")
         jf = b.fragment("HASH(d_date,item_sk)")
         xw = b.node("EXCHANGE", "[HASH(d_date,item_sk)]", jf, [web], [cume], "exchange", lambda sh, n: n.children[0].card100)
         bf = jf if fold else b.fragment("HASH(d_date,item_sk)", join_build=True)
         xs = b.node("EXCHANGE", "[HASH(d_date,item_sk)]", bf, [store], [cume], "exchange",
                     lambda sh, n: n.children[0].card100)
         j = b.node("HASH JOIN", "[FULL OUTER JOIN, PARTITIONED]", jf, [xw, xs], [cume + "N", cume],
-                   "J2 full outer join on (item, d_date): left + right, as q51's", lambda sh, n: sum(
-                       c.card100 for c in n.children))
+                   "full outer join on (item, d_date): q51's (node %d)" % foj.nid, lambda sh, n: foj.card100)
         vf = b.fragment("HASH(item_sk)")
         x = b.node("EXCHANGE", "[HASH(item_sk)]", vf, [j], [cume + "N", cume], "exchange",
                    lambda sh, n: n.children[0].card100)
@@ -483,10 +532,8 @@ def q51a(plans, schema, section, fold, mt_dop, executors):
                       lambda sh, n: n.children[0].card100)
 
     va, vb = view_v(), view_v()
-    join = _colocate(b, va, vb, "INNER JOIN", fold,
-                     lambda sh, n: _range_self_join_rows(n.children[0].card100, items),
-                     "range self-join of v on the item (v1.rk >= v2.rk): n(n+1)/2 rows per item",
-                     [vrow, rk, vrow + "N", rk + "N"])
+    rows, rule = self_join("q51a v", "range self-join of v on the item (v1.rk >= v2.rk)")
+    join = _colocate(b, va, vb, "INNER JOIN", fold, rows, rule, [vrow, rk, vrow + "N", rk + "N"])
     agg = b.node("AGGREGATE", "[FINALIZE]", join.fragment, [join], [final],
                  "A1 group by v1's columns: one row per row of v1 (co-located, one phase)",
                  lambda sh, n: n.children[0].children[0].card100)

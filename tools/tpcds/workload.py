@@ -371,7 +371,7 @@ def measured_provenance(measured_rows, built):
             for rec in sec.get("nodes", {}).values():
                 by_how[rec.get("how")] = by_how.get(rec.get("how"), 0) + 1
             untranslated += len(sec.get("untranslated", {}))
-    applied, pairs = {}, {}
+    applied, pairs, joins = {}, {}, {}
     for b in built:
         for key, val in b.stats.get("plans", {}).items():
             plan = val[1] if isinstance(val, tuple) and len(val) > 1 else None
@@ -380,11 +380,12 @@ def measured_provenance(measured_rows, built):
             nodes = list(nodes)
             applied[key] = applied.get(key, 0) + sum(1 for n in nodes if getattr(n, "rule", "").startswith("M2"))
             pairs[key] = pairs.get(key, 0) + sum(1 for n in nodes if "; M3 " in getattr(n, "rule", ""))
+            joins[key] = joins.get(key, 0) + sum(1 for n in nodes if getattr(n, "rule", "").startswith("M4"))
     return {"file": os.path.relpath(path, REPO) if os.path.abspath(path).startswith(REPO) else os.path.basename(path),
             "git_blob_sha1": doc["_blob"], "scale_factor": doc.get("scale_factor"),
             "base_scale_factor": doc.get("base_scale_factor"), "engine": doc.get("engine"),
             "nodes_by_how": dict(sorted(by_how.items())), "nodes_untranslated": untranslated,
-            "nodes_applied": applied, "pre_aggregations_with_pairs": pairs,
+            "nodes_applied": applied, "pre_aggregations_with_pairs": pairs, "self_joins_measured": joins,
             "rule": "M2: a node measured on TPC-DS data takes its count instead of the rules' estimate "
                     "(tools/rowcount/measure.py: exact, sample, base); the rules stay the fallback"}
 
