@@ -192,6 +192,57 @@ def test_a_merge_aggregation_has_its_pre_aggregations_groups(tmp_path):
     assert nodes["3"]["rows"] == pytest.approx(nodes["1"]["rows"], rel=1e-12)
 
 
+# A ROLLUP(ss_item_sk) as Impala plans it: two classes (by item; the total) in both phases, and the
+# aggregation that turns each class's rows into rows of one tuple (valid_tid()).
+ROLLUP_PLAN = """F02:PLAN FRAGMENT [UNPARTITIONED] hosts=1 instances=1
+PLAN-ROOT SINK
+|
+04:AGGREGATE [FINALIZE]
+|  output: aggif(valid_tid(2,3) IN (CAST(2 AS INT), CAST(3 AS INT)), CASE valid_tid(2,3) WHEN CAST(2 AS INT) THEN count(*) WHEN CAST(3 AS INT) THEN count(*) END)
+|  group by: CASE valid_tid(2,3) WHEN CAST(2 AS INT) THEN ss_item_sk WHEN CAST(3 AS INT) THEN NULL END
+|  tuple-ids=4 row-size=12B cardinality=5
+|
+03:AGGREGATE [FINALIZE]
+|  Class 0
+|    output: count:merge(*)
+|    group by: ss_item_sk
+|  Class 1
+|    output: count:merge(*)
+|    group by: NULL
+|  tuple-ids=2N,3N row-size=12B cardinality=5
+|
+02:EXCHANGE [HASH(CASE valid_tid(2,3) WHEN 2 THEN murmur_hash(ss_item_sk) WHEN 3 THEN murmur_hash(NULL) END)]
+|  tuple-ids=2N,3N row-size=12B cardinality=5
+|
+F01:PLAN FRAGMENT [RANDOM] hosts=1 instances=1
+01:AGGREGATE [STREAMING]
+|  Class 0
+|    output: count(*)
+|    group by: ss_item_sk
+|  Class 1
+|    output: count(*)
+|    group by: NULL
+|  tuple-ids=2N,3N row-size=12B cardinality=5
+|
+00:SCAN HDFS [db.store_sales, RANDOM]
+   tuple-ids=0 row-size=8B cardinality=7"""
+
+
+def test_a_rollup_counts_each_class_and_grows_it_by_its_own_columns(tmp_path):
+    """The 7 sales by item make 4 groups (items 1, 2, 3, 5) and the total 1: 5 rows in both phases and
+    through the valid_tid() aggregation, which keeps its input's rows. With twice the sales (`measured`)
+    the item class grows as the item's key domain does (key-like, x2): 8 groups; the total stays 1;
+    9 rows in all. Before the classes were grown apart, their sum grew as one grouping of computed keys."""
+    nodes = measured(tmp_path, ROLLUP_PLAN)["nodes"]
+    for nid in ("1", "3"):
+        rec = nodes[nid]
+        assert [(k["base_count"], k["group_columns"]) for k in rec["classes"]] == [
+            (4, [["store_sales", "ss_item_sk"]]), (1, [])]
+        assert [k["rows"] for k in rec["classes"]] == [pytest.approx(8.0, rel=1e-9), 1.0]
+        assert rec["base_count"] == 5 and rec["rows"] == pytest.approx(9.0, rel=1e-9)
+    assert nodes["4"]["base_count"] == 5 and nodes["4"]["rows"] == pytest.approx(9.0, rel=1e-9)
+
+
 def test_a_range_self_join_counted_per_key_and_grown_key_by_key():
     """The sales grouped by (item, date) and joined with themselves on the item (rk >= rk): per item
     (source rows r, groups n): item 1 (3, 2), item 2 (2, 2), items 3 and 5 (1, 1): the histogram

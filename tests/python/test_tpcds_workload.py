@@ -499,3 +499,28 @@ def test_q51a_range_self_joins_take_their_measured_rows():
         # the web channel's self-joins, not measured here, keep the estimate
         web = [n.card100 for n in got if not n.rule.startswith("M4")]
         assert len(web) == 2 and web[0] == web[1] and web[0] in [n.card100 for n in plain]
+
+
+@needs_inputs
+def test_a_rollup_variants_levels_take_their_base_plans_measured_classes():
+    """q67a's UNION branch for the level (i_category) groups q67's input by i_category: the groups of q67's
+    ROLLUP class by i_category, where it was counted (measured_rows.json `classes` of the
+    pre-aggregation, rule M2); without a count, the planner's estimate (A1). A changed count changes
+    the branch's merge aggregation."""
+    from tools.tpcds import EXECUTORS, variants
+
+    schema = Schema(PLANS)
+
+    def merges(classes):
+        schema.measured = {"queries": {"q67": {"DISTRIBUTEDPLAN": {"nodes": {
+            "7": {"kind": "AGGREGATE", "how": "base", "rows": 1.0, "classes": classes}}}}}}
+        _, b = variants.rollup_variant("q67a", "q67", PLANS, schema, "DISTRIBUTEDPLAN", True, 0, EXECUTORS)
+        return [n for n in b.nodes if n.kind == "AGGREGATE" and n.bracket == "[FINALIZE]"
+                and "level (i_category)" in n.rule]
+
+    plain = merges([])
+    assert len(plain) == 1 and "M2" not in plain[0].rule
+    for groups in (11.0, 17.0):
+        got = merges([{"group_columns": [["item", "i_category"]], "rows": groups},
+                      {"group_columns": [], "rows": 1.0}])
+        assert len(got) == 1 and "M2: %d groups" % groups in got[0].rule and got[0].card100 == groups

@@ -28,7 +28,10 @@ applies (`how` in the output):
              customers; a fact table's like its rows when they are key-like, distinct >= half its
              rows, else as the sample shows them, at least 1; a computed key 1), multiplied over
              the tables; the target's groups are D' (1 - exp(-n'/D')) for its input rows n'.
-A scan's runtime filters are counted one by one (the share of the scan's rows each keeps) and all
+A multi-class aggregation (a ROLLUP's grouping sets, DISTINCT classes) is counted class by class,
+each grown by the occupancy model of its own grouping columns, its rows their sum (`classes`); the
+aggregation above a ROLLUP's merge that turns each class's rows into rows of one tuple (grouped by
+CASE valid_tid() ...) keeps its input's rows. A scan's runtime filters are counted one by one (the share of the scan's rows each keeps) and all
 together (the scan's rows). A streaming pre-aggregation's distinct (instance, group) pairs, for the
 instances its plan section runs (translate.Translator._per_instance, section_instances), are counted
 where its groups are and grown as they are, the instance one more key that does not grow.
@@ -356,15 +359,18 @@ def measure(plans, schema, sample_db, sample_folder, base_db, base_folder, threa
             want.append((rel.name, None))
             if rel.per_instance and c != "sample":
                 want.append((rel.per_instance[1], None))
+            if rel.classes and c != "sample":
+                want.extend((rel.name, cond) for _, cond, _ in rel.classes)
             if c == "base":
                 for i in pm.inputs(node):
                     if i.nid in pm.rel:
                         on_b.append((pm.rel[i.nid].name, None))
                 if rel.input:
                     on_b.append((rel.input, None))
-                for t, cols in _by_table(rel.group_columns or []).items():
-                    S.table(_distinct_sql(t, cols))
-                    B.table(_distinct_sql(t, cols))
+                for gc in [rel.group_columns or []] + [k[2] for k in rel.classes or []]:
+                    for t, cols in _by_table(gc).items():
+                        S.table(_distinct_sql(t, cols))
+                        B.table(_distinct_sql(t, cols))
             if node.kind == "SCAN HDFS" and pm.tr.filters.get(nid):
                 plain = "n%d_plain" % nid
                 want.append((plain, None))
@@ -494,10 +500,35 @@ def _values(pm, S, B, fraction, rows_full, rows_b):
             b = count(B, rel.name)
             rec["base_count"] = b
             rec["rows"], rec["rule"] = _base_rule(pm, node, rel, b, value, B, S, rows_full, rows_b, fraction)
+        if rel.classes and c != "sample":
+            rec["classes"] = classes(node, rel, c)
+            rec["rows"] = sum(k["rows"] for k in rec["classes"])
+            if c == "base":
+                rec["rule"] = "the classes' groups, each by its own occupancy model (classes)"
         if rel.per_instance and c != "sample":
             rec["per_instance"] = per_instance(node, rel, c, rec)
         val[nid] = rec
         return rec
+
+    def classes(node, rel, c):
+        """A multi-class aggregation's classes (grouping sets, DISTINCT classes): each counted alone and,
+        from the base, grown by the occupancy model of its own grouping columns."""
+        out = []
+        if c == "base":
+            n_b = count(B, rel.input)
+            n_t = _input_at_target(pm, node, n_b, value, B)
+        for tid, cond, gc in rel.classes:
+            k = {"tuple_id": tid, "group_columns": [list(x) if x else None for x in gc]}
+            if c == "exact":
+                k["rows"] = float(count(S, rel.name, cond))
+            else:
+                k["base_count"] = b = count(B, rel.name, cond)
+                if gc:
+                    k["rows"], k["rule"] = _groups_at_target(pm, Grouping(gc), b, n_b, n_t, S, B, rows_full, rows_b)
+                else:
+                    k["rows"], k["rule"] = float(b), "no grouping: the base's rows"
+            out.append(k)
+        return out
 
     def per_instance(node, rel, c, rec):
         """The distinct (instance, group) pairs a pre-aggregation emits (translate.Translator._per_instance):
@@ -565,6 +596,13 @@ def collect_nodes(pm, value, val, scan_extras):
         if str(nid) not in nodes:
             nodes[str(nid)] = rec
     return nodes
+
+
+class Grouping:
+    """What _groups_at_target reads of an aggregation: its grouping columns."""
+
+    def __init__(self, group_columns):
+        self.group_columns = group_columns
 
 
 def _input_at_target(pm, node, n_b, value, B):

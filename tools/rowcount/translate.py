@@ -126,6 +126,18 @@ class Relation:
         self.group_columns = None  # an aggregation: (table, column) of each base grouping key, or None
         self.input = None       # an aggregation: the relation it groups
         self.per_instance = None  # a pre-aggregation: (leaf node id, relation of its (instance, group) pairs)
+        self.classes = None     # a multi-class aggregation: [(class tuple id, condition selecting its rows,
+                                # its group_columns)]
+
+
+def _group_columns(sc, groups):
+    """(table, column) of each grouping expression that is a base table's column in scope `sc`, else None."""
+    out = []
+    for e in groups:
+        hit = sc.resolve(e) if X._is_ident(e) else None
+        base = [c for c in sc.columns if c.sql == hit and c.table]
+        out.append((base[0].table, base[0].name) if base else None)
+    return out
 
 
 class Translator:
@@ -399,6 +411,8 @@ class Translator:
         return c if c.kind == "AGGREGATE" else None
 
     def _aggregate(self, node):
+        if node.group_by and len(node.group_by) == 1 and "valid_tid(" in node.group_by[0]:
+            return self._transposition(node)
         if _mixed(node):
             return self._second_phase(node)
         merge = any(":merge(" in o for o in node.outputs) or (
@@ -421,11 +435,7 @@ class Translator:
         if len(names_g) != len(groups) or len(names_o) != len(outs):
             return self._second_phase(node)
         cols, sel = [], []
-        group_columns = []
-        for e in groups:
-            hit = sc.resolve(e) if X._is_ident(e) else None
-            base = [c for c in sc.columns if c.sql == hit and c.table]
-            group_columns.append((base[0].table, base[0].name) if base else None)
+        group_columns = _group_columns(sc, groups)
         for i, (e, t) in enumerate(zip(groups + outs, names_g + names_o)):
             c = X.Column(self.fresh(), t.replace(":merge(", "("))
             if i < len(groups) and group_columns[i] is not None:
@@ -508,6 +518,15 @@ class Translator:
         rel.input = child.name
         return rel
 
+    def _transposition(self, node):
+        """The aggregation above a multi-class merge that groups by CASE valid_tid(...) WHEN class THEN its
+        columns: it turns each class's rows into rows of one tuple, a row per (class, group), so it has
+        its input's rows (and columns)."""
+        child = self.relation(node.children[0])
+        if child.classes is None:
+            raise TranslateError("a valid_tid() aggregation over no multi-class aggregation")
+        return self.add("n%d" % node.nid, "SELECT * FROM %s" % child.name, child.columns, [child.name])
+
     def _multi_class(self, node, src):
         """Several aggregation classes: one GROUP BY per class, UNION ALL, with the class's tuple id."""
         if len(src.group_by) != len(src.outputs) and src.outputs:
@@ -527,7 +546,7 @@ class Translator:
                 if t not in texts:
                     texts.append(t)
         cols = [X.Column(self.fresh(), t) for t in texts] + [X.Column(self.fresh(), "valid_tid()")]
-        parts = []
+        parts, classes = [], []
         for i, items in enumerate(per_class):
             have = dict(items)
             sel = []
@@ -538,8 +557,11 @@ class Translator:
             ng = len(X.split_top(src.group_by[i])) if i < len(src.group_by) else 0
             gb = " GROUP BY %s" % ", ".join("%s" % X.sql(e, sc) for e in X.split_top(src.group_by[i])) if ng else ""
             parts.append("SELECT %s FROM %s%s" % (", ".join(sel), child.name, gb))
+            keys = [e for e in X.split_top(src.group_by[i]) if e.strip().upper() != "NULL"] if ng else []
+            classes.append((tid, "%s = %s" % (cols[-1].sql, tid), _group_columns(sc, keys)))
         rel = self.add("n%d" % node.nid, " UNION ALL ".join(parts), cols, [child.name], "aggregate")
         rel.group_columns = [None]
+        rel.classes = classes
         rel.input = child.name
         having = conjuncts(node, "having: ")
         if having:

@@ -601,7 +601,8 @@ SCALE_RULES = {
                    "instead of the rules above, which stay the fallback for the nodes it does not translate; a "
                    "streaming pre-aggregation takes its measured groups and A3 for each instance's share (M3 where "
                    "its pairs were counted), a node with a limit keeps L1 over its measured input, a scan's "
-                   "runtime filters take their measured shares (F1's 0.9 rule kept)",
+                   "runtime filters take their measured shares (F1's 0.9 rule kept); a derived rollup variant's "
+                   "level takes the groups of its base plan's ROLLUP class with the same columns (`classes`)",
     "M3_preaggregation_pairs": "a streaming pre-aggregation whose fragment's leftmost leaf is a scan of a "
                                "date-partitioned table (a partition is one scan range, read whole by one "
                                "instance; partitions spread over the instances as a uniform hash) or a hash "

@@ -25,10 +25,11 @@ built from pieces of their base query's plan, in both plan shapes (mt_dop=0 and 
   and that view `v` twice, joined with itself on the item (co-located), re-aggregated, filtered,
   top-n and merged.
 
-Rows: cloned nodes keep the base plan's SF100 rows; a new grouping emits Impala's planner estimate
-of its groups (the product of its columns' distinct values at SF100, at most its input); a range
-self-join on the item (rk >= rk) emits sum over items of n(n+1)/2 for n rows per item, taken as
-uniform (rows / distinct items).
+Rows: cloned nodes keep the base plan's SF100 rows; a new grouping emits the groups of the base
+plan's ROLLUP class with the same columns where measured_rows.json counted it (rule M2), else
+Impala's planner estimate of its groups (the product of its columns' distinct values at SF100, at
+most its input); a range self-join on the item (rk >= rk) emits sum over items of n(n+1)/2 for n
+rows per item, counted over q51's relations (rule M4), else taken as uniform (rows / all items).
 """
 
 import copy
@@ -208,6 +209,16 @@ class Builder:
             g *= min(v, cap)
         return min(g, rows_in)
 
+    def measured_groups(self, pre, cols):
+        """The SF100 groups of the base plan's ROLLUP class (of its pre-aggregation `pre`) that groups by
+        exactly `cols`, as counted on TPC-DS data (measured_rows.json `classes`, rule M2), or None."""
+        rec = self.scaler.measured.get(str(pre.nid), {}) if self.scaler.measured else {}
+        want = {c.split(".")[-1] for c in cols}
+        for k in rec.get("classes", []):
+            if "rows" in k and {c[1] for c in k["group_columns"] if c} == want and None not in k["group_columns"]:
+                return k["rows"]
+        return None
+
     def date_days(self):
         """Days the base plan's one date_dim scan keeps at SF100, or None (several or none)."""
         scans = [n for n in self.base.nodes.values() if n.kind == "SCAN HDFS" and n.table == "date_dim"]
@@ -279,17 +290,26 @@ def rollup_variant(q, base_stem, plans, schema, section, fold, mt_dop, executors
     union_frag = b.fragment("RANDOM")
     inputs = []
     res_cols = spec["results"]
+    def grouping(cols, what):
+        """(what, groups at SF100 for the input rows): the base plan's ROLLUP class of the same columns
+        where it was counted (M2), else the planner's estimate (A1)."""
+        m = b.measured_groups(pre, cols) if cols else None
+        if m is None:
+            return what, lambda rows: b.groups(cols, rows)
+        return "%s (M2: %s groups, the base plan's ROLLUP class counted)" % (what, "{:,.0f}".format(m)), (
+            lambda rows: min(m, rows))
+
     for level in spec["levels"]:
         top = b.clone(src)
         frag = top.fragment
         if res_cols is not None:
             tid = _class_layout(b, pre, res_cols, sizes)
-            top, frag = _agg_pipeline(b, top, res_cols, tid, "`results` grouped by (%s)" % ", ".join(res_cols),
-                                      lambda rows, c=res_cols: b.groups(c, rows))
+            what, groups_of = grouping(res_cols, "`results` grouped by (%s)" % ", ".join(res_cols))
+            top, frag = _agg_pipeline(b, top, res_cols, tid, what, groups_of)
         if level is not None:
             tid = _class_layout(b, pre, level, sizes)
-            what = "level (%s)" % ", ".join(level) if level else "the total"
-            top, frag = _agg_pipeline(b, top, level, tid, what, lambda rows, c=level: b.groups(c, rows))
+            what, groups_of = grouping(level, "level (%s)" % ", ".join(level) if level else "the total")
+            top, frag = _agg_pipeline(b, top, level, tid, what, groups_of)
         if frag.part == "UNPARTITIONED":
             # An unpartitioned input reaches the union through a RANDOM exchange.
             x = b.node("EXCHANGE", "[RANDOM]", union_frag, [top], top.tuple_ids, "exchange",
