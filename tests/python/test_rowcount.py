@@ -19,7 +19,8 @@ sys.path.insert(0, str(REPO))
 
 from tools.rowcount import TranslateError, engine, tables  # noqa: E402
 from tools.rowcount import expr as X  # noqa: E402
-from tools.rowcount.measure import PlanMeasure, _growth_of_table, occupancy_groups, target_rows  # noqa: E402
+from tools.rowcount.measure import PlanMeasure, _growth_of_table, target_rows  # noqa: E402
+from tools.rowcount.occupancy import occupancy_groups  # noqa: E402
 from tools.rowcount.translate import sql_aliases  # noqa: E402
 from tools.tpcds.plans import parse_lines  # noqa: E402
 

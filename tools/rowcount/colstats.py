@@ -22,7 +22,7 @@ import os
 import re
 
 from tools.rowcount.linear import TOLERANCE
-from tools.rowcount.measure import solve_domain
+from tools.rowcount.occupancy import solve_domain
 from tools.tpcds.ddl import slot_size
 
 # A column's growth from A to B, rows growing by r = rows_B / rows_A and distinct values by g:

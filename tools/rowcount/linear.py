@@ -42,7 +42,8 @@ share of the scan's rows each producing join keeps) and all together (the scan's
 import math
 
 from tools.rowcount import TranslateError
-from tools.rowcount.measure import PlanMeasure, Script, _filters_by_join, collect_nodes, counted, solve_domain
+from tools.rowcount.measure import PlanMeasure, Script, _filters_by_join, collect_nodes, counted
+from tools.rowcount.occupancy import solve_domain
 
 TOLERANCE = 0.02
 # dbgen draws each row's values independently: a selection of n rows at A is a sample whose share

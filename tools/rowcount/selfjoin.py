@@ -15,6 +15,8 @@ key, so it depends on how the rows spread over the keys, which the total alone d
 
 import math
 
+from tools.rowcount.occupancy import solve_domain
+
 
 def histogram_sql(rel, key, sources):
     """SELECT of the base histogram: rows (r_1, ..., r_m, n, keys), one per distinct combination, for
@@ -46,7 +48,6 @@ def grow(hist, source_growth, key_growth):
     """The self-join's rows at the target from the base histogram (rows of `histogram_sql`), each
     source's rows growing by source_growth[j] (target / base) and the keys by key_growth (module
     docstring)."""
-    from tools.rowcount.measure import solve_domain   # the occupancy model of every grouping
     total = 0.0
     for row in hist:
         rs, n, keys = row[:-2], row[-2], row[-1]
