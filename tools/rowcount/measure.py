@@ -31,8 +31,11 @@ applies (`how` in the output):
 A multi-class aggregation (a ROLLUP's grouping sets, DISTINCT classes) is counted class by class,
 each grown by the occupancy model of its own grouping columns, its rows their sum (`classes`); the
 aggregation above a ROLLUP's merge that turns each class's rows into rows of one tuple (grouped by
-CASE valid_tid() ...) keeps its input's rows. A scan's runtime filters are counted one by one (the share of the scan's rows each keeps) and all
-together (the scan's rows). A streaming pre-aggregation's distinct (instance, group) pairs, for the
+CASE valid_tid() ...) keeps its input's rows. A merge aggregation's input at the target is its
+pre-aggregation's input, and a full outer join grows only its matched rows. A range self-join that
+a derived statement adds over a plan's relations (q51a) is counted per key on the base and grown key
+by key (tools/rowcount/selfjoin.py, `self_joins`). A scan's runtime filters are counted one by one
+(the share of the scan's rows each keeps) and all together (the scan's rows). A streaming pre-aggregation's distinct (instance, group) pairs, for the
 instances its plan section runs (translate.Translator._per_instance, section_instances), are counted
 where its groups are and grown as they are, the instance one more key that does not grow.
 """
