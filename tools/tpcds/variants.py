@@ -290,6 +290,7 @@ def rollup_variant(q, base_stem, plans, schema, section, fold, mt_dop, executors
     union_frag = b.fragment("RANDOM")
     inputs = []
     res_cols = spec["results"]
+
     def grouping(cols, what):
         """(what, groups at SF100 for the input rows): the base plan's ROLLUP class of the same columns
         where it was counted (M2), else the planner's estimate (A1)."""
