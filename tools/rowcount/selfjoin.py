@@ -8,7 +8,7 @@ key, so it depends on how the rows spread over the keys, which the total alone d
 - to the target, key by key (`grow`): the keys grow by the key's dimension's growth G (the same
   histogram, G times as many keys), and each key's source rows by its source's growth over G.
   R's rows per key are groups of those source rows (an item's sales days), so they follow the
-  occupancy model of every grouping (tools/rowcount/measure.py): the key's own domain D solves
+  occupancy model of every grouping (tools/rowcount/occupancy.py): the key's own domain D solves
   n = D (1 - exp(-r/D)) for its r source rows at the base, and the target's n' = D (1 - exp(-r'/D)).
   A key whose rows are all distinct at the base (n = r) keeps n' = r'.
 """
