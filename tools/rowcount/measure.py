@@ -384,7 +384,10 @@ def _self_join_rows(pm, B, nodes, rows_full, rows_b):
     out = {}
     for label, (spec, srcs, error) in sorted(pm.self_joins.items()):
         hist = B.rows_of(pm, label) if error is None else None
-        if not isinstance(hist, list):
+        missing = [nid for nid, _ in spec["sources"] if str(nid) not in nodes]
+        if error is None and missing:
+            error = "its source node %d has no count" % missing[0]
+        if error is not None or not isinstance(hist, list):
             out[label] = {"node": spec["node"], "error": error or "the engine refused it: %s" % str(hist)[:300]}
             continue
         growth = []
