@@ -395,12 +395,13 @@ def _self_join_rows(pm, B, nodes, rows_full, rows_b):
             b = B.get(pm, name)
             growth.append(nodes[str(nid)]["rows"] / b if isinstance(b, int) and b else 1.0)
         kg = _growth_of_table(spec["key_table"], rows_full, rows_b)
+        keys = sum(r[-1] for r in hist)
         out[label] = {
             "node": spec["node"], "base_count": selfjoin.base_rows(hist),
-            "rows": selfjoin.grow(hist, growth, kg), "keys_at_base": sum(r[-1] for r in hist),
+            "rows": selfjoin.grow(hist, growth, kg), "keys_at_base": keys,
             "rule": "range self-join counted on the base (%d keys), grown key by key: keys x%.4g (%s), sources' "
                     "rows x%s, each key's rows by the occupancy model (tools/rowcount/selfjoin.py)" % (
-                        sum(r[-1] for r in hist), kg, spec["key_table"], ", x".join("%.4g" % g for g in growth))}
+                        keys, kg, spec["key_table"], ", x".join("%.4g" % g for g in growth))}
     return out
 
 
@@ -494,7 +495,7 @@ def _values(pm, S, B, fraction, rows_full, rows_b):
             else:
                 k["base_count"] = b = count(B, rel.name, cond)
                 if gc:
-                    k["rows"], k["rule"] = _groups_at_target(pm, Grouping(gc), b, n_b, n_t, S, B, rows_full, rows_b)
+                    k["rows"], k["rule"] = _groups_at_target(pm, gc, b, n_b, n_t, S, B, rows_full, rows_b)
                 else:
                     k["rows"], k["rule"] = float(b), "no grouping: the base's rows"
             out.append(k)
@@ -512,7 +513,7 @@ def _values(pm, S, B, fraction, rows_full, rows_b):
         b = count(B, pairs)
         n_b = count(B, rel.input)
         n_t = _input_at_target(pm, node, n_b, value, B)
-        g, why = _groups_at_target(pm, rel, b, n_b, n_t, S, B, rows_full, rows_b)
+        g, why = _groups_at_target(pm, rel.group_columns, b, n_b, n_t, S, B, rows_full, rows_b)
         out.update(rows=min(max(g, rec["rows"]), n_t), base_count=b, rule=why)
         return out
 
@@ -568,13 +569,6 @@ def collect_nodes(pm, value, val, scan_extras):
     return nodes
 
 
-class Grouping:
-    """What _groups_at_target reads of an aggregation: its grouping columns."""
-
-    def __init__(self, group_columns):
-        self.group_columns = group_columns
-
-
 def _input_at_target(pm, node, n_b, value, B):
     """An aggregation's input rows at the target, from its `n_b` at the base: the value of the node
     whose relation is the aggregation's input (a merge aggregation's is its pre-aggregation's input,
@@ -592,10 +586,10 @@ def _input_at_target(pm, node, n_b, value, B):
     return ti * n_b / bi if bi else float(ti)
 
 
-def _groups_at_target(pm, rel, b, n_b, n_t, S, B, rows_full, rows_b):
-    """(groups at the target, rule text) of an aggregation `rel` with `b` groups among `n_b` input rows at
-    the base and `n_t` input rows at the target (module docstring: the occupancy model)."""
-    gc = rel.group_columns
+def _groups_at_target(pm, gc, b, n_b, n_t, S, B, rows_full, rows_b):
+    """(groups at the target, rule text) of a grouping by `gc` (an aggregation's or a class's group_columns)
+    with `b` groups among `n_b` input rows at the base and `n_t` input rows at the target (module
+    docstring: the occupancy model)."""
     dom = 1.0
     parts = []
     if any(tc is None for tc in gc):
@@ -663,7 +657,7 @@ def _base_rule(pm, node, rel, b, value, B, S, rows_full, rows_b, fraction):
             return b * g, "base count x %.4g (input's growth)" % g
         n_b = B.get(pm, src.name)
         n_t = _input_at_target(pm, node, n_b, value, B)
-        return _groups_at_target(pm, rel, b, n_b, n_t, S, B, rows_full, rows_b)
+        return _groups_at_target(pm, gc, b, n_b, n_t, S, B, rows_full, rows_b)
     if k == "UNION":
         tb = sum(B.get(pm, pm.rel[i.nid].name) or 0 for i in ins)
         tt = sum(value(i)["rows"] for i in ins)

@@ -13,9 +13,7 @@ key, so it depends on how the rows spread over the keys, which the total alone d
   A key whose rows are all distinct at the base (n = r) keeps n' = r'.
 """
 
-import math
-
-from tools.rowcount.occupancy import solve_domain
+from tools.rowcount.occupancy import occupancy_groups
 
 
 def histogram_sql(rel, key, sources):
@@ -53,7 +51,6 @@ def grow(hist, source_growth, key_growth):
         rs, n, keys = row[:-2], row[-2], row[-1]
         r = float(sum(rs))
         r2 = sum(x * g for x, g in zip(rs, source_growth)) / key_growth
-        d = solve_domain(r, n) if n < r else None
-        n2 = d * -math.expm1(-r2 / d) if d else r2 * n / r if r else float(n)
+        n2, _ = occupancy_groups(r, n, r2, 1.0)   # the key's own domain does not grow
         total += keys * key_growth * pairs(n2)
     return total

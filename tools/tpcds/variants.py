@@ -212,7 +212,7 @@ class Builder:
     def measured_groups(self, pre, cols):
         """The SF100 groups of the base plan's ROLLUP class (of its pre-aggregation `pre`) that groups by
         exactly `cols`, as counted on TPC-DS data (measured_rows.json `classes`, rule M2), or None."""
-        rec = self.scaler.measured.get(str(pre.nid), {}) if self.scaler.measured else {}
+        rec = self.scaler.measured.get(str(pre.nid), {})
         want = {c.split(".")[-1] for c in cols}
         for k in rec.get("classes", []):
             if "rows" in k and {c[1] for c in k["group_columns"] if c} == want and None not in k["group_columns"]:
