@@ -23,6 +23,7 @@ struct ClusterSpec {
   double nic_bandwidth_gbps;
   double rtt_us;
   double loopback_rtt_us;
+  double rpc_dispatch_us; // a request's hand-off to a service thread at its receiver
   double loopback_bandwidth_gbps;
 
   // What Impala calls the number of cores (CpuInfo::num_cores): the host's logical CPUs, which

@@ -20,7 +20,10 @@ const std::array<PathPartInfo, kPathParts>& path_parts() {
        "the receivers' deserialization, waiting for a service thread included", true},
       {PathPart::cpu_contention, "cpu_contention_s", "CPU contention", "CPU contention",
        "CPU work stretched by sharing the cores"},
-      {PathPart::rtt, "rtt_s", "round trips", "round trips", "route latency of RPCs (request and response)", true},
+      {PathPart::rtt, "rtt_s", "round trips", "round trips",
+       "latency of RPCs: the route's (request and response) and a request's hand-off to a service thread at "
+       "its receiver (rpc_dispatch_us)",
+       true},
       {PathPart::bandwidth, "bandwidth_s", "bandwidth", "bandwidth",
        "payload transfer, waiting behind other transfers on a connection included", true},
       {PathPart::backpressure, "backpressure_s", "backpressure", "backpressure",

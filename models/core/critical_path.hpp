@@ -26,7 +26,7 @@ enum class PathPart : std::size_t {
   cpu_exchange_send, // the sender's hashing, copying, serialization and compression
   cpu_deserialize,  // the receiver's deserialization, including waits for a service thread
   cpu_contention,   // CPU work stretched by other work sharing the cores
-  rtt,              // route latency of RPCs (request and response)
+  rtt,              // RPC latency: the route's (request and response), the hand-off to a service thread
   bandwidth,        // payload transfer and waits behind other transfers on a connection
   backpressure,     // RPCs deferred by a full receiver
   join_build_wait,  // a probe waiting for its join build, beyond the build's own path (which it takes)

@@ -16,8 +16,20 @@ Receiver::Receiver(ExchangeRuntime& x, int index)
 
 double Receiver::now() const { return x_.cluster.sched.now(); }
 
+// KRPC hands an arrived call to the service queue and a worker wakes: rpc_dispatch_us later a
+// service thread starts on it (a wait for a free thread comes after, in admit()).
 void Receiver::deliver(uint64_t request) {
+  const double dispatch_s = x_.cluster.spec.rpc_dispatch_us * 1e-6;
+  if (dispatch_s > 0) {
+    x_.cluster.sched.after(dispatch_s, Callback::of<&Receiver::dispatched>(this, request));
+    return;
+  }
+  dispatched(request);
+}
+
+void Receiver::dispatched(uint64_t request) {
   Request* req = reinterpret_cast<Request*>(request);
+  req->dispatched_at = now();
   if (req->kind == RequestKind::eos) {
     c_.TotalEosReceived++;
     req->admitted_at = req->enqueued_at = now();

@@ -23,7 +23,8 @@ public:
   Receiver(const Receiver&) = delete;
   Receiver& operator=(const Receiver&) = delete;
 
-  // A request's payload has arrived (Request::on_arrival; arg: the request).
+  // A request's payload has arrived (Request::on_arrival; arg: the request); a service thread
+  // takes it up `rpc_dispatch_us` later.
   void deliver(uint64_t request);
   // The reading thread takes the next batch: `rows` > 0, or 0 once every sender's stream has
   // ended and been read (or the receiver was closed). Waits while nothing is queued; the waiting
@@ -40,6 +41,7 @@ public:
 private:
   enum class State { running, closed, cancelled };
   double now() const;
+  void dispatched(uint64_t request);
   void admit(Request* req, bool deferred);
   void deserialized(uint64_t request);
   void enqueued(Request* req);

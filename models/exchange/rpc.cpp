@@ -8,7 +8,8 @@ Path Request::path_at(double until) const {
   Path p = path ? *path : Path{};
   // The legs of the journey, each ending when the next begins; only what lies after path_time
   // and before `until` counts.
-  const double admitted = std::max(arrived_at, admitted_at);
+  const double dispatched = std::max(arrived_at, dispatched_at);
+  const double admitted = std::max(dispatched, admitted_at);
   const double enqueued = std::max(admitted, enqueued_at);
   const double answered = std::max(enqueued, responded_at);
   const struct {
@@ -16,6 +17,7 @@ Path Request::path_at(double until) const {
     PathPart part;
   } legs[] = {{ready_at, PathPart::rtt},              // the route's latency
               {arrived_at, PathPart::bandwidth},      // behind other transfers, then its own
+              {dispatched, PathPart::rtt},            // handed to a service thread (rpc_dispatch_us)
               {admitted, PathPart::backpressure},     // deferred by a full receiver
               {enqueued, PathPart::cpu_deserialize},  // waiting for a service thread, deserialized
               {answered, PathPart::cpu_deserialize},

@@ -35,6 +35,7 @@ struct Request {
   double sent_at = 0;     // the sender started the RPC
   double ready_at = 0;    // one-way latency spent; it joins its connection's queue
   double arrived_at = 0;  // its payload has been moved: it is at the receiver
+  double dispatched_at = 0; // a service thread took it up (rpc_dispatch_us after its arrival)
   double admitted_at = 0; // the receiver took it in (later than arrival if it was deferred)
   double deserializing_at = 0; // a thread started deserializing it
   double enqueued_at = 0; // deserialized and queued for the consumer

@@ -39,6 +39,25 @@ TEST_CASE("K=1: N batches take N round trips plus end of stream", "[sim][timing]
   CHECK((s["RpcNetworkTime_s"].get<double>() - kRtt) / n == Approx(per_rpc).epsilon(1e-6));
 }
 
+TEST_CASE("K=1 with a dispatch delay: each RPC waits for it, RpcNetworkTime does not count it", "[sim][timing]") {
+  // A service thread takes each request up 100 us after it arrives (rpc_dispatch_us): every RPC,
+  // EOS included, takes RTT + payload/bandwidth + 100 us, and the 100 us are receiver time.
+  const int64_t n = 200;
+  const double dispatch = 100e-6;
+  json doc = one_channel(1, n, 1, 1000);
+  doc["cluster"]["rpc_dispatch_us"] = 100;
+  const json r = simulate_doc(doc);
+  const auto& x = r["exchanges"][0];
+  const double per_rpc = kRtt + 1024 * 5 / (1000e9 / 8);
+  const double expected = n * (per_rpc + dispatch) + kRtt + dispatch;
+  show("1 channel, K=1, 100 us dispatch: duration_s", expected, x["duration_s"].get<double>());
+  CHECK(x["duration_s"].get<double>() == Approx(expected).epsilon(1e-6));
+  const auto& s = x["sender_instances"][0];
+  show("RpcRecvrTime_s: the dispatch of every RPC", (n + 1) * dispatch, s["RpcRecvrTime_s"].get<double>());
+  CHECK(s["RpcRecvrTime_s"].get<double>() == Approx((n + 1) * dispatch).epsilon(1e-6));
+  CHECK((s["RpcNetworkTime_s"].get<double>() - kRtt) / n == Approx(per_rpc).epsilon(1e-6));
+}
+
 TEST_CASE("K=1 with a busy sender: CPU overlaps the round trip, which stays whole", "[sim][timing]") {
   // The sender spends 100 ns a row producing each 1024-row batch (102.4 us). It produces batch
   // i+1 while RPC i is in flight, then waits for it: after the first batch each costs
