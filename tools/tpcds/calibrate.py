@@ -6,10 +6,16 @@ Fitted, each to one figure of the mt_dop=0, K=1 baseline (never to anything else
   measured, not fitted: the operators' own timers in the real profiles (profiles.operator_costs,
   DEBUG builds, so only their ratios are used); cost of a class = cpu_scale x its DEBUG ns/row.
   Fitted to runtime_s_total = 374.6 s.
+- `cluster.rpc_dispatch_us`: the time from a data-stream request reaching its daemon to a service
+  thread starting on it (KRPC's hand-off from its reactor thread to the service queue, a worker's
+  wake-up on a busy host: part of Impala's DispatchTime). The sender waits for it; the published
+  390 us per RPC is network time (RpcNetworkTime), which excludes it. Nothing published measures it
+  on the SF100 cluster (the bundled profiles: 18 us on a lightly loaded machine, 62-263 us on loaded
+  ones), so it is fitted to the non-pushback hash exchanges' slowest-sender blocked time, 150 s;
+  the four per-exchange examples stay checks.
 Not fitted: `compress_ns_per_byte`, LZ4 on the sender per uncompressed byte, is LZ4's compression
-speed (the simulator's default, about 780 MB/s). Fitted to the non-pushback hash exchanges'
-slowest-sender blocked time (150 s) it ran to 0 ns/byte and still missed (109.5 s): a cost of 0 is
-no physical value, so that figure is a check.
+speed (the simulator's default, about 780 MB/s). Fitted to the blocked time before the dispatch
+was modelled, it ran to 0 ns/byte and still missed (109.5 s): a cost of 0 is no physical value.
 Measured inputs (the generator reads them off the profiles): start-up per query, codegen per
 fragment, the LZ4 ratio. Row sizes are the generator's (column types and average string lengths),
 not fitted. Every other figure is a check the fit does not see, the mt_dop=8 runtime included.
@@ -44,14 +50,14 @@ CALIBRATION = tp.CALIBRATION
 WORKLOAD = os.path.join(tp.DEFAULT_OUT, "workload.json")
 BASELINE = "K=1, data_stream_sender_buffer_size 16 KiB, LZ4 on, mt_dop=0, 5 executors, RTT 390 us"
 # calibration-data.md section A (K=1, 16 KiB, LZ4 on, mt_dop=0, 5 executors, 390 us): what the fit uses.
+TARGETS_PUBLISHED_BLOCKED = 150.0   # s: the non-pushback exchanges' slowest senders, summed
 TARGETS = {
     "runtime_s_total": 374.6,
+    "nonpushback_slowest_sender_blocked_s_total": TARGETS_PUBLISHED_BLOCKED,
 }
 # Figures of section A that are checks: (target, tolerance). Per query: the blocked time of its example
 # exchange (example_blocked).
-TARGETS_PUBLISHED_BLOCKED = 150.0   # s: the non-pushback exchanges' slowest senders, summed (a check)
 CHECKS = {
-    "nonpushback_slowest_sender_blocked_s_total": (TARGETS_PUBLISHED_BLOCKED, 0.10),
     "hash_mean_rpc_bytes": (17000.0, 0.15),
     "hash_rpcs": (10.2e6, 0.15),
     "nonpushback_hash_exchanges": (630, 0.10),
@@ -70,9 +76,13 @@ PARAMETERS = (
      "one factor on every operator class's CPU per row: cost of a class = cpu_scale x the class's ns per row "
      "in the profiles (DEBUG builds on a developer's machine; the factor takes the release build and the "
      "m6id.4xlarge core)"),
+    ("rpc_dispatch_us", "nonpushback_slowest_sender_blocked_s_total", 200.0, 0.0, 2000.0, "us",
+     "cluster.rpc_dispatch_us: a data-stream request's hand-off to a service thread at its receiver (KRPC's "
+     "reactor to the service queue, a worker's wake-up on a busy host), which the sender waits for and the "
+     "published network time per RPC excludes"),
 )
 TOLERANCE = 0.005     # the fit stops when each fitted figure is within 0.5% of its target
-MAX_ROUNDS = 4        # alternations between the parameters (one today)
+MAX_ROUNDS = 4        # alternations between the parameters
 MAX_STEPS = 6         # simulations per parameter and round
 
 
@@ -97,8 +107,10 @@ def scaled_costs(relative, cpu_scale):
 
 
 def candidate(base, relative, values):
-    """The workload with the fitted parameter at `values` ({cpu_scale})."""
-    return with_costs(base, scaled_costs(relative, values["cpu_scale"]))
+    """The workload with the fitted parameters at `values` ({cpu_scale, rpc_dispatch_us})."""
+    out = with_costs(base, scaled_costs(relative, values["cpu_scale"]))
+    out["cluster"]["rpc_dispatch_us"] = values["rpc_dispatch_us"]
+    return out
 
 
 def load_workload(path):
@@ -335,7 +347,7 @@ def miss_evidence(results, results_mt8, figs):
 def evidence_rows(ev, figs):
     """The evidence table's rows, one per check outside its tolerance: [check, what the simulation shows]."""
     def outside(key):
-        return key in figs and abs(figs[key]["relative"]) > figs[key]["tolerance"]
+        return "tolerance" in figs.get(key, {}) and abs(figs[key]["relative"]) > figs[key]["tolerance"]
 
     h = ev["hash_rpcs"]
     mio = lambda n: "%.2f M" % (n / 1e6)
@@ -493,9 +505,9 @@ def fit(runner, base, relative, log=sys.stderr):
             for _ in range(MAX_STEPS):
                 if abs(points[-1][1] - target) <= TOLERANCE * target:
                     break
-                # First step: proportional for the runtime (it grows with the CPU scale), inverse for the
-                # blocked time (more LZ4 CPU per batch hides more of each round trip).
-                ratio = target / points[-1][1] if name == "cpu_scale" else points[-1][1] / target
+                # First step: proportional (the runtime grows with the CPU scale, the blocked time with
+                # the dispatch, which lengthens every round trip).
+                ratio = target / points[-1][1]
                 # A later round's first step follows the previous round's slope rather than a guess.
                 slope = _slope(history[name]) if len(points) == 1 else None
                 nxt = round(_step(points, target, values[name], lo, hi, ratio, slope), 5)
@@ -522,9 +534,11 @@ def calibration_doc(values, relative, measured, base_res, mt8_res, runner, steps
     costs = scaled_costs(relative, values["cpu_scale"])
     doc = {
         "baseline": BASELINE,
-        "source": "tools/tpcds_calibrate.py --fit: cpu_scale fitted to calibration-data.md section A "
-                  "(runtime_s_total at mt_dop=0, K=1)",
+        "source": "tools/tpcds_calibrate.py --fit: cpu_scale and cluster.rpc_dispatch_us fitted to calibration-data.md "
+                  "section A (runtime_s_total and the non-pushback hash exchanges' slowest-sender blocked time at "
+                  "mt_dop=0, K=1)",
         "costs": costs,
+        "cluster": {"rpc_dispatch_us": values["rpc_dispatch_us"]},
         "parameters": {},
         "relative_costs": relative,
         "measured_inputs": measured,

@@ -257,10 +257,13 @@ def lz4_ns_per_byte():
 
 
 LZ4_SPEED = "about 780 MB/s"
+# The cluster's keys a calibration may fit.
+FITTED_CLUSTER = ("rpc_dispatch_us",)
 
 
 def load_costs(path):
-    """Fitted costs from a calibration file: {"costs": {...}, "exchange_defaults": {...}, "source": str}."""
+    """Fitted values from a calibration file: {"costs": {...}, "exchange_defaults": {...}, "cluster": {...},
+    "source": str}."""
     try:
         with open(path, "r", encoding="utf-8") as f:
             doc = json.load(f)
@@ -277,6 +280,9 @@ def load_costs(path):
         if k not in ("compress_ns_per_byte", "compression_ratio") or not isinstance(v, (int, float)) or v < 0:
             raise PlanError("%s: exchange_defaults.%s: expected compress_ns_per_byte or compression_ratio >= 0" % (
                 path, k))
+    for k, v in doc.get("cluster", {}).items():
+        if k not in FITTED_CLUSTER or not isinstance(v, (int, float)) or v < 0:
+            raise PlanError("%s: cluster.%s: expected %s >= 0" % (path, k, " or ".join(FITTED_CLUSTER)))
     scale = doc.get("parameters", {}).get("cpu_scale", {}).get("value")
     if scale is not None and not (isinstance(scale, (int, float)) and scale > 0):
         raise PlanError("%s: parameters.cpu_scale.value: expected a number > 0" % path)
@@ -322,7 +328,7 @@ def build_workload(plans, profiles, fitted=None, executors=EXECUTORS, measured_r
         "query_order": "sequential",
         "provenance": provenance,
         "cluster": {"executors": executors, "cores_per_executor": 8, "threads_per_core": 2,
-                    "nic_bandwidth_gbps": 12.5, "rtt_us": 390},
+                    "nic_bandwidth_gbps": 12.5, "rtt_us": 390, **(fitted or {}).get("cluster", {})},
         "flags": {"mt_dop": 0, "data_stream_sender_buffer_size": 16384, "rpcs_in_flight_per_channel": 1,
                   "compression": True},
         "costs": costs,
@@ -528,6 +534,12 @@ def provenance_section(commit, built, selected, measured, cost_prov, cnt, check,
                                   "second_thread_gain: the simulator's default (a cited assumption)",
             "nic_bandwidth_gbps": "12.5: m6id.4xlarge network 'up to 12.5 Gbit/s' (calibration-data.md section A)",
             "rtt_us": "390: network time per RPC, calibration-data.md section A",
+            "rpc_dispatch_us": (
+                "fitted: %s (%s): a request's hand-off to a service thread, which the sender waits for and the "
+                "published network time per RPC excludes; fitted to the non-pushback hash exchanges' blocked time"
+                % ((fitted or {}).get("cluster", {}).get("rpc_dispatch_us"), os.path.relpath(fitted["path"], REPO))
+                if (fitted or {}).get("cluster", {}).get("rpc_dispatch_us") is not None else
+                "0, the simulator's default (no calibration given)"),
         },
         "flags": "the measured baseline of calibration-data.md section A: mt_dop=0, "
                  "data_stream_sender_buffer_size 16 KiB, LZ4 compression on, K=1",
