@@ -5,7 +5,7 @@
 # drawn on the plot. 20 workload runs, each 2.5 to 5 minutes of one core here; JOBS, DASK, STAGE,
 # SWEEPS and REPORT as scripts/predictions.sh says. INTERVALS=1 then also runs
 # tools/tpcds_uncertainty.py: the headline predictions again with each uncertain input at each end
-# of its range (88 more runs), for the intervals and the tornado plot.
+# of its range (106 more runs), for the intervals and the tornado plot.
 set -eu
 cd "$(dirname "$0")/.."
 OUT=docs TITLE="TPC-DS SF100" PAGE=docs/tpcds.md INTERVALS_CSV=docs/tpcds_uncertainty.csv \

@@ -140,13 +140,24 @@ def test_summarize_names_the_input_that_moves_a_prediction_most():
 def test_dry_run_lists_every_run_of_the_committed_workload(tmp_path):
     out = subprocess.run([sys.executable, os.path.join(REPO, "tools", "tpcds_uncertainty.py"), "--dry-run",
                           "--work", str(tmp_path)], capture_output=True, text=True, check=True).stdout
-    # LZ4, cpu_scale, second_thread_gain, the filters and the measured rows' sampling error have two
-    # ends, the NIC one (nominal is its high end); cpu_scale's range comes from the nominal baseline's
-    # run, so with an empty cache both its ends are x1.00, the same runs
-    scenarios = 1 + 2 + 1 + 2 + 1 + 2 + (2 if u.can_regenerate() else 0)
-    n = len(u.MT_DOPS) * (1 + len(u.CONFIGS)) * scenarios
+    # LZ4, second_thread_gain, the filters and the measured rows' sampling error have two ends, the NIC
+    # one (nominal is its high end); cpu_scale's range comes from the nominal baseline's run and the
+    # dispatch's from two probe runs of it, so with an empty cache both ends of each are one value, the
+    # same runs
+    scenarios = 1 + 2 + 1 + 1 + 2 + 1 + 2 + (2 if u.can_regenerate() else 0)
+    n = len(u.MT_DOPS) * (1 + len(u.CONFIGS)) * scenarios + len(u.DISPATCH_PROBE)
     assert "%d runs, %d to run" % (n, n) in out
     assert "cpu_scale x1.00, K=2 mt_dop=8" in out
+    assert "rpc_dispatch_us probe x1.25, K=1 mt_dop=0" in out
+
+
+def test_an_example_exchanges_own_dispatch_is_where_its_line_meets_the_published_figure():
+    # blocked = 0.01 s per us of dispatch: 2.5 s published is met at 250 us
+    assert u.implied_dispatch([(100, 1.0), (200, 2.0), (300, 3.0)], 2.5) == pytest.approx(250.0)
+    # least squares through noisy points: slope 0.01, mean (200, 2.0)
+    assert u.implied_dispatch([(100, 1.1), (200, 1.8), (300, 3.1)], 2.0) == pytest.approx(200.0)
+    assert u.implied_dispatch([(100, 1.0), (200, 1.0)], 2.0) is None    # does not grow with the dispatch
+    assert u.implied_dispatch([(100, 1.0), (200, 2.0)], -5.0) == 0.0    # never below 0
 
 
 def test_bad_arguments_are_named():

@@ -19,6 +19,11 @@ The inputs and why each range (the block of docs/tpcds.md and docs/tpcds_uncerta
   measured count the round trips on the critical path (rtt_s) would shrink by that share and the fit
   would put the time on the operators' CPU: +/- rtt_s x (1 - measured / simulated RPCs) / operators'
   CPU, from the nominal baseline's breakdown.
+- rpc_dispatch_us, fitted to the non-pushback exchanges' blocked time summed: the dispatch each of
+  the four example exchanges would be fitted to alone. Two probe runs of the baseline at
+  DISPATCH_PROBE x the fitted value and the nominal one give each example's blocked time against the
+  dispatch; where its least-squares line meets the published figure is that example's own fit. The
+  range spans those and the fitted value.
 - second_thread_gain: 0 (a core's second thread adds nothing, as for memory-bound hash joins) to
   0.30 (the high end of the measured hyper-threading gains for database workloads; the simulator's
   default nominal).
@@ -42,7 +47,7 @@ and figures/NAME_tornado.png; scripts/predictions.sh makes them and draws them a
 Runs are cached by the hash of the scenario and the simulator (calibrate.Runner), so an
 interrupted run resumes. Order: the nominal predictions, then the inputs in the order above.
 
-    tools/tpcds_uncertainty.py            # all 88 runs (80 without ../shared; about 35 minutes here), then the outputs
+    tools/tpcds_uncertainty.py            # all 106 runs (90 without ../shared; about 45 minutes here), then the outputs
     tools/tpcds_uncertainty.py --dry-run  # list the runs, simulate nothing
     tools/tpcds_uncertainty.py --replot   # redraw the tornado plot from docs/tpcds_uncertainty.csv, simulate nothing
     tools/tpcds_uncertainty.py --workload out/day.json --out out   # an imported workload: out/day_uncertainty.*
@@ -88,6 +93,44 @@ def lz4_relative_residual():
     """RMS of (derived - measured) / measured over the fitted evidence rows of compression.EVIDENCE."""
     rel = [row[6] / row[4] for row in compression.EVIDENCE.values() if row[7]]
     return math.sqrt(sum(r * r for r in rel) / len(rel))
+
+
+# The dispatch's probe runs, as factors of its fitted value (dispatch_input).
+DISPATCH_PROBE = (0.75, 1.25)
+
+
+def implied_dispatch(points, target):
+    """The dispatch at which a line fitted (least squares) through `points` [(dispatch_us, blocked_s)]
+    meets `target`; None when the blocked time does not grow with the dispatch."""
+    n = len(points)
+    mx = sum(d for d, _ in points) / n
+    my = sum(b for _, b in points) / n
+    sxx = sum((d - mx) ** 2 for d, _ in points)
+    slope = sum((d - mx) * (b - my) for d, b in points) / sxx if sxx > 0 else 0.0
+    if not slope > 0:
+        return None
+    return max(0.0, mx + (target - my) / slope)
+
+
+def dispatch_input(run, scenario, nominal_results):
+    """rpc_dispatch_us's range (module docstring): the fitted value and each example exchange's own fit."""
+    key = "rpc_dispatch_us"
+    fitted = scenario["cluster"][key]
+    points = [(fitted, nominal_results)] + [
+        (fitted * f, run(set_cluster(key)(scenario, fitted * f), "%s probe x%g, K=1 mt_dop=0" % (key, f),
+                         ("mt_dop=0",))) for f in DISPATCH_PROBE]
+    own = {}
+    for q in calibrate.EXAMPLE_QUERIES:
+        d = implied_dispatch([(v, calibrate.example_blocked(r, q)) for v, r in points], calibrate.CHECKS[q][0])
+        if d is not None:
+            own[q] = d
+    values = [fitted] + list(own.values())
+    lo, hi = min(values), max(values)
+    why = ("the dispatch each example exchange alone would be fitted to (%s; probes at x%s the fitted %.1f us)" % (
+        ", ".join("%s %.0f us" % (q, d) for q, d in own.items()) or "none grows with it",
+        " and x".join("%g" % f for f in DISPATCH_PROBE), fitted))
+    return Input("rpc_dispatch_us", "us", "%.0f" % fitted, [("%.0f" % lo, lo), ("%.0f" % hi, hi)], why,
+                 set_cluster(key))
 
 
 def cpu_scale_residual(results):
@@ -327,7 +370,9 @@ def workload_inputs(scenario, nominal_results):
     return out
 
 
-def inputs(nominal_results, scenario=None):
+def inputs(nominal_results, scenario=None, run=None):
+    """The inputs and their ranges. `run(scenario, label, sets)` simulates (through the cache): the
+    TPC-DS dispatch's range needs two probe runs; without `run` it is left out."""
     if scenario is not None and not is_tpcds(scenario):
         return workload_inputs(scenario, nominal_results)
     lz4 = lz4_relative_residual()
@@ -340,6 +385,7 @@ def inputs(nominal_results, scenario=None):
               scale_compression),
         Input("cpu_scale", "x fitted", "x1", [("x%.2f" % (1 - cpu), 1 - cpu), ("x%.2f" % (1 + cpu), 1 + cpu)],
               cpu_how, scale_cpu),
+    ] + ([dispatch_input(run, scenario, nominal_results)] if run is not None and scenario is not None else []) + [
         second_thread_gain_input(),
         Input("NIC bandwidth", "Gbit/s", "12.5", [("%g" % NIC_GBPS[0], NIC_GBPS[0])],
               "m6id.4xlarge: up to 12.5 Gbit/s burst (nominal), 6.25 sustained baseline, 5 per flow outside a "
@@ -599,12 +645,13 @@ def main(argv=None):
         if path:
             with open(path, "r", encoding="utf-8") as f:
                 return json.load(f)
-        return {"summary": {"runtime_s_total": 1.0, "hash_rpcs": 1.0, "breakdown_s_total": {}}, "queries": []}
+        return {"summary": {"runtime_s_total": 1.0, "hash_rpcs": 1.0, "breakdown_s_total": {}}, "queries": [],
+                "exchanges": []}
 
     try:
         nominal = predictions_of(run, scenario, "nominal", mt_dops)
         own = mt_dops[0] if tpcds else int(scenario.get("flags", {}).get("mt_dop", 0))
-        ins = inputs(run(scenario, "nominal, K=1 mt_dop=%d" % own, ("mt_dop=%d" % own,)), scenario)
+        ins = inputs(run(scenario, "nominal, K=1 mt_dop=%d" % own, ("mt_dop=%d" % own,)), scenario, run)
         by_input = {i.name: [(end, predictions_of(run, i.apply(scenario, value), "%s %s" % (i.name, end), mt_dops))
                              for end, value in i.ends] for i in ins}
     except exsim_runner.ExsimError as e:
