@@ -143,6 +143,9 @@ class Receiver:
     deserialize_s: float
     eos_received: int | None
     pre_krpc: bool = False
+    # DispatchTime (decode.SummaryStat, ns): a request's wait from its arrival to a service thread's
+    # AddBatch, per RPC (KRPC receivers that record it; None otherwise)
+    dispatch: object = None
 
 
 @dataclass
@@ -725,7 +728,7 @@ def _read_receiver(inst, n):
                         # DataWaitTime: a child of TotalGetBatchTime in Dequeue (older KRPC: on the node)
                         s(deq, "DataWaitTime") or s(n, "DataWaitTime"),
                         s(deq, "FirstBatchWaitTime"), s(enq, "DeserializeRowBatchTime"),
-                        int(v(enq, "TotalEosReceived")))
+                        int(v(enq, "TotalEosReceived")), dispatch=_summary(enq, "DispatchTime"))
     wait = t(n, "DataWaitTime")
     if wait is None:
         wait = t(n, "DataArrivalTimer")
