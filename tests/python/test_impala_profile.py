@@ -59,7 +59,8 @@ from tools.impala_profile import cli  # noqa: E402
 from tools.impala_profile.decode import read_profiles  # noqa: E402
 from tools.impala_profile.model import build_query  # noqa: E402
 from tools.impala_profile.text import parse_time_ns  # noqa: E402
-from tools.impala_profile.to_scenario import build_scenario, select_queries  # noqa: E402
+from tools.impala_profile.to_scenario import build_scenario, fit_dispatch, select_queries  # noqa: E402
+from tools.impala_profile.tree import SummaryStat  # noqa: E402
 
 
 def exsim_path():
@@ -1425,3 +1426,20 @@ def test_impala_2x_times_are_read_with_their_unpadded_fractions(tmp_path):
     newer.write_text((IMPALA_2X / "impala20_4daemons.txt").read_text().replace("version 2.0.0-cdh5", "version 2.6.0"))
     (doc,) = read_profiles(str(newer))
     assert build_query(doc).timeline["Ready to start remote fragments"] == pytest.approx(0.1255)
+
+
+def test_dispatch_is_the_receivers_mean_dispatch_time_pooled_over_their_samples():
+    # 3 RPCs of 10 us and 1 of 50 us: (30 + 50) / 4 = 20 us; a receiver without samples does not count
+    class R:
+        def __init__(self, stat):
+            self.dispatch = stat
+
+    class X:
+        receivers = [R(SummaryStat("TIME_NS", 3, 10000.0, 5000.0, 20000.0)),
+                     R(SummaryStat("TIME_NS", 1, 50000.0, 50000.0, 50000.0)),
+                     R(SummaryStat("TIME_NS", 0, 0.0, 0.0, 0.0)), R(None)]
+    us, how = fit_dispatch([X()])
+    assert us == pytest.approx(20.0)
+    assert "4 RPCs (2 receiver instances)" in how
+    X.receivers = [R(None)]
+    assert fit_dispatch([X()]) is None
