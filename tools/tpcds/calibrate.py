@@ -10,9 +10,9 @@ Fitted, each to one figure of the mt_dop=0, K=1 baseline (never to anything else
   thread starting on it (KRPC's hand-off from its reactor thread to the service queue, a worker's
   wake-up on a busy host: part of Impala's DispatchTime). The sender waits for it; the published
   390 us per RPC is network time (RpcNetworkTime), which excludes it. Nothing published measures it
-  on the SF100 cluster (the bundled profiles: 18 us on a lightly loaded machine, 62-263 us on loaded
-  ones), so it is fitted to the non-pushback hash exchanges' slowest-sender blocked time, 150 s;
-  the four per-exchange examples stay checks.
+  on the SF100 cluster (the bundled DEBUG profiles: 19 us pooled on q72's lightly loaded machine,
+  31-802 us per receiver instance while COMPUTE STATS scanned), so it is fitted to the non-pushback
+  hash exchanges' slowest-sender blocked time, 150 s; the four per-exchange examples stay checks.
 Not fitted: `compress_ns_per_byte`, LZ4 on the sender per uncompressed byte, is LZ4's compression
 speed (the simulator's default, about 780 MB/s). Fitted to the blocked time before the dispatch
 was modelled, it ran to 0 ns/byte and still missed (109.5 s): a cost of 0 is no physical value.
