@@ -256,7 +256,7 @@ def test_runs_csv_read_back_gives_the_committed_nominal_predictions():
     for cells in table:
         name, mt, nom = cells[0][2:], int(cells[1]), float(cells[2].rstrip("%"))
         assert nominal[(name, mt)][2] == pytest.approx(nom, abs=0.05)
-    assert len(by_input) == 6 and all(len(ends) in (1, 2) for ends in by_input.values())
+    assert len(by_input) == 7 and all(len(ends) in (1, 2) for ends in by_input.values())
 
 
 def test_signed_change_has_no_negative_zero():
