@@ -177,7 +177,7 @@ def markdown(preds, workload_name):
               "checks; the CPU what-ifs scale with them. And the hand-off of each request to a service thread "
               "(`cluster.rpc_dispatch_us`), which the TPC-DS calibration fits at %.1f us on its loaded 5-host "
               "cluster (docs/tpcds.md), is left at 0 here: nothing measures it on the harness's one host (the "
-              "bundled q72 profile, 3 daemons on one machine, shows 18 us of DispatchTime); with it, what acts on "
+              "bundled q72 profile, 3 daemons on one machine, shows 19 us of DispatchTime); with it, what acts on "
               "round trips (K=2) would gain more." % tpcds_dispatch_us(), "", "What each what-if sets:", ""]
     for p in preds:
         lines.append("- **%s** (`%s`): %s." % (p["what_if"], p["id"], p["means"]))
