@@ -389,8 +389,13 @@ std::string queries_lesson(const json& s) {
 std::string lesson(const json& r, const json& x) {
   const std::string bound = str(x, "bound");
   const double blocked = num(x, "slowest_sender_blocked_s"), duration = num(x, "duration_s");
-  const double rtt_us =
-      r.contains("settings") ? num(r["settings"].value("cluster", json::object()), "rtt_us") : 0;
+  const json cluster = r.contains("settings") ? r["settings"].value("cluster", json::object()) : json::object();
+  const double rtt_us = num(cluster, "rtt_us");
+  const double dispatch_us = num(cluster, "rpc_dispatch_us");
+  const std::string round_trip =
+      dispatch_us > 0 ? fmt::format("{:.0f} us round trip and {:.0f} us of dispatch at the receiver", rtt_us,
+                                    dispatch_us)
+                      : fmt::format("{:.0f} us round trip", rtt_us);
   const int64_t k = integer(x, "k", 1);
   const bool k_fixed = !str(x, "k_reason").empty() || x.value("merging", false);
   const std::string wait =
@@ -399,10 +404,10 @@ std::string lesson(const json& r, const json& x) {
     return fmt::format(
         "Lesson: round trips bound this exchange ({}: a channel has at most K={} RPC(s) of about {:.0f} "
         "bytes "
-        "in flight per {:.0f} us round trip). {} would shorten that wait until the sender CPU or the NIC "
+        "in flight per {}). {} would shorten that wait until the sender CPU or the NIC "
         "binds, "
         "at the price of more memory (K+1 batches per channel).",
-        wait, x.contains("k_window") ? k_text(x) : std::to_string(k), num(x, "mean_rpc_bytes"), rtt_us,
+        wait, x.contains("k_window") ? k_text(x) : std::to_string(k), num(x, "mean_rpc_bytes"), round_trip,
         k_fixed ? "A larger data_stream_sender_buffer_size (K stays 1 here)"
                 // The report's rule: a flag before new code. Which is faster, and what each costs,
                 // only simulating both says (run_sweep.py with a grid over both, then analysis/report.py).

@@ -66,9 +66,10 @@ void add_cluster_rows(std::vector<ParamSpec>& t) {
                       "besides waiting for a free thread: KRPC hands the call from its reactor thread to the service "
                       "queue and a worker wakes (Impala's DispatchTime less the queue wait). The sender waits for it, "
                       "Impala's RpcNetworkTime (what rtt_us is) does not count it: it is receiver time "
-                      "(RpcRecvrTime). 0: rtt_us is the whole round trip. The bundled profiles measured a "
-                      "DispatchTime of 18 us on 3 lightly loaded daemons of one machine (TPC-DS q72) and 62-263 us "
-                      "on loaded ones (COMPUTE STATS), DEBUG builds"),
+                      "(RpcRecvrTime). 0: rtt_us is the whole round trip. The bundled DEBUG profiles measured a "
+                      "DispatchTime of 19 us per RPC on 3 lightly loaded daemons of one machine (TPC-DS q72) and "
+                      "31-802 us per receiver instance while COMPUTE STATS scanned; `exsim profile import` sets it "
+                      "from a profile's DispatchTime"),
                     &ClusterSpec::rpc_dispatch_us));
   t.push_back(binds(P(S::cluster, "loopback_bandwidth_gbps", T::number, "Gbit/s", 100, kMinGbps, kMaxGbps,
                       "bandwidth of a host's loopback path, shared by its RPCs to the same daemon and between its daemons (assumption, not measured)"),
