@@ -24,6 +24,8 @@ DEFAULT_PLANS = os.path.normpath(os.path.join(REPO, "..", "shared", "impala-plan
 DEFAULT_OUT = os.path.join(REPO, "scenarios", "tpcds_sf100")
 # The calibration's record (tools/tpcds/calibrate.py writes it; the workload generator reads its costs).
 CALIBRATION = os.path.join(DEFAULT_OUT, "calibration.json")
+# The cluster keys the calibration fits (calibrate.PARAMETERS) and the generator copies into the workload.
+FITTED_CLUSTER = ("rpc_dispatch_us",)
 # Rows counted on TPC-DS data (tools/tpcds_measure_rows.py), which the workload reads first (rule M2).
 MEASURED_ROWS = os.path.join(DEFAULT_OUT, "measured_rows.json")
 DEFAULT_PROFILES = os.path.normpath(os.path.join(REPO, "..", "shared", "impala-profiles"))

@@ -109,7 +109,7 @@ def scaled_costs(relative, cpu_scale):
 def candidate(base, relative, values):
     """The workload with the fitted parameters at `values` ({cpu_scale, rpc_dispatch_us})."""
     out = with_costs(base, scaled_costs(relative, values["cpu_scale"]))
-    out["cluster"]["rpc_dispatch_us"] = values["rpc_dispatch_us"]
+    out["cluster"].update({k: values[k] for k in tp.FITTED_CLUSTER})
     return out
 
 
@@ -538,7 +538,7 @@ def calibration_doc(values, relative, measured, base_res, mt8_res, runner, steps
                   "section A (runtime_s_total and the non-pushback hash exchanges' slowest-sender blocked time at "
                   "mt_dop=0, K=1)",
         "costs": costs,
-        "cluster": {"rpc_dispatch_us": values["rpc_dispatch_us"]},
+        "cluster": {k: values[k] for k in tp.FITTED_CLUSTER},
         "parameters": {},
         "relative_costs": relative,
         "measured_inputs": measured,

@@ -24,8 +24,8 @@ import sys
 import time
 
 from common import atomic, exsim_runner
-from tools.tpcds import (CALIBRATION, DEFAULT_OUT, DEFAULT_PLANS, DEFAULT_PROFILES, EXECUTORS, GENERATOR,
-                         MEASURED_ROWS, PROFILE_Q72, REPO, PlanError)
+from tools.tpcds import (CALIBRATION, DEFAULT_OUT, DEFAULT_PLANS, DEFAULT_PROFILES, EXECUTORS, FITTED_CLUSTER,
+                         GENERATOR, MEASURED_ROWS, PROFILE_Q72, REPO, PlanError)
 from tools.tpcds import profiles as prof
 from tools.tpcds import variants
 from tools.tpcds.ddl import BLOCK_BYTES, SF1_TEXT_TYPES, TABLE_ROWS, Schema, slot_size
@@ -257,8 +257,14 @@ def lz4_ns_per_byte():
 
 
 LZ4_SPEED = "about 780 MB/s"
-# The cluster's keys a calibration may fit.
-FITTED_CLUSTER = ("rpc_dispatch_us",)
+
+
+def fitted_where(fitted):
+    """Where the fitted values came from: the calibration file, relative to the repository when inside it."""
+    if not fitted:
+        return None
+    path = fitted["path"]
+    return os.path.relpath(path, REPO) if os.path.abspath(path).startswith(REPO) else path
 
 
 def load_costs(path):
@@ -422,8 +428,7 @@ def costs_section(measured, fitted):
     costs, prov = {}, {}
     fitted_costs = (fitted or {}).get("costs", {})
     scale = (fitted or {}).get("parameters", {}).get("cpu_scale", {}).get("value")
-    where = os.path.relpath(fitted["path"], REPO) if fitted and os.path.abspath(fitted["path"]).startswith(REPO) \
-        else (fitted or {}).get("path")
+    where = fitted_where(fitted)
     classes = {v["key"]: (cls, v) for cls, v in measured["operator_costs"].items()}
     for k in exsim_runner.cost_keys(unit="ns"):   # the operator classes' CPU per row
         cls, m = classes[k]
@@ -470,6 +475,7 @@ def costs_section(measured, fitted):
 
 
 def provenance_section(commit, built, selected, measured, cost_prov, cnt, check, fitted):
+    dispatch = (fitted or {}).get("cluster", {}).get("rpc_dispatch_us")
     return {
         "generator": GENERATOR + " (regenerate: /usr/bin/python3 tools/tpcds_workload.py)",
         "readme": "scenarios/tpcds_sf100/README.md explains every rule below",
@@ -537,8 +543,7 @@ def provenance_section(commit, built, selected, measured, cost_prov, cnt, check,
             "rpc_dispatch_us": (
                 "fitted: %s (%s): a request's hand-off to a service thread, which the sender waits for and the "
                 "published network time per RPC excludes; fitted to the non-pushback hash exchanges' blocked time"
-                % ((fitted or {}).get("cluster", {}).get("rpc_dispatch_us"), os.path.relpath(fitted["path"], REPO))
-                if (fitted or {}).get("cluster", {}).get("rpc_dispatch_us") is not None else
+                % (dispatch, fitted_where(fitted)) if dispatch is not None else
                 "0, the simulator's default (no calibration given)"),
         },
         "flags": "the measured baseline of calibration-data.md section A: mt_dop=0, "
