@@ -76,7 +76,8 @@ private:
   };
   static bool later(const Event& a, const Event& b) { return a.t != b.t ? a.t > b.t : a.seq > b.seq; }
 
-  // A first-in first-out ring buffer: no allocation once grown.
+  // A first-in first-out ring buffer: no allocation once grown. Its size is a power of two, so
+  // that wrapping around is a mask, not a division.
   template <class T> class Ring {
   public:
     bool empty() const { return count_ == 0; }
@@ -85,16 +86,16 @@ private:
       if (count_ == items_.size()) { // full: grow, keeping the order
         std::vector<T> grown(std::max<size_t>(64, 2 * items_.size()));
         for (size_t i = 0; i < count_; ++i)
-          grown[i] = items_[(head_ + i) % items_.size()];
+          grown[i] = items_[(head_ + i) & (items_.size() - 1)];
         items_.swap(grown);
         head_ = 0;
       }
-      items_[(head_ + count_) % items_.size()] = x;
+      items_[(head_ + count_) & (items_.size() - 1)] = x;
       ++count_;
     }
     T pop_front() {
       const T x = items_[head_];
-      head_ = (head_ + 1) % items_.size();
+      head_ = (head_ + 1) & (items_.size() - 1);
       --count_;
       return x;
     }

@@ -39,9 +39,17 @@ public:
     if (p.total() > path.total()) path = p;
   }
   // After a wait: time not yet accounted for goes to `part`.
-  void catch_up(PathPart part) {
-    const double gap = (now() - origin) - path.total();
-    if (gap > 0) path.add(part, gap);
+  void catch_up(PathPart part) { catch_up(part, path.total()); }
+  // adopt(p) then catch_up(part), each path summed once.
+  void adopt_then_catch_up(const Path& p, PathPart part) {
+    const double theirs = p.total();
+    const double mine = path.total();
+    if (theirs > mine) {
+      path = p;
+      catch_up(part, theirs);
+    } else {
+      catch_up(part, mine);
+    }
   }
 
   double now() const { return sched.now(); }
@@ -52,6 +60,7 @@ public:
   void charge(PathPart part, double ns) {
     if (!(ns > 0)) return;
     debt_[static_cast<size_t>(part)] += ns;
+    owed_ |= 1u << static_cast<unsigned>(part);
     debt_total_ += ns;
   }
 
@@ -76,17 +85,27 @@ public:
   Flush flush() { return Flush{*this}; }
 
 private:
+  void catch_up(PathPart part, double total) {
+    const double gap = (now() - origin) - total;
+    if (gap > 0) path.add(part, gap);
+  }
   void settle(double elapsed) {
-    for (size_t i = 0; i < kPathParts; ++i)
-      if (debt_[i] > 0) path.add(static_cast<PathPart>(i), debt_[i] * 1e-9);
+    // The parts charged, in their order (only they can be owed anything).
+    for (uint32_t m = owed_; m != 0; m &= m - 1) {
+      const auto i = static_cast<size_t>(__builtin_ctz(m));
+      path.add(static_cast<PathPart>(i), debt_[i] * 1e-9);
+      debt_[i] = 0;
+    }
+    owed_ = 0;
     path.add(PathPart::cpu_contention, elapsed - debt_total_ * 1e-9);
     cpu_time_s += elapsed;
-    debt_.fill(0);
     debt_total_ = 0;
   }
 
   const bool& stopping_;
   std::array<double, kPathParts> debt_{};
+  static_assert(kPathParts <= 32, "owed_ has a bit per part");
+  uint32_t owed_ = 0; // parts charged since the last flush (bit per part)
   double debt_total_ = 0;
 };
 

@@ -160,8 +160,10 @@ Task Receiver::next(SimThread& t, int64_t& rows) {
     co_await reader_.wait();
     reader_queue_ = -1;
     c_.DataWaitTime += now() - t0;
-    if (wake_path_set_) t.adopt(wake_path_);
-    t.catch_up(PathPart::rtt);
+    if (wake_path_set_)
+      t.adopt_then_catch_up(wake_path_, PathPart::rtt);
+    else
+      t.catch_up(PathPart::rtt);
   }
 }
 

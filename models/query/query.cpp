@@ -405,8 +405,7 @@ Task QueryRuntime::run_pipeline(Instance& in, const PipelineSpec& p, SimThread& 
       t.check_stop();
     }
     // The build's own path when it finished last: its scans, exchanges and hash table, not a wait.
-    t.adopt(b.path());
-    t.catch_up(PathPart::join_build_wait);
+    t.adopt_then_catch_up(b.path(), PathPart::join_build_wait);
   }
   // A scan with runtime filters waits for them before it reads, until the wait time counted from
   // the query's start on the executor; a filter arriving later applies from then on.

@@ -30,8 +30,7 @@ Task ScanNode::next(SimThread& t, int64_t& rows) {
   }
   t.check_stop();
   rows = queue_.front().rows;
-  t.adopt(queue_.front().path);
-  t.catch_up(PathPart::cpu_scan);
+  t.adopt_then_catch_up(queue_.front().path, PathPart::cpu_scan);
   queue_.pop_front();
   last_pop_path_ = t.path;
   if (!full_waiters_.empty()) {
@@ -60,8 +59,7 @@ Task ScanNode::scanner(int k) {
         };
         co_await Park{*this};
         me.check_stop();
-        me.adopt(last_pop_path_); // it waited for the reader to make room
-        me.catch_up(PathPart::cpu_scan);
+        me.adopt_then_catch_up(last_pop_path_, PathPart::cpu_scan); // it waited for the reader to make room
       }
       queue_.push_back({out, me.path});
       reader_.wake(sched_);
