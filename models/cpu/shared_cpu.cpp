@@ -24,6 +24,7 @@ double SharedCpu::rate(int n) const {
 
 void SharedCpu::advance(double now) {
   if (now < time_) throw std::logic_error("SharedCpu: time went backwards");
+  next_known_ = false;
   if (running_ > 0) clock_ += (now - time_) * rate(running_);
   time_ = now;
 }
@@ -60,7 +61,7 @@ void SharedCpu::drop_cancelled_top() {
   }
 }
 
-double SharedCpu::next_completion() const {
+double SharedCpu::earliest_finish() const {
   if (running_ == 0) return std::numeric_limits<double>::infinity();
   return time_ + (heap_.front().finish - clock_) / rate(running_);
 }

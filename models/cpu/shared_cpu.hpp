@@ -32,7 +32,13 @@ public:
   // Withdraws an unfinished piece at time `now`; false when it is not running.
   bool cancel(double now, uint64_t tag);
   // The time the earliest running piece finishes at the current sharing; +infinity when idle.
-  double next_completion() const;
+  double next_completion() const {
+    if (!next_known_) {
+      next_ = earliest_finish();
+      next_known_ = true;
+    }
+    return next_;
+  }
   // Called at next_completion(): finishes the earliest piece and every piece due at the same
   // service clock, appending their tags to `done` in start order.
   void complete_next(double now, std::vector<uint64_t>& done);
@@ -52,6 +58,7 @@ private:
   };
   void advance(double now);
   void drop_cancelled_top();
+  double earliest_finish() const;
 
   int cores_;
   int threads_per_core_;
@@ -63,6 +70,9 @@ private:
   std::vector<Piece> heap_;         // min-heap on (finish, seq); may hold cancelled pieces
   std::vector<uint64_t> cancelled_; // seqs withdrawn but still in the heap (rare)
   std::vector<Piece> due_;          // scratch for complete_next
+  // next_completion() until the pieces or the time change (a host's wake-up asks again).
+  mutable double next_ = 0;
+  mutable bool next_known_ = false;
 };
 
 } // namespace exsim
