@@ -19,13 +19,13 @@
 #pragma once
 
 #include "models/core/network_port.hpp"
+#include "models/core/ring.hpp"
 #include "models/core/scheduler.hpp"
 #include "models/exchange/rpc.hpp"
 #include "sim/clock.hpp"
 #include "sim/network.hpp"
 #include "sim/platform.hpp"
 
-#include <deque>
 #include <memory>
 #include <vector>
 
@@ -58,7 +58,7 @@ private:
   Scheduler& sched_;
   int from_;
   int to_;
-  std::deque<Queued> queue_;
+  Ring<Queued> queue_;
   Request* moving_ = nullptr; // the request whose bytes are on the network
   bool armed_ = false;        // a wake-up is scheduled for the oldest request
 };

@@ -80,7 +80,7 @@ Callback Scheduler::take_first() {
     return cb;
   }
   Lane& lane = lanes_[top.cb.arg];
-  const Callback cb = lane.events.pop_front().cb;
+  const Callback cb = lane.events.take_front().cb;
   if (lane.events.empty()) {
     heap_pop();
   } else {
@@ -108,7 +108,7 @@ void Scheduler::run_until(double t) {
       continue;
     }
     if (!due_.empty()) {
-      due_.pop_front()();
+      due_.take_front()();
       continue;
     }
     if (heap_.empty() || heap_.front().t > t) break;

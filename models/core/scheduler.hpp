@@ -6,6 +6,8 @@
 //   while (!s.empty()) s.run_next_instant();
 #pragma once
 
+#include "models/core/ring.hpp"
+
 #include <algorithm>
 #include <cstdint>
 #include <functional>
@@ -75,36 +77,6 @@ private:
     Callback cb; // a lane's first event in the heap: no fn, and the lane's index as arg
   };
   static bool later(const Event& a, const Event& b) { return a.t != b.t ? a.t > b.t : a.seq > b.seq; }
-
-  // A first-in first-out ring buffer: no allocation once grown. Its size is a power of two, so
-  // that wrapping around is a mask, not a division.
-  template <class T> class Ring {
-  public:
-    bool empty() const { return count_ == 0; }
-    T& front() { return items_[head_]; }
-    void push_back(const T& x) {
-      if (count_ == items_.size()) { // full: grow, keeping the order
-        std::vector<T> grown(std::max<size_t>(64, 2 * items_.size()));
-        for (size_t i = 0; i < count_; ++i)
-          grown[i] = items_[(head_ + i) & (items_.size() - 1)];
-        items_.swap(grown);
-        head_ = 0;
-      }
-      items_[(head_ + count_) & (items_.size() - 1)] = x;
-      ++count_;
-    }
-    T pop_front() {
-      const T x = items_[head_];
-      head_ = (head_ + 1) & (items_.size() - 1);
-      --count_;
-      return x;
-    }
-
-  private:
-    std::vector<T> items_;
-    size_t head_ = 0;
-    size_t count_ = 0;
-  };
 
   // Events after now: a binary min-heap on (t, seq).
   void heap_push(const Event& e);

@@ -6,9 +6,9 @@
 //   svc.submit(ns, callback);   // callback runs as an event when the job is done
 #pragma once
 
+#include "models/core/ring.hpp"
 #include "models/cpu/host_cpu.hpp"
 
-#include <deque>
 #include <vector>
 
 namespace exsim {
@@ -36,7 +36,7 @@ private:
   HostCpu& cpu_;
   int threads_;
   int busy_ = 0;
-  std::deque<Job> queue_;
+  Ring<Job> queue_;
   std::vector<Callback> running_; // by slot
   std::vector<uint64_t> free_slots_;
 };

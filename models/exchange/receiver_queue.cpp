@@ -79,7 +79,8 @@ void ReceiverQueues::promote_deferred(int queue, int max_tasks, std::vector<Defe
 std::vector<DeferredRpc> ReceiverQueues::drain_deferred() {
   std::vector<DeferredRpc> out;
   for (auto& q : queues_) {
-    out.insert(out.end(), q.deferred.begin(), q.deferred.end());
+    for (size_t i = 0; i < q.deferred.size(); ++i)
+      out.push_back(q.deferred[i]);
     q.deferred.clear();
   }
   deferred_bytes_ = 0;

@@ -14,8 +14,9 @@
 //   else q.defer({rpc_id, sender, bytes});
 #pragma once
 
+#include "models/core/ring.hpp"
+
 #include <cstdint>
-#include <deque>
 #include <vector>
 
 namespace exsim {
@@ -72,8 +73,8 @@ public:
 
 private:
   struct Queue {
-    std::deque<QueuedBatch> batches;
-    std::deque<DeferredRpc> deferred;
+    Ring<QueuedBatch> batches;
+    Ring<DeferredRpc> deferred;
     int64_t queued_bytes = 0;
     int64_t reserved_bytes = 0; // admitted or promoted, not yet enqueued
     int pending = 0;            // batches reserved, not yet enqueued

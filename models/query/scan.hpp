@@ -7,13 +7,13 @@
 #pragma once
 
 #include "models/core/coro.hpp"
+#include "models/core/ring.hpp"
 #include "models/core/round.hpp"
 #include "models/cpu/thread.hpp"
 #include "models/query/late_rows.hpp"
 
 #include <algorithm>
 #include <cmath>
-#include <deque>
 #include <memory>
 #include <vector>
 
@@ -90,7 +90,7 @@ private:
   bool started_ = false;
   int64_t rows_left_ = 0; // not yet taken by a scanner thread
   int running_ = 0;
-  std::deque<Queued> queue_;
+  Ring<Queued> queue_;
   std::vector<std::unique_ptr<SimThread>> threads_;
   std::vector<Task> tasks_;
   Waiter reader_;
