@@ -16,6 +16,15 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 // never hides a real change; far above rounding of shares that are not themselves below it.
 constexpr double kSameShare = 1e-10;
 
+// The hash of a route holding `count` flows (0 for none, so that the empty network hashes to 0).
+uint64_t route_term(int route, int count) {
+  if (count == 0) return 0;
+  uint64_t x = (static_cast<uint64_t>(route) << 16 | static_cast<uint64_t>(count)) + 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
 bool same_share(double a, double b) {
   if (a == b) return true;
   if (std::isinf(a) || std::isinf(b)) return false;
@@ -39,6 +48,14 @@ NetworkShare::NetworkShare(int hosts, double nic_bytes_per_s, double loopback_by
   for (Link& l : links_)
     l.level = kInf;
   route_delta_.assign(static_cast<size_t>(hosts) * static_cast<size_t>(hosts), 0);
+  route_count_.assign(route_delta_.size(), 0);
+  const size_t entry_bytes = route_count_.size() * (sizeof(uint16_t) + sizeof(double) + sizeof(int)) +
+                            links_.size() * sizeof(double) + 4 * sizeof(std::pair<uint64_t, uint32_t>);
+  memo_.max_entries = std::min<size_t>(p.remember_bytes / entry_bytes, size_t{1} << 20);
+  size_t slots = 16;
+  while (slots < 2 * memo_.max_entries)
+    slots *= 2;
+  if (memo_.max_entries > 0) memo_.index.assign(slots, {0, 0});
 }
 
 int NetworkShare::route_of(const Flow& f) const {
@@ -50,9 +67,15 @@ int NetworkShare::route_of(const Flow& f) const {
 }
 
 void NetworkShare::count_route(const Flow& f, int delta) {
-  int& d = route_delta_[static_cast<size_t>(route_of(f))];
-  if (d == 0) routes_touched_.push_back(route_of(f));
+  const int r = route_of(f);
+  uint16_t& c = route_count_[static_cast<size_t>(r)];
+  if (delta > 0 && c == UINT16_MAX) throw std::length_error("NetworkShare: too many transfers on one route");
+  int& d = route_delta_[static_cast<size_t>(r)];
+  if (d == 0) routes_touched_.push_back(r);
   d += delta;
+  config_hash_ ^= route_term(r, c);
+  c = static_cast<uint16_t>(c + delta);
+  config_hash_ ^= route_term(r, c);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -232,8 +255,11 @@ void NetworkShare::solve() {
       for (size_t l = 0; l < links_.size(); ++l)
         if (!links_[l].flows.empty() || links_[l].level != kInf) region_.push_back(static_cast<int>(l));
     }
+    if (whole) {
+      whole_solve(region_);
+      break;
+    }
     region_solve(region_);
-    if (whole) break;
     // Outside links that carry a flow whose share changed: do their levels still hold? With a
     // slack, only those whose flows' shares have drifted by more than it are checked.
     candidates_.clear();
@@ -405,6 +431,85 @@ void NetworkShare::region_solve(const std::vector<int>& region) {
       fl.via = fl.cap_link;
     }
   }
+}
+
+// A whole solve: the remembered result of this configuration, or progressive filling (then
+// remembered while there is room).
+void NetworkShare::whole_solve(const std::vector<int>& region) {
+  if (recall(region)) {
+    stats_.remembered++;
+    return;
+  }
+  region_solve(region);
+  remember();
+}
+
+// What region_solve leaves for commit, from the entry of this configuration: the region's links
+// stamped with their levels, and touched_ listing the flows in the order region_solve visits them,
+// each with its route's share and bottleneck link.
+bool NetworkShare::recall(const std::vector<int>& region) {
+  if (memo_.index.empty()) return false;
+  const size_t mask = memo_.index.size() - 1;
+  const size_t routes = route_count_.size();
+  size_t entry = 0;
+  for (size_t i = static_cast<size_t>(config_hash_) & mask;; i = (i + 1) & mask) {
+    const auto& [hash, slot] = memo_.index[i];
+    if (slot == 0) return false;
+    if (hash == config_hash_ &&
+        std::equal(route_count_.begin(), route_count_.end(), memo_.counts.begin() + static_cast<std::ptrdiff_t>((slot - 1) * routes))) {
+      entry = slot - 1;
+      break;
+    }
+  }
+  ++stamp_;
+  stats_.region_links += region.size();
+  const double* levels = &memo_.levels[entry * links_.size()];
+  const double* rates = &memo_.rates[entry * routes];
+  const int* via = &memo_.via[entry * routes];
+  for (int l : region) {
+    Link& ln = links_[static_cast<size_t>(l)];
+    ln.stamp = stamp_;
+    ln.drift = 0;
+    ln.new_level = levels[l];
+  }
+  touched_.clear();
+  for (int l : region)
+    for (int f : links_[static_cast<size_t>(l)].flows) {
+      Flow& fl = flows_[static_cast<size_t>(f)];
+      if (fl.stamp == stamp_) continue;
+      fl.stamp = stamp_;
+      fl.fixed = true;
+      const int r = route_of(fl);
+      fl.new_rate = rates[r];
+      fl.via = via[r];
+      touched_.push_back(f);
+    }
+  stats_.region_flows += touched_.size();
+  return true;
+}
+
+// Keeps the whole solve just made under the current configuration.
+void NetworkShare::remember() {
+  if (memo_.entries >= memo_.max_entries) return;
+  const size_t routes = route_count_.size();
+  const size_t entry = memo_.entries++;
+  memo_.counts.insert(memo_.counts.end(), route_count_.begin(), route_count_.end());
+  memo_.levels.resize((entry + 1) * links_.size(), kInf);
+  memo_.rates.resize((entry + 1) * routes, 0);
+  memo_.via.resize((entry + 1) * routes, -1);
+  for (size_t l = 0; l < links_.size(); ++l)
+    if (links_[l].stamp == stamp_) memo_.levels[entry * links_.size() + l] = links_[l].new_level;
+  for (int f : touched_) {
+    const Flow& fl = flows_[static_cast<size_t>(f)];
+    const size_t r = static_cast<size_t>(route_of(fl));
+    memo_.rates[entry * routes + r] = fl.new_rate;
+    memo_.via[entry * routes + r] = fl.via;
+  }
+  const size_t mask = memo_.index.size() - 1;
+  size_t i = static_cast<size_t>(config_hash_) & mask;
+  while (memo_.index[i].second != 0)
+    i = (i + 1) & mask;
+  memo_.index[i] = {config_hash_, static_cast<uint32_t>(entry + 1)};
 }
 
 void NetworkShare::fix(int f, double value, int via) {
