@@ -49,9 +49,11 @@ NetworkShare::NetworkShare(int hosts, double nic_bytes_per_s, double loopback_by
     l.level = kInf;
   route_delta_.assign(static_cast<size_t>(hosts) * static_cast<size_t>(hosts), 0);
   route_count_.assign(route_delta_.size(), 0);
-  const size_t entry_bytes = route_count_.size() * (sizeof(uint16_t) + sizeof(double) + sizeof(int)) +
-                            links_.size() * sizeof(double) + 4 * sizeof(std::pair<uint64_t, uint32_t>);
-  memo_.max_entries = std::min<size_t>(p.remember_bytes / entry_bytes, size_t{1} << 20);
+  // A route's bottleneck + 1 is kept in 16 bits.
+  const size_t entry_bytes = 2 * route_count_.size() * sizeof(uint16_t) + links_.size() * sizeof(double) +
+                             4 * sizeof(std::pair<uint32_t, uint32_t>);
+  if (links_.size() < UINT16_MAX)
+    memo_.max_entries = std::min<size_t>(p.remember_bytes / entry_bytes, size_t{1} << 20);
   size_t slots = 16;
   while (slots < 2 * memo_.max_entries)
     slots *= 2;
@@ -446,26 +448,26 @@ void NetworkShare::whole_solve(const std::vector<int>& region) {
 
 // What region_solve leaves for commit, from the entry of this configuration: the region's links
 // stamped with their levels, and touched_ listing the flows in the order region_solve visits them,
-// each with its route's share and bottleneck link.
+// each with its route's bottleneck link and that link's level as its share.
 bool NetworkShare::recall(const std::vector<int>& region) {
   if (memo_.index.empty()) return false;
   const size_t mask = memo_.index.size() - 1;
   const size_t routes = route_count_.size();
-  size_t entry = 0;
+  const auto high = static_cast<uint32_t>(config_hash_ >> 32);
+  const uint16_t* entry = nullptr;
+  size_t e = 0;
   for (size_t i = static_cast<size_t>(config_hash_) & mask;; i = (i + 1) & mask) {
-    const auto& [hash, slot] = memo_.index[i];
+    const auto [h, slot] = memo_.index[i];
     if (slot == 0) return false;
-    if (hash == config_hash_ &&
-        std::equal(route_count_.begin(), route_count_.end(), memo_.counts.begin() + static_cast<std::ptrdiff_t>((slot - 1) * routes))) {
-      entry = slot - 1;
-      break;
-    }
+    if (h != high) continue;
+    e = slot - 1;
+    entry = &memo_.routes[e * 2 * routes];
+    if (std::equal(route_count_.begin(), route_count_.end(), entry)) break;
   }
   ++stamp_;
   stats_.region_links += region.size();
-  const double* levels = &memo_.levels[entry * links_.size()];
-  const double* rates = &memo_.rates[entry * routes];
-  const int* via = &memo_.via[entry * routes];
+  const double* levels = &memo_.levels[e * links_.size()];
+  const uint16_t* bottleneck = entry + routes;
   for (int l : region) {
     Link& ln = links_[static_cast<size_t>(l)];
     ln.stamp = stamp_;
@@ -479,37 +481,40 @@ bool NetworkShare::recall(const std::vector<int>& region) {
       if (fl.stamp == stamp_) continue;
       fl.stamp = stamp_;
       fl.fixed = true;
-      const int r = route_of(fl);
-      fl.new_rate = rates[r];
-      fl.via = via[r];
+      fl.via = bottleneck[route_of(fl)] - 1;
+      fl.new_rate = fl.via >= 0 ? levels[fl.via] : 0;
       touched_.push_back(f);
     }
   stats_.region_flows += touched_.size();
   return true;
 }
 
-// Keeps the whole solve just made under the current configuration.
+// Keeps the whole solve just made under the current configuration. In a whole solve every flow
+// is fixed by its bottleneck link at that link's level, or left at 0 with none; a solve where
+// that does not hold is not kept.
 void NetworkShare::remember() {
   if (memo_.entries >= memo_.max_entries) return;
-  const size_t routes = route_count_.size();
-  const size_t entry = memo_.entries++;
-  memo_.counts.insert(memo_.counts.end(), route_count_.begin(), route_count_.end());
-  memo_.levels.resize((entry + 1) * links_.size(), kInf);
-  memo_.rates.resize((entry + 1) * routes, 0);
-  memo_.via.resize((entry + 1) * routes, -1);
-  for (size_t l = 0; l < links_.size(); ++l)
-    if (links_[l].stamp == stamp_) memo_.levels[entry * links_.size() + l] = links_[l].new_level;
   for (int f : touched_) {
     const Flow& fl = flows_[static_cast<size_t>(f)];
-    const size_t r = static_cast<size_t>(route_of(fl));
-    memo_.rates[entry * routes + r] = fl.new_rate;
-    memo_.via[entry * routes + r] = fl.via;
+    const double expected = fl.via >= 0 ? links_[static_cast<size_t>(fl.via)].new_level : 0;
+    if (!(fl.new_rate == expected)) return;
+  }
+  const size_t routes = route_count_.size();
+  const size_t e = memo_.entries++;
+  memo_.routes.insert(memo_.routes.end(), route_count_.begin(), route_count_.end());
+  memo_.routes.resize((e + 1) * 2 * routes, 0);
+  memo_.levels.resize((e + 1) * links_.size(), kInf);
+  for (size_t l = 0; l < links_.size(); ++l)
+    if (links_[l].stamp == stamp_) memo_.levels[e * links_.size() + l] = links_[l].new_level;
+  for (int f : touched_) {
+    const Flow& fl = flows_[static_cast<size_t>(f)];
+    memo_.routes[e * 2 * routes + routes + static_cast<size_t>(route_of(fl))] = static_cast<uint16_t>(fl.via + 1);
   }
   const size_t mask = memo_.index.size() - 1;
   size_t i = static_cast<size_t>(config_hash_) & mask;
   while (memo_.index[i].second != 0)
     i = (i + 1) & mask;
-  memo_.index[i] = {config_hash_, static_cast<uint32_t>(entry + 1)};
+  memo_.index[i] = {static_cast<uint32_t>(config_hash_ >> 32), static_cast<uint32_t>(e + 1)};
 }
 
 void NetworkShare::fix(int f, double value, int via) {

@@ -237,15 +237,13 @@ private:
   // Flows per route now, and a hash of that configuration (updated as routes gain and lose flows).
   std::vector<uint16_t> route_count_;
   uint64_t config_hash_ = 0;
-  // Remembered whole solves, by configuration: per entry the flows per route, each link's level
-  // and each route's share and bottleneck link (flat arrays, an entry after another).
+  // Remembered whole solves, by configuration: per entry the flows per route and each route's
+  // bottleneck link, and each link's level (a route's share is its bottleneck's level).
   struct Memo {
     size_t max_entries = 0;
-    std::vector<std::pair<uint64_t, uint32_t>> index; // open addressing on the hash: (hash, entry + 1)
-    std::vector<uint16_t> counts;
-    std::vector<double> levels;
-    std::vector<double> rates;
-    std::vector<int> via;
+    std::vector<std::pair<uint32_t, uint32_t>> index; // open addressing: (hash's high half, entry + 1)
+    std::vector<uint16_t> routes;                     // per entry: counts, then bottleneck + 1 (0: none)
+    std::vector<double> levels;                       // per entry: each link's level
     size_t entries = 0;
   } memo_;
   std::vector<int> routes_touched_;
