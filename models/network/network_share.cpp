@@ -325,6 +325,22 @@ bool NetworkShare::place_new_flows() {
   return true;
 }
 
+// Every flow on the region's links once, in the order a solve visits them (the links in order,
+// each link's flows in order): stamped, listed in touched_ (commit works in that order) and
+// given to `visit`.
+template <class Visit> void NetworkShare::for_region_flows(const std::vector<int>& region, Visit visit) {
+  touched_.clear();
+  for (int l : region)
+    for (int f : links_[static_cast<size_t>(l)].flows) {
+      Flow& fl = flows_[static_cast<size_t>(f)];
+      if (fl.stamp == stamp_) continue;
+      fl.stamp = stamp_;
+      touched_.push_back(f);
+      visit(f, fl);
+    }
+  stats_.region_flows += touched_.size();
+}
+
 // Progressive filling on `region`, the levels of links outside it capping the flows that cross
 // them, as SimGrid's maxmin_solve does on the whole system.
 void NetworkShare::region_solve(const std::vector<int>& region) {
@@ -339,32 +355,25 @@ void NetworkShare::region_solve(const std::vector<int>& region) {
     ln.new_level = kInf;
     ln.active = false;
   }
-  touched_.clear();
   caps_.clear();
-  for (int l : region)
-    for (int f : links_[static_cast<size_t>(l)].flows) {
-      Flow& fl = flows_[static_cast<size_t>(f)];
-      if (fl.stamp == stamp_) continue;
-      fl.stamp = stamp_;
-      fl.fixed = false;
-      fl.cap = fl.bound;
-      fl.cap_link = -1;
-      double inside = kInf; // the least capacity among its links in the region
-      for (int k : fl.link) {
-        if (k < 0) continue;
-        const Link& lk = links_[static_cast<size_t>(k)];
-        if (lk.stamp == stamp_) {
-          inside = std::min(inside, lk.capacity);
-        } else if (lk.level < fl.cap) {
-          fl.cap = lk.level;
-          fl.cap_link = k;
-        }
+  for_region_flows(region, [&](int f, Flow& fl) {
+    fl.fixed = false;
+    fl.cap = fl.bound;
+    fl.cap_link = -1;
+    double inside = kInf; // the least capacity among its links in the region
+    for (int k : fl.link) {
+      if (k < 0) continue;
+      const Link& lk = links_[static_cast<size_t>(k)];
+      if (lk.stamp == stamp_) {
+        inside = std::min(inside, lk.capacity);
+      } else if (lk.level < fl.cap) {
+        fl.cap = lk.level;
+        fl.cap_link = k;
       }
-      touched_.push_back(f);
-      // A share never exceeds the capacity of a link it crosses: a cap that high cannot bind.
-      if (fl.cap < inside) caps_.emplace_back(fl.cap, f);
     }
-  stats_.region_flows += touched_.size();
+    // A share never exceeds the capacity of a link it crosses: a cap that high cannot bind.
+    if (fl.cap < inside) caps_.emplace_back(fl.cap, f);
+  });
   // A link's remaining capacity per unfixed flow only grows as flows are fixed (each at most the
   // current minimum), so the heap keeps one entry per link and refreshes a stale one when it
   // comes to the top: no heap operation per fixed flow.
@@ -474,18 +483,11 @@ bool NetworkShare::recall(const std::vector<int>& region) {
     ln.drift = 0;
     ln.new_level = levels[l];
   }
-  touched_.clear();
-  for (int l : region)
-    for (int f : links_[static_cast<size_t>(l)].flows) {
-      Flow& fl = flows_[static_cast<size_t>(f)];
-      if (fl.stamp == stamp_) continue;
-      fl.stamp = stamp_;
-      fl.fixed = true;
-      fl.via = bottleneck[route_of(fl)] - 1;
-      fl.new_rate = fl.via >= 0 ? levels[fl.via] : 0;
-      touched_.push_back(f);
-    }
-  stats_.region_flows += touched_.size();
+  for_region_flows(region, [&](int, Flow& fl) {
+    fl.fixed = true;
+    fl.via = bottleneck[route_of(fl)] - 1;
+    fl.new_rate = fl.via >= 0 ? levels[fl.via] : 0;
+  });
   return true;
 }
 
@@ -508,7 +510,8 @@ void NetworkShare::remember() {
     if (links_[l].stamp == stamp_) memo_.levels[e * links_.size() + l] = links_[l].new_level;
   for (int f : touched_) {
     const Flow& fl = flows_[static_cast<size_t>(f)];
-    memo_.routes[e * 2 * routes + routes + static_cast<size_t>(route_of(fl))] = static_cast<uint16_t>(fl.via + 1);
+    memo_.routes[e * 2 * routes + routes + static_cast<size_t>(route_of(fl))] =
+        static_cast<uint16_t>(fl.via + 1);
   }
   const size_t mask = memo_.index.size() - 1;
   size_t i = static_cast<size_t>(config_hash_) & mask;

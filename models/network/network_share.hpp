@@ -192,6 +192,7 @@ private:
   bool place_new_flows();
   int route_of(const Flow& f) const;
   void count_route(const Flow& f, int delta);
+  template <class Visit> void for_region_flows(const std::vector<int>& region, Visit visit);
   void region_solve(const std::vector<int>& region);
   void whole_solve(const std::vector<int>& region);
   bool recall(const std::vector<int>& region);
