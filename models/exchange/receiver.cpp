@@ -132,28 +132,36 @@ int Receiver::wanted_queue() {
   return -1;
 }
 
-Task Receiver::next(SimThread& t, int64_t& rows) {
+// One look at the queues: true when the reader is done (a batch taken, or the stream over with 0
+// rows); false when queue `wait_queue` has nothing yet.
+bool Receiver::poll(SimThread& t, int64_t& rows, int& wait_queue) {
   rows = 0;
-  while (true) {
-    if (state_ == State::cancelled) throw Stop{};
-    t.check_stop();
-    if (state_ == State::closed) co_return;
-    const int q = wanted_queue();
-    if (q < 0) {
-      end(&t.path);
-      co_return;
-    }
-    if (queues_.has_batch(q)) {
-      const QueuedBatch b = queues_.pop(q);
-      if (c_.TotalBytesDequeued == 0) c_.FirstBatchWaitTime = now() - c_.start_s;
-      c_.TotalBytesDequeued += b.bytes;
-      c_.RowsDequeued += b.rows;
-      x_.add_receiver_bytes(-b.bytes);
-      if (queues_.merging()) cursor_ = (q + 1) % queues_.queues();
-      promote(q, t.path);
-      rows = b.rows;
-      co_return;
-    }
+  if (state_ == State::cancelled) throw Stop{};
+  t.check_stop();
+  if (state_ == State::closed) return true;
+  const int q = wanted_queue();
+  if (q < 0) {
+    end(&t.path);
+    return true;
+  }
+  if (queues_.has_batch(q)) {
+    const QueuedBatch b = queues_.pop(q);
+    if (c_.TotalBytesDequeued == 0) c_.FirstBatchWaitTime = now() - c_.start_s;
+    c_.TotalBytesDequeued += b.bytes;
+    c_.RowsDequeued += b.rows;
+    x_.add_receiver_bytes(-b.bytes);
+    if (queues_.merging()) cursor_ = (q + 1) % queues_.queues();
+    promote(q, t.path);
+    rows = b.rows;
+    return true;
+  }
+  wait_queue = q;
+  return false;
+}
+
+Task Receiver::next(SimThread& t, int64_t& rows) {
+  int q = -1;
+  while (!poll(t, rows, q)) {
     const double t0 = now();
     reader_queue_ = q;
     wake_path_set_ = false;

@@ -30,6 +30,12 @@ public:
   // ended and been read (or the receiver was closed). Waits while nothing is queued; the waiting
   // thread's path becomes that of the batch it waited for. Throws Stop when the query stops.
   Task next(SimThread& t, int64_t& rows);
+  // What next() does when it need not wait, without a coroutine: true when it is done (a batch
+  // taken, or 0 rows at the end); false when nothing is queued yet (then next() waits).
+  bool take_ready(SimThread& t, int64_t& rows) {
+    int q = -1;
+    return poll(t, rows, q);
+  }
   // The fragment above stopped reading: later RPCs are answered "receiver closed".
   void close();
   // The query is stopping: everything held is answered without data, the reader is woken.
@@ -49,6 +55,7 @@ private:
   RpcStatus answer_when_stopped() const;
   void promote(int queue, const Path& reader);
   int wanted_queue();
+  bool poll(SimThread& t, int64_t& rows, int& wait_queue);
   void wake_reader(const Request* cause);
   void end(const Path* path = nullptr); // path: its reader's, when the stream ended
   void stop(State why);

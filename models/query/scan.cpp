@@ -29,6 +29,12 @@ Task ScanNode::next(SimThread& t, int64_t& rows) {
     co_await reader_.wait();
   }
   t.check_stop();
+  pop_batch(t, rows);
+}
+
+// The reader takes the oldest queued batch, with the path of the scanner that made it when that
+// is the later, and wakes a scanner thread waiting for room.
+void ScanNode::pop_batch(SimThread& t, int64_t& rows) {
   rows = queue_.front().rows;
   t.adopt_then_catch_up(queue_.front().path, PathPart::cpu_scan);
   queue_.pop_front();
