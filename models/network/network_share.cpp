@@ -502,6 +502,10 @@ void NetworkShare::remember() {
     if (!(fl.new_rate == expected)) return;
   }
   const size_t routes = route_count_.size();
+  if (memo_.entries == 0) { // the whole budget at once: growing by doubling could take twice it
+    memo_.routes.reserve(memo_.max_entries * 2 * routes);
+    memo_.levels.reserve(memo_.max_entries * links_.size());
+  }
   const size_t e = memo_.entries++;
   memo_.routes.insert(memo_.routes.end(), route_count_.begin(), route_count_.end());
   memo_.routes.resize((e + 1) * 2 * routes, 0);

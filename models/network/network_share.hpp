@@ -45,10 +45,10 @@
 // - Whole solves are remembered. Solved whole, the shares depend on nothing but how many flows
 //   take each route: the links saturate in the order of their remaining capacity per flow, and a
 //   link's flows are all fixed at one value, so the order in which flows were added changes no
-//   rounding. The result of a whole solve (each link's level, each route's share and bottleneck)
-//   is kept under that configuration, up to a memory budget (remember_bytes), and reused when it
-//   comes back. On the TPC-DS workload's five executors, 74% (q67a) to 99.9% (q72) of a query's
-//   whole solves are answered so.
+//   rounding. The result of a whole solve (each link's level, each route's bottleneck link, whose
+//   level is the route's share) is kept under that configuration, up to a memory budget
+//   (remember_bytes), and reused when it comes back. On the TPC-DS workload's five executors, 83%
+//   (q67a) to 99.9% (q72) of a query's whole solves are answered so.
 // Cost per event: the region's flows (the links it touched times the flows on each: the number
 // of transfers a host has in flight, at most hosts per NIC with one connection per host pair),
 // plus O(log) per group whose share changed and per flow that changed group. When the region
