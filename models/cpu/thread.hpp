@@ -35,22 +35,11 @@ public:
 
   // After a wait ended by something else's progress: the path of that progress, when it is the
   // later of the two (the critical path is the one that arrived last).
-  void adopt(const Path& p) {
-    if (p.total() > path.total()) path = p;
-  }
+  void adopt(const Path& p) { adopted_total(p); }
   // After a wait: time not yet accounted for goes to `part`.
   void catch_up(PathPart part) { catch_up(part, path.total()); }
   // adopt(p) then catch_up(part), each path summed once.
-  void adopt_then_catch_up(const Path& p, PathPart part) {
-    const double theirs = p.total();
-    const double mine = path.total();
-    if (theirs > mine) {
-      path = p;
-      catch_up(part, theirs);
-    } else {
-      catch_up(part, mine);
-    }
-  }
+  void adopt_then_catch_up(const Path& p, PathPart part) { catch_up(part, adopted_total(p)); }
 
   double now() const { return sched.now(); }
   void check_stop() const {
@@ -85,6 +74,14 @@ public:
   Flush flush() { return Flush{*this}; }
 
 private:
+  // adopt(p); returns the total of the path kept.
+  double adopted_total(const Path& p) {
+    const double theirs = p.total();
+    const double mine = path.total();
+    if (!(theirs > mine)) return mine;
+    path = p;
+    return theirs;
+  }
   void catch_up(PathPart part, double total) {
     const double gap = (now() - origin) - total;
     if (gap > 0) path.add(part, gap);

@@ -28,8 +28,7 @@ Task ScanNode::next(SimThread& t, int64_t& rows) {
     if (running_ == 0) co_return;
     co_await reader_.wait();
   }
-  t.check_stop();
-  pop_batch(t, rows);
+  take_queued(t, rows);
 }
 
 // The reader takes the oldest queued batch, with the path of the scanner that made it when that
