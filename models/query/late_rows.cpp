@@ -23,6 +23,10 @@ double RowMix::late_rows() const {
   return s;
 }
 
+bool RowMix::clean(double scale) const {
+  return std::none_of(parts.begin(), parts.end(), [&](const Part& p) { return p.rows * scale > 0; });
+}
+
 void RowMix::add(const Part* begin, const Part* end, double scale) {
   for (const Part* q = begin; q != end; ++q) {
     const double rows = q->rows * scale;
@@ -60,14 +64,15 @@ double RowMix::drop_at(const std::vector<int>& built) {
   return dropped;
 }
 
-void CollectorMix::route(int channel, int64_t rows, int64_t held, const RowMix& late) {
-  if (late.clean() && pending_.empty()) return;
+void CollectorMix::route(int channel, int64_t rows, int64_t held, const RowMix& late, double share) {
+  const bool clean = late.clean(share);
+  if (clean && pending_.empty()) return;
   if (pending_.empty()) pending_.resize(static_cast<size_t>(channels_));
   Pending& p = pending_.at(static_cast<size_t>(channel));
-  if (late.clean() && p.rows <= 0) return;
+  if (clean && p.rows <= 0) return;
   if (p.rows <= 0) p.rows = static_cast<double>(held);
   p.rows += static_cast<double>(rows);
-  p.late.add(late);
+  p.late.add(late, share);
 }
 
 RowMix CollectorMix::leave(int channel, int64_t rows) {

@@ -34,6 +34,8 @@ struct RowMix {
   // `rows` rows that passed without the filters `missing` (empty: ordinary rows).
   static RowMix late(const std::vector<int>& missing, double rows);
   bool clean() const { return parts.empty(); }
+  // Whether this x `scale` has no late rows (what add(*this, scale) would add nothing of).
+  bool clean(double scale) const;
   double late_rows() const;
   // Adds `m` x `scale`.
   void add(const RowMix& m, double scale = 1) { add(m.parts.data(), m.parts.data() + m.parts.size(), scale); }
@@ -55,12 +57,14 @@ const std::vector<int>* late_set(const std::vector<int>& missing);
 // Only what is late is stored: a sender whose batches were all ordinary holds nothing.
 //   CollectorMix c(channels);
 //   c.route(channel, rows, held, m);         // `rows` routed with late rows `m`, `held` already waiting
+//   c.route(channel, rows, held, batch, f);  // ... with the share f of a batch's late rows
 //   RowMix sent = c.leave(channel, rows);    // a batch of `rows` leaves
 class CollectorMix {
 public:
   explicit CollectorMix(int channels) : channels_(channels) {}
-  // `rows` routed to `channel`, whose collector held `held` rows, `late` of them late.
-  void route(int channel, int64_t rows, int64_t held, const RowMix& late);
+  // `rows` routed to `channel`, whose collector held `held` rows, `late` x `share` of them late
+  // (a sender routes a share of its batch's late rows without making a mix of them).
+  void route(int channel, int64_t rows, int64_t held, const RowMix& late, double share = 1);
   // A batch of `rows` leaves `channel`: the late rows it carries.
   RowMix leave(int channel, int64_t rows);
 

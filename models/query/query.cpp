@@ -701,13 +701,14 @@ bool QueryRuntime::is_broadcast_join(int fragment, int join_op) const {
 // The sender routes `rows` of the batch it is sending to `channel`, whose collector held `held`
 // rows: they wait there with their share of the batch's late rows.
 void QueryRuntime::route_late(Instance& in, int exchange, int channel, int64_t rows, int64_t held) {
-  RowMix m;
-  if (in.sending_rows > 0) m.add(in.sending, static_cast<double>(rows) / static_cast<double>(in.sending_rows));
+  static const RowMix none;
+  const RowMix& batch = in.sending_rows > 0 ? in.sending : none;
+  const double share = in.sending_rows > 0 ? static_cast<double>(rows) / static_cast<double>(in.sending_rows) : 0;
   if (!in.collected) {
-    if (m.clean()) return; // a sender that never routed late rows keeps nothing
+    if (batch.clean(share)) return; // a sender that never routed late rows keeps nothing
     in.collected = std::make_unique<CollectorMix>(spec.exchanges.at(static_cast<size_t>(exchange)).receivers());
   }
-  in.collected->route(channel, rows, held, m);
+  in.collected->route(channel, rows, held, batch, share);
 }
 
 // A batch of `rows` leaves for `channel`: that receiver's stream gets it with its late rows.
