@@ -53,13 +53,16 @@ public:
     debt_total_ += ns;
   }
 
+  // CPU work charged and not yet run: a flush now would wait for it.
+  bool owes_cpu() const { return debt_total_ > 0; }
+
   struct Flush {
     SimThread& t;
     double started = 0;
     double ns = 0;
     bool await_ready() noexcept {
       ns = t.debt_total_;
-      return !(ns > 0);
+      return !t.owes_cpu();
     }
     void await_suspend(std::coroutine_handle<> h) {
       started = t.now();

@@ -108,20 +108,24 @@ void Sender::serialize(int64_t rows, bool compressed) {
   t_.charge(PathPart::cpu_exchange_send, ns);
 }
 
+// Serializes a batch for channel r and transmits it; no coroutine of its own (transmit's is the
+// one that waits).
 Task Sender::send_batch(int r, int64_t rows) {
   if (channels_[static_cast<size_t>(r)].receiver_closed()) {
     leaves(r, rows);
     c_.RowsDropped += rows;
-    co_return;
+    return {};
   }
   const bool compressed = spec_.flags.compression && !plain_[static_cast<size_t>(r)];
   serialize(rows, compressed);
-  co_await transmit(r, rows, compressed);
+  return transmit(r, rows, compressed);
 }
 
-// Waits for a free slot on channel r, then starts TransmitData (skipped once r is closed).
+// Waits for a free slot on channel r, then starts TransmitData (skipped once r is closed). The
+// serialization owed runs first, here, so that a channel with a free slot then needs no wait.
 Task Sender::transmit(int r, int64_t rows, bool compressed) {
   Channel& ch = channels_[static_cast<size_t>(r)];
+  co_await t_.flush();
   co_await wait_for_slot(r, kFreeSlot);
   leaves(r, rows);
   if (ch.receiver_closed()) {
@@ -145,10 +149,22 @@ void Sender::leaves(int r, int64_t rows) {
   if (on_batch) on_batch(r, rows);
 }
 
+// EndDataStream on channel r once it is idle. A channel already idle, with no CPU owed, starts it
+// without a coroutine: at close most channels are.
 Task Sender::send_eos(int r) {
-  Channel& ch = channels_[static_cast<size_t>(r)];
+  if (!ready(r, 0)) return send_eos_after_wait(r);
+  check_stop();
+  start_eos(r);
+  return {};
+}
+
+Task Sender::send_eos_after_wait(int r) {
   co_await wait_for_slot(r, 0);
-  if (ch.receiver_closed()) co_return;
+  start_eos(r);
+}
+
+void Sender::start_eos(int r) {
+  if (channels_[static_cast<size_t>(r)].receiver_closed()) return;
   Request* req = x_.requests.get();
   req->kind = RequestKind::eos;
   start_rpc(r, req);
@@ -183,10 +199,22 @@ bool Sender::holds(const Channel& ch, int max_in_flight) {
   return max_in_flight == kFreeSlot ? ch.has_free_slot() : ch.in_flight() <= max_in_flight;
 }
 
+// No CPU owed and channel r already holds: a wait for it ends at once (the flush has nothing to
+// run), so it needs no coroutine.
+bool Sender::ready(int r, int max_in_flight) const {
+  return !t_.owes_cpu() && holds(channels_[static_cast<size_t>(r)], max_in_flight);
+}
+
 // Waits (InactiveTotalTime) until channel r has at most `max_in_flight` RPCs in flight (kFreeSlot:
 // fewer than its K now, which an adaptive K may move while the thread waits). The CPU work owed
 // so far runs first: it is what the thread did before it reached the wait.
 Task Sender::wait_for_slot(int r, int max_in_flight) {
+  if (!ready(r, max_in_flight)) return wait_for_slot_suspending(r, max_in_flight);
+  check_stop();
+  return {};
+}
+
+Task Sender::wait_for_slot_suspending(int r, int max_in_flight) {
   co_await t_.flush();
   check_stop();
   if (holds(channels_[static_cast<size_t>(r)], max_in_flight)) co_return;

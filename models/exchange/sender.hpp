@@ -54,11 +54,16 @@ private:
   Task send_batch(int r, int64_t rows);
   Task transmit(int r, int64_t rows, bool compressed);
   Task send_eos(int r);
+  Task send_eos_after_wait(int r);
+  void start_eos(int r);
   void leaves(int r, int64_t rows);
   void start_rpc(int r, Request* req);
   static constexpr int kFreeSlot = -1; // wait_for_slot: until the channel has a free slot
   static bool holds(const Channel& ch, int max_in_flight);
+  // A wait that ends at once returns an empty task: no coroutine frame (most of close()'s waits).
+  bool ready(int r, int max_in_flight) const;
   Task wait_for_slot(int r, int max_in_flight);
+  Task wait_for_slot_suspending(int r, int max_in_flight);
   bool wait_satisfied() const;
   void serialize(int64_t rows, bool compressed);
   void set_collector_rows(int r, int64_t rows);
