@@ -9,6 +9,7 @@
 //   exsim::RpcOutcome done = ch.finish_rpc(slot, now, exsim::RpcStatus::ok);
 #pragma once
 
+#include "models/core/small_array.hpp"
 #include "models/window/window.hpp"
 
 #include <cstdint>
@@ -63,7 +64,7 @@ public:
 
 private:
   Window window_;
-  std::vector<Slot> slots_; // per window slot: the RPC it carries
+  SmallArray<Slot, 2> slots_; // per window slot: the RPC it carries (inline for K <= 2)
   bool receiver_closed_ = false;
 };
 

@@ -11,6 +11,7 @@
 //   w.finish(slot, now, exsim::Window::Release::later);   // ...  w.release(bytes);
 #pragma once
 
+#include "models/core/small_array.hpp"
 #include "models/window/window_policy.hpp"
 
 #include <cstdint>
@@ -66,7 +67,7 @@ private:
   // keeps is kept small (docs/speed.md, "Scaling with the cluster").
   static constexpr int64_t kFree = -1;
   WindowPolicy policy_;
-  std::vector<int64_t> slot_bytes_; // per slot: the bytes it reserved, kFree when not in flight
+  SmallArray<int64_t, 2> slot_bytes_; // per slot: the bytes it reserved, kFree when not in flight
   int in_flight_ = 0;
   int64_t max_bytes_;
   int64_t reserved_ = 0;
