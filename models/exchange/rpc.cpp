@@ -34,15 +34,11 @@ Path Request::path_at(double until) const {
   return p;
 }
 
-RequestPool::~RequestPool() {
-  for (Request* r : all_)
-    delete r;
-}
-
 Request* RequestPool::get() {
   if (free_.empty()) {
-    all_.push_back(new Request);
-    return all_.back();
+    blocks_.push_back(std::make_unique<Request[]>(kBlock));
+    for (std::size_t i = kBlock; i-- > 0;) // the block's first request is handed out first
+      free_.push_back(&blocks_.back()[i]);
   }
   Request* r = free_.back();
   free_.pop_back();
