@@ -36,7 +36,7 @@ Path Request::path_at(double until) const {
 
 Request* RequestPool::get() {
   if (free_.empty()) {
-    blocks_.push_back(std::make_unique<Request[]>(kBlock));
+    blocks_.emplace_back(new Request[kBlock]); // each made by its initialisers, without zeroing first
     for (std::size_t i = kBlock; i-- > 0;) // the block's first request is handed out first
       free_.push_back(&blocks_.back()[i]);
   }
