@@ -161,7 +161,13 @@ bool Receiver::poll(SimThread& t, int64_t& rows, int& wait_queue) {
 
 Task Receiver::next(SimThread& t, int64_t& rows) {
   int q = -1;
-  while (!poll(t, rows, q)) {
+  if (poll(t, rows, q)) return {};
+  return wait_for_batch(t, rows, q);
+}
+
+// Queue `q` had nothing: the reader waits until a batch arrives or the stream ends, and looks again.
+Task Receiver::wait_for_batch(SimThread& t, int64_t& rows, int q) {
+  do {
     const double t0 = now();
     reader_queue_ = q;
     wake_path_set_ = false;
@@ -172,7 +178,7 @@ Task Receiver::next(SimThread& t, int64_t& rows) {
       t.adopt_then_catch_up(wake_path_, PathPart::rtt);
     else
       t.catch_up(PathPart::rtt);
-  }
+  } while (!poll(t, rows, q));
 }
 
 // The reader took a batch: deferred RPCs that now fit are let in. What let them in is the reader's

@@ -29,13 +29,8 @@ public:
   // The reading thread takes the next batch: `rows` > 0, or 0 once every sender's stream has
   // ended and been read (or the receiver was closed). Waits while nothing is queued; the waiting
   // thread's path becomes that of the batch it waited for. Throws Stop when the query stops.
+  // When it need not wait, it starts no coroutine (the Task it returns is empty).
   Task next(SimThread& t, int64_t& rows);
-  // What next() does when it need not wait, without a coroutine: true when it is done (a batch
-  // taken, or 0 rows at the end); false when nothing is queued yet (then next() waits).
-  bool take_ready(SimThread& t, int64_t& rows) {
-    int q = -1;
-    return poll(t, rows, q);
-  }
   // The fragment above stopped reading: later RPCs are answered "receiver closed".
   void close();
   // The query is stopping: everything held is answered without data, the reader is woken.
@@ -56,6 +51,7 @@ private:
   void promote(int queue, const Path& reader);
   int wanted_queue();
   bool poll(SimThread& t, int64_t& rows, int& wait_queue);
+  Task wait_for_batch(SimThread& t, int64_t& rows, int queue);
   void wake_reader(const Request* cause);
   void end(const Path* path = nullptr); // path: its reader's, when the stream ended
   void stop(State why);

@@ -473,7 +473,7 @@ Task QueryRuntime::next_rows(Instance& in, const PipelineSpec& p, SimThread& t, 
   case SourceKind::scan:
     if (ScanNode* scan = in.scans[static_cast<size_t>(p.source_op)].get()) {
       co_await t.flush(); // taking a batch frees room a scanner thread may wait for
-      if (!scan->take_queued(t, rows)) co_await scan->next(t, rows);
+      co_await scan->next(t, rows);
       if (ScanFilters* sf = in.filters[static_cast<size_t>(p.source_op)].get()) late = sf->gate.take(rows);
       break;
     }
@@ -489,7 +489,7 @@ Task QueryRuntime::next_rows(Instance& in, const PipelineSpec& p, SimThread& t, 
     const OpSpec& o = f.ops.at(static_cast<size_t>(p.source_op));
     Receiver& rx = *exchanges.at(static_cast<size_t>(o.exchange))->receiver_objects.at(static_cast<size_t>(in.index));
     co_await t.flush(); // taking a batch may let a deferred RPC in
-    if (!rx.take_ready(t, rows)) co_await rx.next(t, rows);
+    co_await rx.next(t, rows);
     if (!late_streams_.empty())
       late = late_streams_[static_cast<size_t>(o.exchange)][static_cast<size_t>(in.index)].take(
           0, static_cast<double>(rows));

@@ -9,6 +9,14 @@ ScanNode::ScanNode(Scheduler& s, HostCpu& cpu, const bool& stopping, ScanWork wo
       capacity_(static_cast<size_t>(std::max(1, queue_batches))), rows_left_(work.rows) {}
 
 Task ScanNode::next(SimThread& t, int64_t& rows) {
+  if (!started_ || queue_.empty()) return start_or_wait(t, rows);
+  t.check_stop();
+  pop_batch(t, rows);
+  return {};
+}
+
+// The first call starts the scanner threads; then the reader waits for a batch or the scan's end.
+Task ScanNode::start_or_wait(SimThread& t, int64_t& rows) {
   rows = 0;
   if (!started_) {
     started_ = true;
@@ -28,7 +36,8 @@ Task ScanNode::next(SimThread& t, int64_t& rows) {
     if (running_ == 0) co_return;
     co_await reader_.wait();
   }
-  take_queued(t, rows);
+  t.check_stop();
+  pop_batch(t, rows);
 }
 
 // The reader takes the oldest queued batch, with the path of the scanner that made it when that

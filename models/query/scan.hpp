@@ -68,15 +68,8 @@ public:
 
   // The fragment thread takes the next batch (rows == 0 when the scan is done). The first call
   // starts the scanner threads; a thread that waits takes the path of the scanner that fed it.
+  // When a batch is queued it starts no coroutine (the Task it returns is empty).
   Task next(SimThread& t, int64_t& rows);
-  // The next batch without a coroutine, when the scan has started and one is queued (true, rows
-  // set); otherwise false, and next() waits for one.
-  bool take_queued(SimThread& t, int64_t& rows) {
-    if (!started_ || queue_.empty()) return false;
-    t.check_stop();
-    pop_batch(t, rows);
-    return true;
-  }
   // The query is stopping: every waiting thread is woken.
   void wake_all();
   double scanner_cpu_s() const;
@@ -87,6 +80,7 @@ private:
     Path path;
   };
   void pop_batch(SimThread& t, int64_t& rows);
+  Task start_or_wait(SimThread& t, int64_t& rows);
   Task scanner(int k);
   void scanner_done();
 
