@@ -259,31 +259,11 @@ void NetworkShare::solve() {
     }
     if (whole) {
       whole_solve(region_);
+      collect_changed(false);
       break;
     }
     region_solve(region_);
-    // Outside links that carry a flow whose share changed: do their levels still hold? With a
-    // slack, only those whose flows' shares have drifted by more than it are checked.
-    candidates_.clear();
-    for (int f : touched_) {
-      const Flow& fl = flows_[static_cast<size_t>(f)];
-      const double old_rate = fl.group >= 0 ? groups_[static_cast<size_t>(fl.group)].rate : 0;
-      if (fl.group >= 0 && same_share(old_rate, fl.new_rate)) continue;
-      for (int l : fl.link) {
-        if (l < 0) continue;
-        Link& ln = links_[static_cast<size_t>(l)];
-        if (ln.stamp == stamp_ || ln.cstamp == stamp_) continue;
-        if (prec_.slack > 0) {
-          ln.drift += std::abs(fl.new_rate - old_rate);
-          if (ln.drift <= prec_.slack * ln.capacity) {
-            stats_.deferred++;
-            continue;
-          }
-        }
-        ln.cstamp = stamp_;
-        candidates_.push_back(l);
-      }
-    }
+    collect_changed(true);
     bool grown = false;
     for (int l : candidates_) {
       stats_.checked_links++;
@@ -372,7 +352,7 @@ void NetworkShare::region_solve(const std::vector<int>& region) {
       }
     }
     // A share never exceeds the capacity of a link it crosses: a cap that high cannot bind.
-    if (fl.cap < inside) caps_.emplace_back(fl.cap, f);
+    if (fl.cap < inside) caps_.push_back({fl.cap, f, fl.cap_link});
   });
   // A link's remaining capacity per unfixed flow only grows as flows are fixed (each at most the
   // current minimum), so the heap keeps one entry per link and refreshes a stale one when it
@@ -388,7 +368,8 @@ void NetworkShare::region_solve(const std::vector<int>& region) {
   std::make_heap(ratios_heap_.begin(), ratios_heap_.end(), std::greater<>());
   // Most capped flows are fixed at their cap (the region's links are rarely everyone's
   // bottleneck): sorted once and walked, rather than a heap popped one by one.
-  std::sort(caps_.begin(), caps_.end());
+  std::sort(caps_.begin(), caps_.end(),
+            [](const Cap& a, const Cap& b) { return a.cap != b.cap ? a.cap < b.cap : a.flow < b.flow; });
   size_t next_cap = 0;
   while (true) {
     double m = 0;
@@ -413,12 +394,23 @@ void NetworkShare::region_solve(const std::vector<int>& region) {
       break;
     }
     if (!found) break;
-    while (next_cap < caps_.size() && flows_[static_cast<size_t>(caps_[next_cap].second)].fixed)
-      next_cap++;
-    // A flow held below m by a link outside the region (or by its bound) stops there first.
-    if (next_cap < caps_.size() && caps_[next_cap].first < m) {
-      const int f = caps_[next_cap++].second;
-      fix(f, flows_[static_cast<size_t>(f)].cap, flows_[static_cast<size_t>(f)].cap_link);
+    // A flow held below m by a link outside the region (or by its bound) stops there first. m is
+    // the share of the heap's top link; a flow that does not cross that link leaves it (and so m)
+    // as it was, so the next cap is compared with the same m without looking again.
+    auto skip_fixed = [&] {
+      while (next_cap < caps_.size() && flows_[static_cast<size_t>(caps_[next_cap].flow)].fixed)
+        next_cap++;
+    };
+    skip_fixed();
+    if (next_cap < caps_.size() && caps_[next_cap].cap < m) {
+      const int top = ratios_heap_.front().link;
+      do {
+        const Cap& c = caps_[next_cap++];
+        fix(c.flow, c.cap, c.link);
+        const Flow& fl = flows_[static_cast<size_t>(c.flow)];
+        if (fl.link[0] == top || fl.link[1] == top) break;
+        skip_fixed();
+      } while (next_cap < caps_.size() && caps_[next_cap].cap < m);
       continue;
     }
     // The link with the least remaining capacity per flow is full: its flows get m.
@@ -428,8 +420,16 @@ void NetworkShare::region_solve(const std::vector<int>& region) {
     Link& ln = links_[static_cast<size_t>(l)];
     ln.active = false;
     ln.new_level = m;
-    for (int f : ln.flows)
-      if (!flows_[static_cast<size_t>(f)].fixed) fix(f, m, l);
+    // What is left on `l` is no longer looked at: only its flows' other links need their share.
+    for (int f : ln.flows) {
+      Flow& fl = flows_[static_cast<size_t>(f)];
+      if (fl.fixed) continue;
+      fl.fixed = true;
+      fl.new_rate = m;
+      fl.via = l;
+      const int other = fl.link[0] == l ? fl.link[1] : fl.link[0];
+      if (other >= 0) take_share(other, m);
+    }
   }
   // Flows left unfixed crossed only links that counted as full (less than the precision left):
   // SimGrid fixes them when their link outside the region saturates, at its level; with no such
@@ -529,17 +529,20 @@ void NetworkShare::fix(int f, double value, int via) {
   fl.fixed = true;
   fl.new_rate = value;
   fl.via = via;
-  for (int k : fl.link) {
-    if (k < 0) continue;
-    Link& ln = links_[static_cast<size_t>(k)];
-    if (ln.stamp != stamp_) continue;
-    // SimGrid's double_update: what falls below the precision is nothing.
-    ln.remaining -= value;
-    if (ln.remaining < ln.capacity * prec_.share) ln.remaining = 0;
-    ln.usage--;
-    if (!ln.active) continue;
-    if (ln.usage <= 0 || ln.remaining <= 0) ln.active = false; // full, or all fixed elsewhere
-  }
+  for (int k : fl.link)
+    if (k >= 0) take_share(k, value);
+}
+
+// A flow on link `k` was fixed at `value`: a region link has that much less for its other flows.
+void NetworkShare::take_share(int k, double value) {
+  Link& ln = links_[static_cast<size_t>(k)];
+  if (ln.stamp != stamp_) return;
+  // SimGrid's double_update: what falls below the precision is nothing.
+  ln.remaining -= value;
+  if (ln.remaining < ln.capacity * prec_.share) ln.remaining = 0;
+  ln.usage--;
+  if (!ln.active) return;
+  if (ln.usage <= 0 || ln.remaining <= 0) ln.active = false; // full, or all fixed elsewhere
 }
 
 // The level link `l` would have alone, its flows capped by their other links' levels (the
@@ -577,30 +580,55 @@ double NetworkShare::water_level(int l) {
   }
 }
 
+// The solved flows whose share changed (new flows included), in solve order, counted per group
+// for commit: a group whose every flow moves to one share changes its rate in place. With
+// `outside`, also the links outside the region that carry them and are due a check (candidates_):
+// do their levels still hold? With a slack, only those whose flows' shares have drifted by more
+// than it are checked.
+void NetworkShare::collect_changed(bool outside) {
+  changed_.clear();
+  candidates_.clear();
+  for (int f : touched_) {
+    Flow& fl = flows_[static_cast<size_t>(f)];
+    Group* g = fl.group >= 0 ? &groups_[static_cast<size_t>(fl.group)] : nullptr;
+    const double old_rate = g != nullptr ? g->rate : 0;
+    if (g != nullptr && same_share(old_rate, fl.new_rate)) continue;
+    if (outside) {
+      for (int l : fl.link) {
+        if (l < 0) continue;
+        Link& ln = links_[static_cast<size_t>(l)];
+        if (ln.stamp == stamp_ || ln.cstamp == stamp_) continue;
+        if (prec_.slack > 0) {
+          ln.drift += std::abs(fl.new_rate - old_rate);
+          if (ln.drift <= prec_.slack * ln.capacity) {
+            stats_.deferred++;
+            continue;
+          }
+        }
+        ln.cstamp = stamp_;
+        candidates_.push_back(l);
+      }
+    }
+    if (g != nullptr) {
+      if (g->stamp != stamp_) {
+        g->stamp = stamp_;
+        g->changed = 0;
+        g->uniform = true;
+        g->target = fl.new_rate;
+      }
+      g->changed++;
+      if (fl.new_rate != g->target) g->uniform = false;
+    }
+    changed_.push_back(f);
+  }
+}
+
+// Makes the solve's result current: the region's levels, and the changed flows' groups.
 void NetworkShare::commit(const std::vector<int>& region) {
   const double now = dirty_time_;
   for (int l : region) {
     Link& ln = links_[static_cast<size_t>(l)];
     ln.level = ln.new_level;
-  }
-  // Flows whose share changed, counted per group: a group whose every flow moves to one share
-  // changes its rate in place.
-  changed_.clear();
-  for (int f : touched_) {
-    Flow& fl = flows_[static_cast<size_t>(f)];
-    if (fl.group >= 0) {
-      Group& g = groups_[static_cast<size_t>(fl.group)];
-      if (same_share(g.rate, fl.new_rate)) continue;
-      if (g.stamp != stamp_) {
-        g.stamp = stamp_;
-        g.changed = 0;
-        g.uniform = true;
-        g.target = fl.new_rate;
-      }
-      g.changed++;
-      if (fl.new_rate != g.target) g.uniform = false;
-    }
-    changed_.push_back(f);
   }
   for (int f : changed_) {
     const int gi = flows_[static_cast<size_t>(f)].group;

@@ -198,8 +198,10 @@ private:
   bool recall(const std::vector<int>& region);
   void remember();
   double water_level(int link);
+  void collect_changed(bool outside);
   void commit(const std::vector<int>& region);
   void fix(int f, double value, int via);
+  void take_share(int link, double value);
   double level_seen(int link) const;
   void mark_dirty(int link);
   void add_to_link(int f, int which, int link);
@@ -257,7 +259,12 @@ private:
   Stats stats_;
   // Solve scratch, kept to avoid allocating per event.
   std::vector<int> touched_;
-  std::vector<std::pair<double, int>> caps_;
+  struct Cap { // a flow held below its region links' capacity by a link outside the region
+    double cap;
+    int flow;
+    int link; // the outside link (its level is the cap), or -1: the flow's bound
+  };
+  std::vector<Cap> caps_;
   std::vector<RatioEntry> ratios_heap_;
   std::vector<double> level_caps_;
   std::vector<int> region_;
