@@ -159,12 +159,6 @@ bool Receiver::poll(SimThread& t, int64_t& rows, int& wait_queue) {
   return false;
 }
 
-Task Receiver::next(SimThread& t, int64_t& rows) {
-  int q = -1;
-  if (poll(t, rows, q)) return {};
-  return wait_for_batch(t, rows, q);
-}
-
 // Queue `q` had nothing: the reader waits until a batch arrives or the stream ends, and looks again.
 Task Receiver::wait_for_batch(SimThread& t, int64_t& rows, int q) {
   do {

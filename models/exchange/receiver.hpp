@@ -30,7 +30,11 @@ public:
   // ended and been read (or the receiver was closed). Waits while nothing is queued; the waiting
   // thread's path becomes that of the batch it waited for. Throws Stop when the query stops.
   // When it need not wait, it starts no coroutine (the Task it returns is empty).
-  Task next(SimThread& t, int64_t& rows);
+  Task next(SimThread& t, int64_t& rows) {
+    int q = -1;
+    if (poll(t, rows, q)) return {};
+    return wait_for_batch(t, rows, q);
+  }
   // The fragment above stopped reading: later RPCs are answered "receiver closed".
   void close();
   // The query is stopping: everything held is answered without data, the reader is woken.

@@ -8,13 +8,6 @@ ScanNode::ScanNode(Scheduler& s, HostCpu& cpu, const bool& stopping, ScanWork wo
     : sched_(s), cpu_(cpu), stopping_(stopping), work_(work), max_threads_(std::max(1, threads)),
       capacity_(static_cast<size_t>(std::max(1, queue_batches))), rows_left_(work.rows) {}
 
-Task ScanNode::next(SimThread& t, int64_t& rows) {
-  if (!started_ || queue_.empty()) return start_or_wait(t, rows);
-  t.check_stop();
-  pop_batch(t, rows);
-  return {};
-}
-
 // The first call starts the scanner threads; then the reader waits for a batch or the scan's end.
 Task ScanNode::start_or_wait(SimThread& t, int64_t& rows) {
   rows = 0;

@@ -69,7 +69,12 @@ public:
   // The fragment thread takes the next batch (rows == 0 when the scan is done). The first call
   // starts the scanner threads; a thread that waits takes the path of the scanner that fed it.
   // When a batch is queued it starts no coroutine (the Task it returns is empty).
-  Task next(SimThread& t, int64_t& rows);
+  Task next(SimThread& t, int64_t& rows) {
+    if (!started_ || queue_.empty()) return start_or_wait(t, rows);
+    t.check_stop();
+    pop_batch(t, rows);
+    return {};
+  }
   // The query is stopping: every waiting thread is woken.
   void wake_all();
   double scanner_cpu_s() const;
