@@ -420,16 +420,8 @@ void NetworkShare::region_solve(const std::vector<int>& region) {
     Link& ln = links_[static_cast<size_t>(l)];
     ln.active = false;
     ln.new_level = m;
-    // What is left on `l` is no longer looked at: only its flows' other links need their share.
-    for (int f : ln.flows) {
-      Flow& fl = flows_[static_cast<size_t>(f)];
-      if (fl.fixed) continue;
-      fl.fixed = true;
-      fl.new_rate = m;
-      fl.via = l;
-      const int other = fl.link[0] == l ? fl.link[1] : fl.link[0];
-      if (other >= 0) take_share(other, m);
-    }
+    for (int f : ln.flows)
+      if (!flows_[static_cast<size_t>(f)].fixed) fix(f, m, l);
   }
   // Flows left unfixed crossed only links that counted as full (less than the precision left):
   // SimGrid fixes them when their link outside the region saturates, at its level; with no such
@@ -533,15 +525,15 @@ void NetworkShare::fix(int f, double value, int via) {
     if (k >= 0) take_share(k, value);
 }
 
-// A flow on link `k` was fixed at `value`: a region link has that much less for its other flows.
+// A flow on link `k` was fixed at `value`: an active region link has that much less for its other
+// flows. An inactive one (saturated, full, or every flow fixed) is never looked at again.
 void NetworkShare::take_share(int k, double value) {
   Link& ln = links_[static_cast<size_t>(k)];
-  if (ln.stamp != stamp_) return;
+  if (ln.stamp != stamp_ || !ln.active) return;
   // SimGrid's double_update: what falls below the precision is nothing.
   ln.remaining -= value;
   if (ln.remaining < ln.capacity * prec_.share) ln.remaining = 0;
   ln.usage--;
-  if (!ln.active) return;
   if (ln.usage <= 0 || ln.remaining <= 0) ln.active = false; // full, or all fixed elsewhere
 }
 
