@@ -368,8 +368,10 @@ void NetworkShare::region_solve(const std::vector<int>& region) {
   std::make_heap(ratios_heap_.begin(), ratios_heap_.end(), std::greater<>());
   // Most capped flows are fixed at their cap (the region's links are rarely everyone's
   // bottleneck): sorted once and walked, rather than a heap popped one by one.
-  std::sort(caps_.begin(), caps_.end(),
-            [](const Cap& a, const Cap& b) { return a.cap != b.cap ? a.cap < b.cap : a.flow < b.flow; });
+  std::sort(caps_.begin(), caps_.end(), [](const Cap& a, const Cap& b) {
+    const uint64_t x = order_of(a.cap), y = order_of(b.cap);
+    return x < y || (x == y && a.flow < b.flow);
+  });
   size_t next_cap = 0;
   while (true) {
     double m = 0;

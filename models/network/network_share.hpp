@@ -72,6 +72,7 @@
 // docs/speed.md, "The approximate network model".
 #pragma once
 
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -167,10 +168,16 @@ private:
     bool active = false;
     double new_level = 0;
   };
+  // The bit pattern of a share, a ratio or a cap, which are positive: it orders as the value does,
+  // and integer compares cost less than floating-point ones in the solver's sort and heap.
+  static uint64_t order_of(double positive) { return std::bit_cast<uint64_t>(positive); }
   struct RatioEntry { // a link's remaining capacity per unfixed flow, in the solve's heap
     double ratio;
     int link;
-    bool operator>(const RatioEntry& o) const { return ratio != o.ratio ? ratio > o.ratio : link > o.link; }
+    bool operator>(const RatioEntry& o) const {
+      const uint64_t x = order_of(ratio), y = order_of(o.ratio);
+      return x > y || (x == y && link > o.link);
+    }
   };
   struct Group {
     double rate = 0;
