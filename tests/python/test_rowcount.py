@@ -148,6 +148,39 @@ def test_a_pre_aggregation_emits_its_groups_once_per_instance_that_holds_them():
     assert PlanMeasure("t", p, SCHEMA, "").tr.node_rel[1].per_instance is None
 
 
+# The pre-aggregation by item above a broadcast join on the item, in the fragment of the store_sales scan.
+JOINED_PREAGG_PLAN = PREAGG_PLAN.replace("GROUPS", "ss_item_sk").replace("""|
+00:SCAN HDFS [db.store_sales, RANDOM]""", """|
+04:HASH JOIN [INNER JOIN, BROADCAST]
+|  hash predicates: ss_item_sk = i_item_sk
+|  tuple-ids=0,2 row-size=20B cardinality=7
+|
+|--05:EXCHANGE [BROADCAST]
+|  |  tuple-ids=2 row-size=12B cardinality=4
+|  |
+|  F03:PLAN FRAGMENT [RANDOM] hosts=1 instances=1
+|  06:SCAN HDFS [db.item, RANDOM]
+|     tuple-ids=2 row-size=12B cardinality=4
+|
+00:SCAN HDFS [db.store_sales, RANDOM]""")
+
+
+def test_pre_aggregation_pairs_are_also_counted_for_the_leaf_j3_can_give_it():
+    """Rule J3 may make join 4 partitioned: then a hash exchange on its probe key, ss_item_sk, feeds the
+    pre-aggregation instead of the date-partitioned scan. The join keeps the sales of items 1, 1, 1, 2, 2
+    and 3 (item 5 is not in the item table), on dates 2451000 (twice), 2451001 (items 1 and 2) and
+    2451002 (items 2 and 3). Over 2 instances the dates go to 0, 1, 1 (above): item 1 reaches instances 0
+    and 1, items 2 and 3 instance 1, so 4 pairs from the printed leaf; hashed on the item, each of the 3
+    items reaches one instance: 3 pairs, whatever the hash."""
+    p = parse_lines(JOINED_PREAGG_PLAN.split("\n"), 0, "joined.txt")
+    pm = PlanMeasure("t", p, SCHEMA, "", instances=2)
+    rel = pm.tr.node_rel[1]
+    (where, alt), = rel.per_instance_alternatives
+    assert rel.per_instance[0] == 0 and where == {"probe_of": 4}
+    got = counts(pm.tr, [("printed", pm.tr.count_sql(rel.per_instance[1])), ("probe", pm.tr.count_sql(alt))])
+    assert got == {"printed": 4, "probe": 3}
+
+
 def measured(tmp_path, plan_text, **kw):
     """The whole counter on a sample and a base: the base is the hand-made data (7 sales), the sample the
     same sales as child 1 of 2 of a parallel generation, so the target has 14 sales, twice the base."""
@@ -178,6 +211,18 @@ def test_measured_pairs_grow_to_the_target_with_the_groups(tmp_path):
     pairs = rec["per_instance"]
     assert (pairs["instances"], pairs["leaf"], pairs["base_count"]) == (2, 0, 5)
     assert pairs["rows"] == pytest.approx(10.0, rel=1e-9)
+
+
+def test_pairs_for_a_leaf_j3_can_give_grow_like_the_printed_ones(tmp_path):
+    """The joined pre-aggregation (above): at the base 4 pairs from the printed leaf and 3 hashed on the
+    item (its 3 groups). The target doubles the sales and, the item being key-like, its domain: the
+    occupancy model D (1 - exp(-n/D)) with both n and D doubled gives exactly twice, 8 and 6 pairs."""
+    rec = measured(tmp_path, JOINED_PREAGG_PLAN, instances=lambda key: 2)["nodes"]["1"]
+    printed = rec["per_instance"]
+    (alt,) = rec["per_instance_alternatives"]
+    assert (printed["leaf"], printed["base_count"]) == (0, 4) and printed["rows"] == pytest.approx(8.0, rel=1e-9)
+    assert (alt["probe_of"], alt["instances"], alt["base_count"]) == (4, 2, 3)
+    assert alt["rows"] == pytest.approx(6.0, rel=1e-9) and rec["rows"] == pytest.approx(6.0, rel=1e-9)
 
 
 def test_a_merge_aggregation_has_its_pre_aggregations_groups(tmp_path):

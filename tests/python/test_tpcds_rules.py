@@ -19,7 +19,7 @@ from tools.tpcds.ddl import Schema  # noqa: E402
 from tools.tpcds.filters import scan_filters  # noqa: E402
 from tools.tpcds.fragments import Shape  # noqa: E402
 from tools.tpcds.plans import Fragment, Node, Plan, parse_plan_file  # noqa: E402
-from tools.tpcds.scaling import Scaler, date_groups, preagg_output  # noqa: E402
+from tools.tpcds.scaling import Scaler, date_groups, measured_pairs, preagg_output  # noqa: E402
 
 PLANS = os.path.normpath(os.path.join(REPO, "..", "shared", "impala-plans"))
 needs_plans = pytest.mark.skipif(not os.path.isdir(PLANS), reason="../shared/impala-plans is absent")
@@ -43,6 +43,26 @@ def test_preagg_output_few_rows_per_group_is_the_balls_in_bins_expectation():
     assert per == expected
     assert out == min(n, expected * i)
     assert expected < share   # some keys repeat within an instance
+
+
+def test_measured_pairs_follow_the_leaf_the_workload_gives_the_pre_aggregation():
+    """Rule M3 takes the (instance, group) pairs counted for the pre-aggregation's fragment leaf in the
+    workload's plan and its instance count: the printed leaf's (`per_instance`), or those counted for a
+    leaf J3 can give it (`per_instance_alternatives`), the hash exchange J3 puts on join 3's probe side
+    found by `probe_of`; none for another leaf or instance count (A3 then)."""
+    m = {"per_instance": {"instances": 5, "leaf": 0, "rows": 40.0},
+         "per_instance_alternatives": [{"instances": 5, "probe_of": 3, "rows": 30.0},
+                                       {"instances": 5, "leaf": 7, "rows": 20.0}]}
+    printed, fed, merged, other = Node(0, "SCAN HDFS", "", 0), Node(12, "EXCHANGE", "", 0), \
+        Node(7, "SCAN HDFS", "", 0), Node(8, "SCAN HDFS", "", 0)
+    fed.probe_of = 3
+    assert measured_pairs(m, printed, 5)["rows"] == 40.0
+    assert measured_pairs(m, fed, 5)["rows"] == 30.0
+    assert measured_pairs(m, merged, 5)["rows"] == 20.0
+    assert measured_pairs(m, other, 5) is None and measured_pairs(m, printed, 40) is None
+    fed.probe_of = 4
+    assert measured_pairs(m, fed, 5) is None
+    assert measured_pairs({"per_instance": None}, printed, 5) is None
 
 
 def test_preagg_output_one_instance_or_fewer_rows_than_groups():
@@ -148,6 +168,8 @@ def test_a_broadcast_that_costs_more_than_partitioning_is_rebuilt_partitioned():
     assert j.fragment.part == "HASH(a_key)" and j.fragment is probe_x.fragment
     assert plan.nodes[9].sender is j.fragment
     assert probe_x.sender.fid == "F01" and probe_x.children[0].fragment.fid == "F01"
+    # the new exchange says whose probe side it is: rule M3 finds the pairs counted for it by that join
+    assert probe_x.probe_of == j.nid and build_x.probe_of is None
 
 
 def test_a_join_the_rule_does_not_reproduce_keeps_its_printed_choice():

@@ -37,7 +37,10 @@ a derived statement adds over a plan's relations (q51a) is counted per key on th
 by key (tools/rowcount/selfjoin.py, `self_joins`). A scan's runtime filters are counted one by one
 (the share of the scan's rows each keeps) and all together (the scan's rows). A streaming pre-aggregation's distinct (instance, group) pairs, for the
 instances its plan section runs (translate.Translator._per_instance, section_instances), are counted
-where its groups are and grown as they are, the instance one more key that does not grow.
+where its groups are and grown as they are, the instance one more key that does not grow; so are the
+pairs for each other leaf the workload's rule J3 can give its fragment (`per_instance_alternatives`:
+the hash exchange J3 puts on a broadcast join's probe side, `probe_of` that join, or the leaf of a
+fragment below a partitioned join J3 makes broadcast, `leaf`).
 """
 
 import argparse
@@ -326,6 +329,8 @@ def measure(plans, schema, sample_db, sample_folder, base_db, base_folder, threa
             want.append((rel.name, None))
             if rel.per_instance and c != "sample":
                 want.append((rel.per_instance[1], None))
+            if rel.per_instance_alternatives and c != "sample":
+                want.extend((r, None) for _, r in rel.per_instance_alternatives)
             if rel.classes and c != "sample":
                 want.extend((rel.name, cond) for _, cond, _ in rel.classes)
             if c == "base":
@@ -477,7 +482,10 @@ def _values(pm, S, B, fraction, rows_full, rows_b):
             if c == "base":
                 rec["rule"] = "the classes' groups, each by its own occupancy model (classes)"
         if rel.per_instance and c != "sample":
-            rec["per_instance"] = per_instance(node, rel, c, rec)
+            rec["per_instance"] = per_instance(node, rel, c, rec, {"leaf": rel.per_instance[0]}, rel.per_instance[1])
+        if rel.per_instance_alternatives and c != "sample":
+            rec["per_instance_alternatives"] = [per_instance(node, rel, c, rec, where, r)
+                                                for where, r in rel.per_instance_alternatives]
         val[nid] = rec
         return rec
 
@@ -501,12 +509,13 @@ def _values(pm, S, B, fraction, rows_full, rows_b):
             out.append(k)
         return out
 
-    def per_instance(node, rel, c, rec):
-        """The distinct (instance, group) pairs a pre-aggregation emits (translate.Translator._per_instance):
-        counted where its groups are, carried to the target by the groups' occupancy model with the
-        instance as one more key (it grows by 1); at least its groups, at most its input."""
-        leaf, pairs = rel.per_instance
-        out = {"instances": pm.tr.instances, "leaf": leaf}
+    def per_instance(node, rel, c, rec, where, pairs):
+        """The distinct (instance, group) pairs a pre-aggregation emits with its rows reaching instances as
+        `where` says (translate.Translator._per_instance), relation `pairs`: counted where its groups are,
+        carried to the target by the groups' occupancy model with the instance as one more key (it grows
+        by 1); at least its groups, at most its input."""
+        out = {"instances": pm.tr.instances}
+        out.update(where)
         if c == "exact":
             out["rows"] = float(count(S, pairs))
             return out

@@ -32,7 +32,8 @@ from tools.rowcount import TranslateError
 from tools.rowcount import expr as X
 from tools.rowcount.tables import PARTITION_KEY
 from tools.tpcds.filters import RF_RE, producers_above, produced
-from tools.tpcds.plans import fragment_leaf
+from tools.join_distribution import hash_predicate_keys
+from tools.tpcds.plans import FRAGMENT_LEAF_KINDS, fragment_leaf
 
 COLS = "\x01columns\x01"
 PASS_THROUGH = ("EXCHANGE", "MERGING-EXCHANGE", "SORT", "CARDINALITY CHECK")
@@ -126,6 +127,7 @@ class Relation:
         self.group_columns = None  # an aggregation: (table, column) of each base grouping key, or None
         self.input = None       # an aggregation: the relation it groups
         self.per_instance = None  # a pre-aggregation: (leaf node id, relation of its (instance, group) pairs)
+        self.per_instance_alternatives = None  # the same for the leaves J3 can give it: [(where, relation)]
         self.classes = None     # a multi-class aggregation: [(class tuple id, condition selecting its rows,
                                 # its group_columns)]
 
@@ -465,30 +467,84 @@ class Translator:
         - a hash exchange: the hash of its partition keys;
         - anything else (an unpartitioned table: one range, one instance; a union; a random exchange):
           none, and the workload keeps its rule A3.
-        Sets rel.per_instance to (leaf node id, the relation of the pairs), counted like any relation."""
+        Sets rel.per_instance to (leaf node id, the relation of the pairs), counted like any relation.
+        The workload re-decides joins for its cluster (rule J3, tools/tpcds/joins.py), which can give the
+        pre-aggregation another leaf: so the pairs are also counted for every leaf J3 could give it
+        (_leaves_after_j3), in rel.per_instance_alternatives as [(where, relation of the pairs)], `where`
+        {"leaf": node id} or {"probe_of": join node id}."""
         if not self.instances:
             return
-        leaf = fragment_leaf(node)
         have = {c.sql for c in child.columns}
-        key = None
+        groups = ", ".join(group_sql)
+
+        def pairs(suffix, key):
+            return self.add("n%d_instances%s" % (node.nid, suffix), "SELECT DISTINCT exsim_instance(%s, %d) AS i, %s "
+                            "FROM %s" % (key, self.instances, groups, child.name), [], [child.name], "aggregate").name
+
+        leaf = fragment_leaf(node)
+        key = self._instance_key(leaf, have)
+        if key is not None:
+            rel.per_instance = (leaf.nid, pairs("", key))
+        alternatives = []
+        for kind, n in self._leaves_after_j3(node):
+            key = self._instance_key(n, have) if kind == "leaf" else self._probe_key(n, have)
+            if key is not None:
+                alternatives.append(({kind: n.nid}, pairs("_%s%d" % (kind, n.nid), key)))
+        rel.per_instance_alternatives = alternatives or None
+
+    @staticmethod
+    def _leaves_after_j3(node):
+        """The leaves other than its printed one that J3 can give a pre-aggregation's fragment, in the order
+        down its probe spine: ("probe_of", join) for a broadcast hash join (made partitioned, it gets a hash
+        exchange on its probe keys that becomes the leaf of the fragment above it), and ("leaf", node) for
+        the leaf of the fragment below a hash exchange that feeds a partitioned join (made broadcast, the
+        exchange goes and the two fragments are one)."""
+        out = []
+        n, printed = node.children[0], True
+        while True:
+            if n.kind in FRAGMENT_LEAF_KINDS:
+                if not printed:
+                    out.append(("leaf", n))
+                printed = False
+                p = n.parent
+                if not (n.kind == "EXCHANGE" and n.children and p is not None and p.kind == "HASH JOIN"
+                        and p.distribution == "PARTITIONED" and p.children[0] is n):
+                    return out
+            elif n.kind == "HASH JOIN" and n.distribution == "BROADCAST":
+                out.append(("probe_of", n))
+            if not n.children:
+                return out
+            n = n.children[0]
+
+    def _instance_key(self, leaf, have):
+        """The expression (over columns in `have`) that decides which instance a row reaches at a fragment
+        leaf (_per_instance), or None."""
         try:
             if leaf.kind == "SCAN HDFS" and leaf.table in PARTITION_KEY:
                 scan = self.relation(leaf)
                 cols = [c for c in scan.columns if c.table == leaf.table and c.name == PARTITION_KEY[leaf.table]]
                 if cols and cols[0].sql in have:
-                    key = "coalesce(%s, 0)" % cols[0].sql
+                    return "coalesce(%s, 0)" % cols[0].sql
             elif leaf.kind == "EXCHANGE" and (leaf.bracket or "").startswith("[HASH("):
-                sc = self.scope(self.relation(leaf))
-                keys = [X.sql(k, sc) for k in X.split_top(leaf.bracket[len("[HASH("):-2])]
-                if all(k in have for k in keys):
-                    key = "hash(%s) %% 4294967296" % ", ".join(keys)
+                return self._hash_key(X.split_top(leaf.bracket[len("[HASH("):-2]), self.relation(leaf), have)
         except TranslateError:
-            key = None
-        if key is None:
-            return
-        pairs = self.add("n%d_instances" % node.nid, "SELECT DISTINCT exsim_instance(%s, %d) AS i, %s FROM %s" % (
-            key, self.instances, ", ".join(group_sql), child.name), [], [child.name], "aggregate")
-        rel.per_instance = (leaf.nid, pairs.name)
+            pass
+        return None
+
+    def _probe_key(self, join, have):
+        """The instance key of the hash exchange J3 puts on a join's probe side: the hash of its probe keys."""
+        probe, _ = hash_predicate_keys(join.detail("hash predicates: "))
+        if not probe:
+            return None
+        try:
+            return self._hash_key(probe, self.relation(join.children[0]), have)
+        except TranslateError:
+            return None
+
+    def _hash_key(self, keys, rel, have):
+        sc = self.scope(rel)
+        keys = [X.sql(k, sc) for k in keys]
+        return "hash(%s) %% 4294967296" % ", ".join(keys) if all(k in have for k in keys) else None
 
     def _second_phase(self, node):
         """The second phase of a DISTINCT aggregation: new aggregates (count(x)) over the first phase's

@@ -214,6 +214,7 @@ class Redistributor:
             above = self._sender_of(frag) if top.parent is not None else None
             x = self._new_exchange(lhs, "[HASH(%s)]" % ",".join(lkeys), new)
             x.sender = frag
+            x.probe_of = j.nid
             x.parent = j
             lhs.parent = x
             j.children[0] = x

@@ -62,6 +62,7 @@ class Node:
         self.parent = None
         self.fragment = None
         self.sender = None     # exchanges: the fragment below
+        self.probe_of = None   # an exchange rule J3 put on a join's probe side: that join's id
         self.card = None       # planner estimate (or a measured count, profiles.py)
         self.card_text = ""
         self.filtered_from = None
@@ -414,10 +415,14 @@ def select_queries(plans):
     return tpcds, out
 
 
+# The nodes where a fragment's probe spine ends for fragment_leaf.
+FRAGMENT_LEAF_KINDS = ("SCAN HDFS", "EXCHANGE", "MERGING-EXCHANGE", "UNION")
+
+
 def fragment_leaf(node):
     """The leaf that decides which instance of a node's fragment a row reaches: down the first (probe)
     inputs to a scan, an exchange or a union."""
     leaf = node.children[0]
-    while leaf.children and leaf.kind not in ("SCAN HDFS", "EXCHANGE", "MERGING-EXCHANGE", "UNION"):
+    while leaf.children and leaf.kind not in FRAGMENT_LEAF_KINDS:
         leaf = leaf.children[0]
     return leaf

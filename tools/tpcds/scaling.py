@@ -42,6 +42,18 @@ MN_OVERRIDES = {
 }
 
 
+def measured_pairs(m, leaf, instances):
+    """Rule M3's count for a pre-aggregation's record `m` in measured_rows.json: the (instance, group) pairs
+    counted for `instances` instances and the leaf its fragment has in the workload's plan, the printed one
+    (`per_instance`) or one that J3 gave it (`per_instance_alternatives`: the leaf of a fragment J3 merged
+    into it, or the hash exchange J3 put on a join's probe side, `probe_of` that join); None when none was."""
+    where = ("probe_of", leaf.probe_of) if leaf.probe_of is not None else ("leaf", leaf.nid)
+    for p in [m.get("per_instance")] + list(m.get("per_instance_alternatives") or []):
+        if p and p.get("rows") is not None and p.get("instances") == instances and p.get(where[0]) == where[1]:
+            return p
+    return None
+
+
 def preagg_output(groups, rows_in, instances):
     """Rule A3: what a streaming pre-aggregation emits, as Impala's planner estimates it
     (AggregationNode.estimatePreaggCardinality, IMPALA-2945, Impala 4.5+; apache/impala
@@ -425,15 +437,15 @@ class Scaler:
             self.groups[node.nid] = rows
             per, node.card100 = preagg_output(rows, node.children[0].card100, n_inst)
             node.groups100 = per
-            pairs = m.get("per_instance") or {}
-            if pairs.get("rows") is not None and pairs.get("instances") == n_inst and \
-                    pairs.get("leaf") == fragment_leaf(node).nid:
+            leaf = fragment_leaf(node)
+            pairs = measured_pairs(m, leaf, n_inst)
+            if pairs is not None:
                 a3 = node.card100
                 node.card100 = min(float(pairs["rows"]), node.children[0].card100)
                 node.groups100 = node.card100 / n_inst
                 node.rule = "M2 measured groups %s (%s); M3 measured (instance, group) pairs of its %d instance(s), " \
                             "rows reaching an instance by its fragment's leaf %d: %s (A3 gave %s, the rules %s)" % (
-                                fmt_rows(rows), how, n_inst, pairs["leaf"], fmt_rows(node.card100), fmt_rows(a3),
+                                fmt_rows(rows), how, n_inst, leaf.nid, fmt_rows(node.card100), fmt_rows(a3),
                                 fmt_rows(was))
                 return
             node.rule = "M2 measured groups %s (%s); A3 each of its %d instance(s) keeps the distinct keys of its " \
