@@ -312,19 +312,30 @@ def test_a_range_self_join_counted_per_key_and_grown_key_by_key():
 
 def test_a_full_outer_join_grows_its_matches_only():
     """A full outer join emits every row of both inputs once, the matched pairs joined: 100 + 60 - 40
-    matches = 120 rows at the base. With the inputs at 1,000 (x10) and 240 (x4), the matches grow
-    like a join's rows, by the input that grows most (x10), at most the smaller input: 240, so
-    1,000 + 240 - 240 = 1,000 rows; at x1.5 both (150, 90): 150 + 90 - 60 = 180."""
+    matches = 120 rows at the base. A key value matches when both inputs hold it, so the matches grow
+    as the product of the inputs' growths over the growth of the key domain they share, the larger of
+    the two sides' (the item's distinct values, 10 at the base and 40 at the target: x4):
+    - inputs at 200 (x2) and 180 (x3): 40 x 2 x 3 / 4 = 60 matches, 200 + 180 - 60 = 320 rows (grown
+      by the input that grows most, x3, the matches would be 120 and the rows 260);
+    - the same with the probe side's key computed (x1): the build side's item still gives x4, 320;
+    - inputs at 1,000 (x10) and 240 (x4): 40 x 10 x 4 / 4 = 400 matches, at most the smaller
+      input, 240: 1,000 + 240 - 240 = 1,000 rows."""
     from types import SimpleNamespace as NS
     from tools.rowcount.measure import _base_rule
     left, right = NS(nid=1, kind="AGGREGATE"), NS(nid=2, kind="AGGREGATE")
     node = NS(nid=3, kind="HASH JOIN", join_type="FULL OUTER JOIN", children=[left, right])
-    rels = {1: NS(name="l"), 2: NS(name="r"), 3: NS(name="j")}
-    pm = NS(inputs=lambda n: n.children, rel=rels)
+    item = ("item", "i_item_sk")
     base = {"l": 100, "r": 60}
-    B = NS(get=lambda pm, name: base[name])
-    for target, want in (({1: 1000.0, 2: 240.0}, 1000.0), ({1: 150.0, 2: 90.0}, 180.0)):
-        rows, _ = _base_rule(pm, node, rels[3], 120, lambda n: {"rows": target[n.nid]}, B, None, {}, {}, {})
+    B = NS(get=lambda pm, name: base[name], get_table=lambda sql: 10)
+    S = NS(get_table=lambda sql: 40)
+    for probe_key, target, want in (
+            (item, {1: 200.0, 2: 180.0}, 320.0),
+            (None, {1: 200.0, 2: 180.0}, 320.0),
+            (item, {1: 1000.0, 2: 240.0}, 1000.0)):
+        rels = {1: NS(name="l"), 2: NS(name="r"),
+                3: NS(name="j", join={"key_columns": ([probe_key], [item])})}
+        pm = NS(inputs=lambda n: n.children, rel=rels, bench=NS(channels=(), base_only=()))
+        rows, _ = _base_rule(pm, node, rels[3], 120, lambda n: {"rows": target[n.nid]}, B, S, {}, {}, {})
         assert rows == pytest.approx(want, rel=1e-12)
 
 

@@ -122,7 +122,8 @@ class Relation:
         self.deps = deps        # names of the relations this one reads
         self.kind = kind        # "scan <table>", or what makes it no linear function of its rows:
                                 # "aggregate", "limit", "analytic"; None otherwise
-        self.join = None        # a join: its type, probe and build relations, key pairs (texts)
+        self.join = None        # a join: its type, probe and build relations, key pairs (texts), and
+                                # each side's keys as (table, column) or None (`key_columns`)
         self.filter_links = None  # a filtered scan: [(target text, source text, build relation)]
         self.group_columns = None  # an aggregation: (table, column) of each base grouping key, or None
         self.input = None       # an aggregation: the relation it groups
@@ -373,7 +374,11 @@ class Translator:
         keys = [X.split_equality(c)[::2] for c in X.split_top(one(node, "hash predicates: ") or "")]
         sql, cols = self._join_sql(jt, probe, build, p_sc, b_sc, on, post, where, cond, node)
         rel = self.add(name, sql, cols, deps)
-        rel.join = {"type": jt, "probe": probe.name, "build": build.name, "keys": keys}
+        sides = [(a, b) if _group_columns(p_sc, [a])[0] or not _group_columns(p_sc, [b])[0] else (b, a)
+                 for a, b in keys]
+        rel.join = {"type": jt, "probe": probe.name, "build": build.name, "keys": keys,
+                    "key_columns": (_group_columns(p_sc, [a for a, _ in sides]),
+                                    _group_columns(b_sc, [b for _, b in sides]))}
         return rel
 
     def _join_sql(self, jt, probe, build, p_sc, b_sc, on, post, where, cond, node):
