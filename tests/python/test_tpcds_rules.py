@@ -94,7 +94,7 @@ def test_date_groups_refuses_other_columns():
 def _node(nid, kind, frag, card, row_size=16, tuple_ids=("0",), bracket="", details=()):
     n = Node(nid, kind, bracket, 0)
     n.fragment = frag
-    n.card = n.card100 = float(card)
+    n.card = n.card100 = n.est100 = float(card)
     n.row_size = row_size
     n.tuple_ids = list(tuple_ids)
     n.details = list(details)
@@ -170,6 +170,23 @@ def test_a_broadcast_that_costs_more_than_partitioning_is_rebuilt_partitioned():
     assert probe_x.sender.fid == "F01" and probe_x.children[0].fragment.fid == "F01"
     # the new exchange says whose probe side it is: rule M3 finds the pairs counted for it by that join
     assert probe_x.probe_of == j.nid and build_x.probe_of is None
+
+
+def test_the_target_decision_reads_the_planners_estimate_not_the_counted_rows():
+    """The broadcast above (build 1 M rows, probe 2 M, 20 bytes each) costs 200 MB against 80 MB partitioned
+    on 5 hosts. If the rows the run will have are 50 times fewer on the build side (20 K: broadcast 4 MB,
+    partitioned 40.8 MB) but the planner still estimates 1 M, Impala partitions the join: the decision
+    follows node.est100, and the counted rows (card100) do not enter it."""
+    plan, j = _broadcast_plan(probe_rows=2e6, build_rows=1e6, hosts=5, printed_hosts=1)
+    build_scan = j.children[1].children[0]
+    build_scan.card100 = 2e4
+    d = joins.Redistributor(plan, _Shape(plan, 5), 0, 0).run()[0]
+    assert d.costs == (2 * 20e6 * 5, 40e6 + 2 * 20e6) and d.at_target == "PARTITIONED" and d.applied
+    # and the other way: the planner's estimate of 20 K build rows keeps it broadcast whatever was counted
+    plan, j = _broadcast_plan(probe_rows=2e6, build_rows=1e6, hosts=5, printed_hosts=1)
+    j.children[1].children[0].est100 = 2e4
+    d = joins.Redistributor(plan, _Shape(plan, 5), 0, 0).run()[0]
+    assert d.at_target == "BROADCAST" and not d.applied and j.distribution == "BROADCAST"
 
 
 def test_a_join_the_rule_does_not_reproduce_keeps_its_printed_choice():

@@ -4,7 +4,9 @@ cluster, as Impala's planner decides it, and the plan's fragments rebuilt around
 The planner tests were planned with SF3000 statistics for 10 executors; the measured cluster has
 5 executors and SF100 data. Impala chooses per join by the costs and the rule of
 tools/join_distribution.py (the planner's rule, in one place), asked here with the plan's nodes:
-a side's rows are its cardinality, a row's bytes its planner row size plus 4 bytes per tuple.
+a side's rows are its cardinality, a row's bytes its planner row size plus 4 bytes per tuple. At the
+target the cardinality is the planner's own estimate there (node.est100, scaling.planner_estimates),
+not the rows the workload runs with: the planner decides before any row is counted.
 
 The rule is checked against the plans themselves: with each plan's own estimates and host counts
 it must give the printed choice. A join where it does not (the planner saw something this rule
@@ -77,13 +79,13 @@ def costs(join, card, hosts, per_host, mt_dop):
     return rule.costs(b, p, hosts, per_host, mt_dop, lmoves, rmoves)
 
 
-def choose(join, cost, card="card100"):
+def choose(join, cost, card="est100"):
     """The distribution computeJoinDistributionMode gives for `cost` ((broadcast, partitioned) or
     None); `card` names the cardinality attribute the build's bytes are read from."""
     return rule.mode(join.join_type, cost, cost_build_bytes(join, card))
 
 
-def cost_build_bytes(join, card="card100"):
+def cost_build_bytes(join, card="est100"):
     rs = _source(join.children[1])
     v = getattr(rs, card)
     return (v or 0.0) * serialized_row_bytes(rs)
@@ -117,7 +119,7 @@ class Redistributor:
                             max(1, ls.fragment.instances // max(1, ls.fragment.hosts)), self.plan_mt_dop)
             d.at_plan = choose(j, at_plan, "card")
             hosts, per_host = self._target_hosts(ls)
-            d.costs = costs(j, "card100", hosts, per_host, self.mt_dop)
+            d.costs = costs(j, "est100", hosts, per_host, self.mt_dop)
             d.at_target = choose(j, d.costs)
             if d.at_plan != d.printed:
                 d.why = "kept as printed: the rule does not reproduce the printed choice at the plan's estimates"

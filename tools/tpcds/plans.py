@@ -81,6 +81,7 @@ class Node:
         self.stored_rows = None
         # filled by the scaler
         self.card100 = None
+        self.est100 = None     # the planner's own estimate at the target, which rule J3 decides on
         self.rule = ""
         self.mn_capped = False
 

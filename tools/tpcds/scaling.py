@@ -463,6 +463,16 @@ class Scaler:
         node.card100 = rows
 
 
+def planner_estimates(plan, schema, instances, plan_stem):
+    """Sets node.est100 on every node of `plan`: its rows as Impala's planner estimates them at the target,
+    which rule J3 decides joins on. The planner sees its statistics, not the rows a run will have, so
+    these are the plan's SF3000 estimates rescaled by the rules alone: no measured rows (M2) and none of
+    the rules that correct the planner's own estimates (D1, J2's caps, the date-key joins)."""
+    Scaler(schema, instances, plan_stem, estimates=False).scale(plan.root)
+    for n in plan.nodes.values():
+        n.est100 = n.card100
+
+
 MEASURED_KINDS = ("SCAN HDFS", "HASH JOIN", "NESTED LOOP JOIN", "AGGREGATE", "UNION", "SELECT", "ANALYTIC")
 
 
@@ -585,7 +595,9 @@ SCALE_RULES = {
                           "drop a filter that rejects under 10%), and a scan the plan does not reduce waits "
                           "for its filters but keeps every row (tools/tpcds/filters.py)",
     "J3_join_distribution": "every hash join's broadcast or partitioned distribution is re-decided for the "
-                            "target (SF100 rows, 5 executors, the section's mt_dop) by Impala's cost rule "
+                            "target (5 executors, the section's mt_dop, the planner's own estimates at SF100: "
+                            "the plan's rescaled by the rules without measured rows or the corrections D1 "
+                            "and J2, since the planner decides before any row is counted) by Impala's cost rule "
                             "(tools/tpcds/joins.py: broadcast 2 x build bytes x probe hosts, x (1 + "
                             "trunc(sqrt(instances per host))) / 2 at mt_dop > 1, against probe + 2 x build "
                             "bytes, 4 bytes per tuple added to each row); a join keeps its printed choice where "
@@ -619,9 +631,10 @@ SCALE_RULES = {
                                "date-partitioned table (a partition is one scan range, read whole by one "
                                "instance; partitions spread over the instances as a uniform hash) or a hash "
                                "exchange (the hash of its keys) emits the distinct (instance, group) pairs "
-                               "counted on TPC-DS data (measured_rows.json `per_instance`) for the instance "
-                               "count and leaf they were counted with; another count or leaf (a join "
-                               "re-decided by J3) keeps A3",
+                               "counted on TPC-DS data for the instance count and leaf they were counted "
+                               "with: the printed leaf (measured_rows.json `per_instance`) or one J3 gives "
+                               "its fragment (`per_instance_alternatives`); an instance count or leaf not "
+                               "counted keeps A3",
     "M4_self_join": "a range self-join a derived variant adds (q51a: t1.item = t2.item and t1.rk >= t2.rk, "
                     "n(n+1)/2 rows for an item's n rows) takes its count on TPC-DS data (measured_rows.json "
                     "`self_joins` of its base plan: counted on the base scale factor as a histogram over the "

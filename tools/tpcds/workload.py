@@ -36,7 +36,7 @@ from tools.tpcds.plans import (ROLLUP_BASES_REPLACED, VARIANT_BASE, git_blob_sha
                                select_queries)
 from tools.tpcds.rowsize import RowSizes, exchange_row
 from tools.tpcds.readme import render_readme
-from tools.tpcds.scaling import MN_OVERRIDES, SCALE_RULES, Scaler
+from tools.tpcds.scaling import MN_OVERRIDES, SCALE_RULES, Scaler, planner_estimates
 
 # The mt_dop each section was planned with (impala-plans/README.md: the harness forces MT_DOP=2
 # for PARALLELPLANS): the join rule is checked against the printed choices at these.
@@ -60,6 +60,7 @@ def build_plan(plan, sql, stem, section, fold, mt_dop, schema, name, executors):
     re-decided, its rows' bytes, as scenario JSON. Returns (plan JSON, plan, shape, sizes)."""
     shape = Shape(plan.root, fold, schema, mt_dop, executors=executors)
     measured = schema.measured_nodes(stem, section)
+    planner_estimates(plan, schema, shape.instances, stem)
     Scaler(schema, shape.instances, stem, measured=measured).scale(plan.root)
     decisions = Redistributor(plan, shape, mt_dop, PLANNED_MT_DOP[section]).run()
     if any(d.applied for d in decisions):
