@@ -339,6 +339,51 @@ def test_a_full_outer_join_grows_its_matches_only():
         assert rows == pytest.approx(want, rel=1e-12)
 
 
+def test_a_tickets_lines_are_one_draw_of_the_groups_its_keys_share():
+    """Ten input rows in five tickets of two lines, grouped by keys a ticket's lines share (a customer, a
+    date): 4 groups at the base, 5 distinct (ticket, group) pairs. The occupancy model's draws are those 5
+    pairs, not the 10 rows: D (1 - exp(-5/D)) = 4 gives D = 10.78 (10.7 gives 3.997, 10.9 gives 4.008), and
+    twice the rows at the target are 10 draws: 10.78 (1 - exp(-10/10.78)) = 6.52 groups (a computed key:
+    the domain does not grow). Taking the rows as draws, D (1 - exp(-10/D)) = 4 gives D = 4.48 and the
+    target's 20 rows 4.48 (1 - exp(-20/4.48)) = 4.43: the domain looks full where five tickets made four
+    groups. Without a ticket column (or as many pairs as rows) the rows stay the draws."""
+    from types import SimpleNamespace as NS
+    from tools.rowcount.measure import _draws, _groups_at_target
+    B = NS(get=lambda pm, name: {"pairs": 5}[name])
+    d_b, d_t, why = _draws(None, NS(per_ticket="pairs"), 10, 20.0, B)
+    assert (d_b, d_t) == (5, 10.0) and "5 distinct (ticket, group) pairs" in why
+    assert _groups_at_target(None, [None], 4, d_b, d_t, None, B, {}, {})[0] == pytest.approx(6.52, rel=2e-3)
+    assert _groups_at_target(None, [None], 4, 10, 20.0, None, B, {}, {})[0] == pytest.approx(4.43, rel=2e-3)
+    assert _draws(None, NS(per_ticket=None), 10, 20.0, B)[:2] == (10, 20.0)
+    assert _draws(None, NS(per_ticket="pairs"), 5, 10.0, B)[:2] == (5, 10.0)
+
+
+def test_a_key_holding_the_ticket_grows_with_the_sales():
+    """A grouping key with the ticket (q79's ticket, customer and address) is no key-like column (3 distinct
+    of 10 rows: a ticket has several lines), and a ticket sample holds its share of the tickets, so the
+    sample's distinct count says nothing of their growth: the key grows like the sales, 100 / 10 = x10."""
+    from types import SimpleNamespace as NS
+    from tools.rowcount.measure import _domain_growth
+    from tools.rowcount.benchmark import TPCDS
+    pm = NS(bench=TPCDS)
+    S, B = NS(get_table=lambda sql: 3), NS(get_table=lambda sql: 3)
+    growth, parts = _domain_growth(pm, [("store_sales", "ss_ticket_number"), ("store_sales", "ss_customer_sk")],
+                                   S, B, {"store_sales": 100}, {"store_sales": 10})
+    assert growth == pytest.approx(10.0) and "with the ticket" in parts[0]
+    # without the ticket the sample's own distinct values decide (3 / 3: at least 1)
+    assert _domain_growth(pm, [("store_sales", "ss_customer_sk")], S, B, {"store_sales": 100},
+                          {"store_sales": 10})[0] == 1.0
+
+
+def test_the_draws_relation_pairs_each_ticket_with_its_groups():
+    """The sales (store_sales.tbl) are seven tickets of one line each on four dates: grouped by the date,
+    7 distinct (ticket, date) pairs."""
+    p = parse_lines(PREAGG_PLAN.replace("GROUPS", "ss_sold_date_sk").split("\n"), 0, "preagg.txt")
+    pm = PlanMeasure("t", p, SCHEMA, "")
+    rel = pm.tr.node_rel[1]
+    assert counts(pm.tr, [("pairs", pm.tr.count_sql(rel.per_ticket))]) == {"pairs": 7}
+
+
 def test_dsdgen_order_puts_the_partition_key_first():
     cols = tables.generator_columns("store_sales", SCHEMA["store_sales"])
     assert [c for c, _ in cols] == ["ss_sold_date_sk", "ss_item_sk", "ss_ticket_number", "ss_quantity"]

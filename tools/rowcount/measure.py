@@ -22,12 +22,15 @@ applies (`how` in the output):
              by node kind as the workload's rules do (a join: the input that grows most; a
              select, analytic or sort: its input; a union: the sum; a limit: at most its limit)
              and, for an aggregation's groups, an occupancy model: the base's groups g among n
-             input rows give the key domain D (g = D (1 - exp(-n/D))); D grows, table by table,
+             draws give the key domain D (g = D (1 - exp(-n/D))); D grows, table by table,
              by the distinct combinations of that table's grouping columns, target / base (a
              dimension's counted on both, so that a customer's first and last name grow with the
              customers; a fact table's like its rows when they are key-like, distinct >= half its
-             rows, else as the sample shows them, at least 1; a computed key 1), multiplied over
-             the tables; the target's groups are D' (1 - exp(-n'/D')) for its input rows n'.
+             rows, or hold its ticket, else as the sample shows them, at least 1; a computed key
+             1), multiplied over the tables; the target's groups are D' (1 - exp(-n'/D')) for its
+             draws n'. The draws are the input's rows, or where it holds a sales channel's ticket
+             its distinct (ticket, group) pairs: a ticket's lines share its customer, date and
+             store, so they are one draw of a grouping by those (_draws).
 A multi-class aggregation (a ROLLUP's grouping sets, DISTINCT classes) is counted class by class,
 each grown by the occupancy model of its own grouping columns, its rows their sum (`classes`); the
 aggregation above a ROLLUP's merge that turns each class's rows into rows of one tuple (grouped by
@@ -101,7 +104,8 @@ class PlanMeasure:
         self.key = key
         self.plan = plan
         self.bench = benchmark
-        self.tr = Translator(plan, schema, query_text, dialect=benchmark.dialect, instances=instances)
+        self.tr = Translator(plan, schema, query_text, dialect=benchmark.dialect, instances=instances,
+                             tickets=benchmark.tickets)
         for n in sorted(plan.nodes.values(), key=lambda n: n.nid):
             try:
                 self.tr.relation(n)
@@ -340,6 +344,8 @@ def measure(plans, schema, sample_db, sample_folder, base_db, base_folder, threa
                         on_b.append((pm.rel[i.nid].name, None))
                 if rel.input:
                     on_b.append((rel.input, None))
+                if rel.per_ticket:
+                    on_b.append((rel.per_ticket, None))
                 for gc in [rel.group_columns or []] + [k[2] for k in rel.classes or []]:
                     for t, cols in _by_table(gc).items():
                         S.table(_distinct_sql(t, cols))
@@ -523,8 +529,9 @@ def _values(pm, S, B, fraction, rows_full, rows_b):
         b = count(B, pairs)
         n_b = count(B, rel.input)
         n_t = _input_at_target(pm, node, n_b, value, B)
-        g, why = _groups_at_target(pm, rel.group_columns, b, n_b, n_t, S, B, rows_full, rows_b)
-        out.update(rows=min(max(g, rec["rows"]), n_t), base_count=b, rule=why)
+        d_b, d_t, draws = _draws(pm, rel, n_b, n_t, B)
+        g, why = _groups_at_target(pm, rel.group_columns, b, d_b, d_t, S, B, rows_full, rows_b)
+        out.update(rows=min(max(g, rec["rows"]), n_t), base_count=b, rule=why + draws)
         return out
 
     def scan_filters(node, rec):
@@ -596,6 +603,18 @@ def _input_at_target(pm, node, n_b, value, B):
     return ti * n_b / bi if bi else float(ti)
 
 
+def _draws(pm, rel, n_b, n_t, B):
+    """(draws at the base, draws at the target, text) of an aggregation whose input rows are `n_b` at the
+    base and `n_t` at the target: the occupancy model's independent draws. Where the input holds a
+    ticket (rel.per_ticket), a ticket's lines that share a group are one draw: the draws are the
+    distinct (ticket, group) pairs counted at the base, and at the target the input's rows times the
+    base's pairs per row (a ticket's lines and its groups do not change with the scale factor)."""
+    p_b = B.get(pm, rel.per_ticket) if rel.per_ticket else None
+    if not isinstance(p_b, int) or not n_b or p_b >= n_b:
+        return n_b, n_t, ""
+    return p_b, n_t * p_b / n_b, " (draws: %d distinct (ticket, group) pairs of its %d input rows)" % (p_b, n_b)
+
+
 def _groups_at_target(pm, gc, b, n_b, n_t, S, B, rows_full, rows_b):
     """(groups at the target, rule text) of a grouping by `gc` (an aggregation's or a class's group_columns)
     with `b` groups among `n_b` input rows at the base and `n_t` input rows at the target (module
@@ -621,6 +640,10 @@ def _domain_growth(pm, gc, S, B, rows_full, rows_b):
             if isinstance(nb, int) and rows_b.get(t) and nb >= 0.5 * rows_b[t]:
                 gcol = _growth_of_table(t, rows_full, rows_b)
                 parts.append("%s key-like x%.3g" % (what, gcol))
+            elif any(c in pm.bench.tickets for c in cols):
+                # tickets grow with the rows; a sample holds its share of them, which says nothing of their growth
+                gcol = _growth_of_table(t, rows_full, rows_b)
+                parts.append("%s with the ticket x%.3g" % (what, gcol))
             else:
                 gcol = max(1.0, ns / nb) if isinstance(ns, int) and isinstance(nb, int) and nb else 1.0
                 parts.append("%s x%.3g" % (what, gcol))
@@ -687,7 +710,9 @@ def _base_rule(pm, node, rel, b, value, B, S, rows_full, rows_b, fraction):
             return b * g, "base count x %.4g (input's growth)" % g
         n_b = B.get(pm, src.name)
         n_t = _input_at_target(pm, node, n_b, value, B)
-        return _groups_at_target(pm, gc, b, n_b, n_t, S, B, rows_full, rows_b)
+        d_b, d_t, why = _draws(pm, rel, n_b, n_t, B)
+        g, rule = _groups_at_target(pm, gc, b, d_b, d_t, S, B, rows_full, rows_b)
+        return g, rule + why
     if k == "UNION":
         tb = sum(B.get(pm, pm.rel[i.nid].name) or 0 for i in ins)
         tt = sum(value(i)["rows"] for i in ins)

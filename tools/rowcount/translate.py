@@ -129,6 +129,8 @@ class Relation:
         self.input = None       # an aggregation: the relation it groups
         self.per_instance = None  # a pre-aggregation: (leaf node id, relation of its (instance, group) pairs)
         self.per_instance_alternatives = None  # the same for the leaves J3 can give it: [(where, relation)]
+        self.per_ticket = None  # an aggregation over one channel's facts: relation of its distinct (ticket,
+                                # group) pairs, the independent draws of its groups
         self.classes = None     # a multi-class aggregation: [(class tuple id, condition selecting its rows,
                                 # its group_columns)]
 
@@ -147,8 +149,10 @@ class Translator:
     """Translates one parsed plan. `tables`: table -> [(column, type)] (Impala's order); `dialect`:
     how the benchmark's expressions are read where benchmarks differ (expr.Dialect)."""
 
-    def __init__(self, plan, tables, query_text="", runtime_filters=True, dialect=None, instances=None):
+    def __init__(self, plan, tables, query_text="", runtime_filters=True, dialect=None, instances=None,
+                 tickets=()):
         self.plan = plan
+        self.tickets = frozenset(tickets)  # the columns whose value a sales channel's rows share per ticket
         self.instances = instances   # instances of a fragment fed by a fact scan or a hash exchange, or None
         self.dialect = dialect or X.DEFAULT
         self.runtime_filters = runtime_filters
@@ -457,10 +461,24 @@ class Translator:
         rel.input = child.name
         if node.bracket == "[STREAMING]" and pre is None and groups:
             self._per_instance(node, rel, child, [X.sql(e, sc) for e in groups])
+        if groups:
+            self._per_ticket(node, rel, child, [X.sql(e, sc) for e in groups])
         if having:
             h = " AND ".join("(%s)" % X.sql(p, self.scope(rel)) for p in having)
             rel = self.add("n%d_having" % node.nid, "SELECT * FROM %s WHERE %s" % (rel.name, h), cols, [rel.name])
         return rel
+
+    def _per_ticket(self, node, rel, child, group_sql):
+        """A sales channel writes its rows by ticket (or order): the lines of one ticket share its customer,
+        date, store and address, so a grouping by those takes a ticket's lines as one draw, not one each.
+        Sets rel.per_ticket to the relation of the input's distinct (ticket, group) pairs, the draws the
+        occupancy model counts (tools/rowcount/measure.py), where the input holds a ticket column; the
+        first one, since a join of a channel's sales and returns equates theirs."""
+        ticket = [c.sql for c in child.columns if c.table and c.name in self.tickets]
+        if not ticket:
+            return
+        rel.per_ticket = self.add("n%d_tickets" % node.nid, "SELECT DISTINCT %s AS t, %s FROM %s" % (
+            ticket[0], ", ".join(group_sql), child.name), [], [child.name], "aggregate").name
 
     def _per_instance(self, node, rel, child, group_sql):
         """A streaming pre-aggregation aggregates each instance's rows alone, so it emits the distinct
