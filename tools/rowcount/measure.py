@@ -608,7 +608,10 @@ def _draws(pm, rel, n_b, n_t, B):
     base and `n_t` at the target: the occupancy model's independent draws. Where the input holds a
     ticket (rel.per_ticket), a ticket's lines that share a group are one draw: the draws are the
     distinct (ticket, group) pairs counted at the base, and at the target the input's rows times the
-    base's pairs per row (a ticket's lines and its groups do not change with the scale factor)."""
+    base's pairs per row (a ticket's lines and its groups do not change with the scale factor). Checked
+    on q38's store groups (last name, first name, date of a year's sales) from SF1 to SF10: 47,682 groups
+    of 48,299 pairs among 540,806 rows grow to 466 K where SF10 counts 469,963; the rows as draws give
+    193 K."""
     p_b = B.get(pm, rel.per_ticket) if rel.per_ticket else None
     if not isinstance(p_b, int) or not n_b or p_b >= n_b:
         return n_b, n_t, ""
