@@ -661,7 +661,7 @@ def _full_outer_rows(pm, rel, b, sizes, growth, S, B, rows_full, rows_b):
     """(target rows, rule text) of a full outer join counted on the base: every row of both inputs
     once, less the matches. A key value matches when both inputs hold it, so the matches grow as the
     product of the inputs' growths over the growth of the key domain they share (the larger of the
-    two sides' key domains, _domain_growth), at most the smaller input. Checked on q51 from SF1 to
+    two sides' domain growths, _domain_growth), at most the smaller input. Checked on q51 from SF1 to
     SF10: 26,544 matches grow to 418 K where SF10 counts 411,571 (growing them as the input that
     grows most gives 258 K)."""
     (lb, lt), (rb, rt) = sizes
