@@ -459,10 +459,11 @@ class Translator:
         rel = self.add("n%d" % node.nid, sql, cols, [child.name], "aggregate")
         rel.group_columns = group_columns
         rel.input = child.name
-        if node.bracket == "[STREAMING]" and pre is None and groups:
-            self._per_instance(node, rel, child, [X.sql(e, sc) for e in groups])
         if groups:
-            self._per_ticket(node, rel, child, [X.sql(e, sc) for e in groups])
+            group_sql = [X.sql(e, sc) for e in groups]
+            if node.bracket == "[STREAMING]" and pre is None:
+                self._per_instance(node, rel, child, group_sql)
+            self._per_ticket(node, rel, child, group_sql)
         if having:
             h = " AND ".join("(%s)" % X.sql(p, self.scope(rel)) for p in having)
             rel = self.add("n%d_having" % node.nid, "SELECT * FROM %s WHERE %s" % (rel.name, h), cols, [rel.name])
@@ -477,8 +478,12 @@ class Translator:
         ticket = [c.sql for c in child.columns if c.table and c.name in self.tickets]
         if not ticket:
             return
-        rel.per_ticket = self.add("n%d_tickets" % node.nid, "SELECT DISTINCT %s AS t, %s FROM %s" % (
-            ticket[0], ", ".join(group_sql), child.name), [], [child.name], "aggregate").name
+        rel.per_ticket = self._pairs("n%d_tickets" % node.nid, ticket[0], "t", group_sql, child)
+
+    def _pairs(self, name, first, alias, group_sql, child):
+        """The relation `name` of the distinct (`first`, group) pairs among `child`'s rows; its name."""
+        return self.add(name, "SELECT DISTINCT %s AS %s, %s FROM %s" % (first, alias, ", ".join(group_sql), child.name),
+                        [], [child.name], "aggregate").name
 
     def _per_instance(self, node, rel, child, group_sql):
         """A streaming pre-aggregation aggregates each instance's rows alone, so it emits the distinct
@@ -498,11 +503,10 @@ class Translator:
         if not self.instances:
             return
         have = {c.sql for c in child.columns}
-        groups = ", ".join(group_sql)
 
         def pairs(suffix, key):
-            return self.add("n%d_instances%s" % (node.nid, suffix), "SELECT DISTINCT exsim_instance(%s, %d) AS i, %s "
-                            "FROM %s" % (key, self.instances, groups, child.name), [], [child.name], "aggregate").name
+            return self._pairs("n%d_instances%s" % (node.nid, suffix), "exsim_instance(%s, %d)" % (key, self.instances),
+                               "i", group_sql, child)
 
         leaf = fragment_leaf(node)
         key = self._instance_key(leaf, have)
